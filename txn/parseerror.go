@@ -1,0 +1,29 @@
+package txn
+
+import "fmt"
+
+// ParseError is an instruction block that could not be read unambiguously.
+// Nothing of it is applied. The dialect readers return it; the engine reports
+// it in the block's place in the run.
+type ParseError struct {
+	Dialect string `json:"dialect"`
+	Pos     Pos    `json:"pos"`
+	Msg     string `json:"message"`
+	Quote   string `json:"quote,omitempty"` // the offending text, short
+	Hint    string `json:"hint,omitempty"`  // what to write instead
+}
+
+func (e *ParseError) Error() string {
+	s := fmt.Sprintf("%s block at line %d, column %d: %s", e.Dialect, e.Pos.Line, e.Pos.Col, e.Msg)
+	if e.Quote != "" {
+		s += fmt.Sprintf(" (near %q)", e.Quote)
+	}
+	return s
+}
+
+// Item is one entry of a parsed response, in document order: a step, or the
+// error of a block that could not be read. Exactly one of the two is set.
+type Item struct {
+	Step *Step       `json:"step,omitempty"`
+	Err  *ParseError `json:"error,omitempty"`
+}
