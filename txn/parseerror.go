@@ -26,4 +26,9 @@ func (e *ParseError) Error() string {
 type Item struct {
 	Step *Step       `json:"step,omitempty"`
 	Err  *ParseError `json:"error,omitempty"`
+	// Start and End are the byte offsets of the block's text (End
+	// exclusive). Detection drops a block that starts inside another one,
+	// so markers quoted inside content are never read as instructions.
+	Start int `json:"start"`
+	End   int `json:"end"`
 }

@@ -1,0 +1,65 @@
+package txn
+
+// Status is the outcome of a step or of one of its ops.
+type Status string
+
+// The outcomes.
+const (
+	StatusApplied   Status = "applied"   // committed (or, for an op, done)
+	StatusUnchanged Status = "unchanged" // nothing to change: no commit
+	StatusPlanned   Status = "planned"   // --dry-run: would be applied
+	StatusFailed    Status = "failed"    // rolled back, nothing of it remains
+	StatusSkipped   Status = "skipped"   // not tried: an earlier step failed
+	StatusRead      Status = "read"      // a read-only step: feedback, no commit
+)
+
+// ReplaceResult is what the matcher did with one Edit.
+type ReplaceResult struct {
+	Index          int    `json:"index"`
+	Tier           string `json:"tier,omitempty"` // which matcher tier matched
+	Matches        int    `json:"matches"`
+	AlreadyApplied bool   `json:"already_applied,omitempty"`
+	StartLine      int    `json:"start_line,omitempty"` // 1-based, in the file before the edit
+	EndLine        int    `json:"end_line,omitempty"`
+}
+
+// OpResult is the outcome of one op.
+type OpResult struct {
+	Kind     OpKind          `json:"kind"`
+	Path     string          `json:"path"`
+	To       string          `json:"to,omitempty"`
+	Status   Status          `json:"status"`
+	Message  string          `json:"message,omitempty"` // e.g. "replaced an existing file"
+	Output   string          `json:"output,omitempty"`  // read kinds: the data
+	Replaces []ReplaceResult `json:"replaces,omitempty"`
+	Error    string          `json:"error,omitempty"`
+	Hint     string          `json:"hint,omitempty"`
+	Diff     string          `json:"diff,omitempty"` // --dry-run: unified diff
+}
+
+// ProgramResult is the outcome of one program.
+type ProgramResult struct {
+	Name       string `json:"name"`
+	Status     string `json:"status"` // success, failure, timeout, refused
+	Stdout     string `json:"stdout"`
+	Stderr     string `json:"stderr"`
+	ReturnCode int    `json:"returncode"`
+	Error      string `json:"error,omitempty"`
+}
+
+// Result is the outcome of one step (or of an unreadable block, when Step is
+// nil and ParseErr is set).
+type Result struct {
+	Step     *Step           `json:"-"`
+	ParseErr *ParseError     `json:"parse_error,omitempty"`
+	StepID   string          `json:"step_id"`
+	Status   Status          `json:"status"`
+	Commit   string          `json:"commit,omitempty"`
+	Ops      []OpResult      `json:"ops,omitempty"`
+	Programs []ProgramResult `json:"programs,omitempty"`
+	Error    string          `json:"error,omitempty"`
+	Hint     string          `json:"hint,omitempty"`
+	// Code is the exit code class of a failure (see cmd/autocoder): 1 a step
+	// failed, 3 a precondition failed, 4 refused by the safety policy.
+	Code int `json:"code,omitempty"`
+}
