@@ -11,6 +11,10 @@ type ParseError struct {
 	Msg     string `json:"message"`
 	Quote   string `json:"quote,omitempty"` // the offending text, short
 	Hint    string `json:"hint,omitempty"`  // what to write instead
+	// Source is the dialect's record of the request when the block could be
+	// read far enough to have one (an MCP request with invalid arguments
+	// still has an id to answer to).
+	Source any `json:"-"`
 }
 
 func (e *ParseError) Error() string {

@@ -1,0 +1,10 @@
+// Package gitops is everything that touches .git: opening a repository
+// (also a linked worktree), blobs and trees, index entries, refs, the reflog
+// and git's lock files.
+//
+// go-git serves as the object store and ref reader only. The write path is
+// ours and follows git's own file protocols: every index and ref write takes
+// "<file>.lock" with O_EXCL, writes the new content there and renames it over
+// the file (lock.go). Start with repo.go (Open), then index.go, tree.go and
+// refs.go.
+package gitops
