@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // LockedError reports a lock file that someone else holds: a running git
@@ -25,17 +26,20 @@ func (e *LockedError) Hint() string {
 	return fmt.Sprintf("another git process seems to be running in this repository; wait for it and try again. If none is running, a crashed git left the lock behind: remove %s yourself", e.Path)
 }
 
-// LockFile is git's lock-file protocol: create "<path>.lock" with O_EXCL,
+// LockFile is git's lock-file protocol: create "<path>.lock" exclusively,
 // write the new content into it, then rename it over path (Commit) or remove
 // it (Rollback). Readers never see a torn file, and a lock held by git makes
 // us refuse rather than wait or steal it.
 type LockFile struct {
 	path string
+	lock string // path + ".lock"
+	own  string // our private name for the same file, or ""
 	f    *os.File
 	done bool
 }
 
-// Lock takes "<path>.lock". It returns *LockedError when the lock exists.
+// Lock takes "<path>.lock" with O_EXCL. It returns *LockedError when the
+// lock exists.
 func Lock(path string) (*LockFile, error) {
 	f, err := os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
 	if err != nil {
@@ -44,7 +48,57 @@ func Lock(path string) (*LockFile, error) {
 		}
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
-	return &LockFile{path: path, f: f}, nil
+	return &LockFile{path: path, lock: path + ".lock", f: f}, nil
+}
+
+// LockVia takes "<path>.lock" like Lock, but first creates the file under
+// the private name own and then hard-links it to "<path>.lock". link(2)
+// fails with EEXIST exactly as O_EXCL does, so the protocol is git's; the
+// difference is that a process killed while holding the lock leaves a lock
+// file that provably is its own (same inode as own), which ReleaseStale can
+// remove without ever touching a lock that git took. own must be on the same
+// file system as path (we keep it under .git).
+func LockVia(path, own string) (*LockFile, error) {
+	f, err := os.OpenFile(own, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o666)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	if err := os.Link(own, path+".lock"); err != nil {
+		f.Close()
+		os.Remove(own)
+		if errors.Is(err, os.ErrExist) {
+			return nil, &LockedError{Path: path + ".lock"}
+		}
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	return &LockFile{path: path, lock: path + ".lock", own: own, f: f}, nil
+}
+
+// ReleaseStale removes "<path>.lock" if it is the same file as own (a lock
+// that a killed autocoder took through LockVia), then removes own. It
+// reports whether it removed a lock. A lock that is not ours is left alone.
+func ReleaseStale(path, own string) (bool, error) {
+	oi, err := os.Stat(own)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	removed := false
+	if li, err := os.Stat(path + ".lock"); err == nil && sameFile(oi, li) {
+		if err := os.Remove(path + ".lock"); err != nil {
+			return false, fmt.Errorf("remove stale lock %s: %w", path+".lock", err)
+		}
+		removed = true
+	}
+	return removed, os.Remove(own)
+}
+
+func sameFile(a, b os.FileInfo) bool {
+	sa, ok1 := a.Sys().(*syscall.Stat_t)
+	sb, ok2 := b.Sys().(*syscall.Stat_t)
+	return ok1 && ok2 && sa.Dev == sb.Dev && sa.Ino == sb.Ino
 }
 
 // Path is the file the lock protects.
@@ -53,24 +107,24 @@ func (l *LockFile) Path() string { return l.path }
 // Write writes into the lock file.
 func (l *LockFile) Write(p []byte) (int, error) { return l.f.Write(p) }
 
-// Commit flushes the lock file to disk and renames it over the target.
+// Commit renames the lock file over the target. Like git (core.fsync's
+// default), it does not fsync: the rename makes the new content visible
+// atomically, which is what concurrent readers and a killed process need.
 func (l *LockFile) Commit() error {
 	if l.done {
 		return fmt.Errorf("lock %s: already released", l.path)
 	}
 	l.done = true
-	if err := l.f.Sync(); err != nil {
-		l.f.Close()
-		os.Remove(l.f.Name())
-		return fmt.Errorf("write %s: %w", l.path, err)
-	}
 	if err := l.f.Close(); err != nil {
-		os.Remove(l.f.Name())
+		l.remove()
 		return fmt.Errorf("write %s: %w", l.path, err)
 	}
-	if err := os.Rename(l.f.Name(), l.path); err != nil {
-		os.Remove(l.f.Name())
+	if err := os.Rename(l.lock, l.path); err != nil {
+		l.remove()
 		return fmt.Errorf("write %s: %w", l.path, err)
+	}
+	if l.own != "" {
+		os.Remove(l.own)
 	}
 	return nil
 }
@@ -83,5 +137,12 @@ func (l *LockFile) Rollback() {
 	}
 	l.done = true
 	l.f.Close()
-	os.Remove(l.f.Name())
+	l.remove()
+}
+
+func (l *LockFile) remove() {
+	os.Remove(l.lock)
+	if l.own != "" {
+		os.Remove(l.own)
+	}
 }
