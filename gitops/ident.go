@@ -1,0 +1,82 @@
+package gitops
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// IdentityError is a missing or unreadable user identity.
+type IdentityError struct {
+	Which  string // "author" or "committer"
+	Detail string // what git said
+}
+
+func (e *IdentityError) Error() string {
+	msg := "no " + e.Which + " identity: git cannot tell who you are"
+	if e.Detail != "" {
+		msg += " (" + e.Detail + ")"
+	}
+	return msg
+}
+
+// Hint says what to do.
+func (e *IdentityError) Hint() string {
+	return `tell git who you are: git config --global user.email "you@example.com" && git config --global user.name "Your Name"`
+}
+
+// Identity returns the author and committer exactly as git resolves them
+// (GIT_AUTHOR_*/GIT_COMMITTER_* variables, includes, the XDG and global
+// files, user.useConfigOnly), by asking `git var`. go-git's own lookup
+// misses includes and the environment, so we let git answer. When is zero
+// unless GIT_AUTHOR_DATE / GIT_COMMITTER_DATE fix the time; the caller
+// stamps each commit with the current time otherwise.
+func (r *Repo) Identity() (author, committer Signature, err error) {
+	author, err = r.ident("GIT_AUTHOR_IDENT", "author", "GIT_AUTHOR_DATE")
+	if err != nil {
+		return
+	}
+	committer, err = r.ident("GIT_COMMITTER_IDENT", "committer", "GIT_COMMITTER_DATE")
+	return
+}
+
+func (r *Repo) ident(v, which, dateVar string) (Signature, error) {
+	cmd := exec.Command("git", "var", v)
+	cmd.Dir = r.Root
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			detail := strings.TrimSpace(stderr.String())
+			if i := strings.LastIndex(detail, "\n"); i >= 0 {
+				detail = strings.TrimSpace(detail[i+1:])
+			}
+			return Signature{}, &IdentityError{Which: which, Detail: detail}
+		}
+		return Signature{}, fmt.Errorf("resolve %s identity: run git var: %w", which, err)
+	}
+	sig, err := ParseSignature(strings.TrimSpace(string(out)))
+	if err != nil {
+		return Signature{}, &IdentityError{Which: which, Detail: err.Error()}
+	}
+	if sig.Email == "" {
+		return Signature{}, &IdentityError{Which: which, Detail: "empty email"}
+	}
+	if os.Getenv(dateVar) == "" {
+		// Keep git's time zone: the caller stamps the time of each commit.
+		sig.When = timeZoneOnly(sig.When)
+	}
+	return sig, nil
+}
+
+// timeZoneOnly keeps a time's zone and clears the instant, so that IsZero
+// style checks by the caller see "no fixed date" while the zone survives.
+func timeZoneOnly(t time.Time) time.Time {
+	return time.Time{}.In(t.Location())
+}

@@ -1,0 +1,381 @@
+package gitops
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// Hash is a sha1 object name.
+type Hash = plumbing.Hash
+
+// ZeroHash is the all-zero name git uses for "no object" in reflogs.
+var ZeroHash Hash
+
+// Git file modes as stored in trees and the index.
+const (
+	ModeFile    uint32 = 0o100644
+	ModeExec    uint32 = 0o100755
+	ModeSymlink uint32 = 0o120000
+	ModeGitlink uint32 = 0o160000
+	ModeTree    uint32 = 0o040000
+)
+
+// WriteObject stores a loose object and returns its name.
+func (r *Repo) WriteObject(typ plumbing.ObjectType, data []byte) (Hash, error) {
+	h := plumbing.ComputeHash(typ, data)
+	if r.objects.HasEncodedObject(h) == nil {
+		return h, nil
+	}
+	o := r.objects.NewEncodedObject()
+	o.SetType(typ)
+	o.SetSize(int64(len(data)))
+	w, err := o.Writer()
+	if err != nil {
+		return ZeroHash, err
+	}
+	if _, err := w.Write(data); err != nil {
+		return ZeroHash, err
+	}
+	w.Close()
+	if _, err := r.objects.SetEncodedObject(o); err != nil {
+		return ZeroHash, fmt.Errorf("write %s object: %w", typ, err)
+	}
+	return h, nil
+}
+
+// BlobHash is the name that content would have as a blob, without storing it.
+func BlobHash(content []byte) Hash { return plumbing.ComputeHash(plumbing.BlobObject, content) }
+
+// WriteBlob stores content as a blob.
+func (r *Repo) WriteBlob(content []byte) (Hash, error) {
+	return r.WriteObject(plumbing.BlobObject, content)
+}
+
+// ReadObject reads an object of the given type.
+func (r *Repo) ReadObject(typ plumbing.ObjectType, h Hash) ([]byte, error) {
+	o, err := r.objects.EncodedObject(typ, h)
+	if err != nil {
+		return nil, fmt.Errorf("read %s %s: %w", typ, h, err)
+	}
+	rd, err := o.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Close()
+	return io.ReadAll(rd)
+}
+
+// ReadBlob reads a blob's content.
+func (r *Repo) ReadBlob(h Hash) ([]byte, error) { return r.ReadObject(plumbing.BlobObject, h) }
+
+// TreeEntry is one entry of a tree object.
+type TreeEntry struct {
+	Name string
+	Mode uint32
+	Hash Hash
+}
+
+// ReadTree decodes a tree object.
+func (r *Repo) ReadTree(h Hash) ([]TreeEntry, error) {
+	data, err := r.ReadObject(plumbing.TreeObject, h)
+	if err != nil {
+		return nil, err
+	}
+	var out []TreeEntry
+	for len(data) > 0 {
+		sp := bytes.IndexByte(data, ' ')
+		nul := bytes.IndexByte(data, 0)
+		if sp < 0 || nul < sp || len(data) < nul+21 {
+			return nil, fmt.Errorf("read tree %s: malformed entry", h)
+		}
+		mode, err := strconv.ParseUint(string(data[:sp]), 8, 32)
+		if err != nil {
+			return nil, fmt.Errorf("read tree %s: bad mode %q", h, data[:sp])
+		}
+		var e TreeEntry
+		e.Mode = uint32(mode)
+		e.Name = string(data[sp+1 : nul])
+		copy(e.Hash[:], data[nul+1:nul+21])
+		out = append(out, e)
+		data = data[nul+21:]
+	}
+	return out, nil
+}
+
+// treeKey is the name git sorts a tree entry by: directories compare as if
+// their name ended in "/".
+func treeKey(e TreeEntry) string {
+	if e.Mode == ModeTree {
+		return e.Name + "/"
+	}
+	return e.Name
+}
+
+// encodeTree writes entries in git's order; modes carry no leading zero
+// (fsck --strict rejects "040000").
+func encodeTree(entries []TreeEntry) []byte {
+	sort.Slice(entries, func(i, j int) bool { return treeKey(entries[i]) < treeKey(entries[j]) })
+	var b bytes.Buffer
+	for _, e := range entries {
+		b.WriteString(strconv.FormatUint(uint64(e.Mode), 8))
+		b.WriteByte(' ')
+		b.WriteString(e.Name)
+		b.WriteByte(0)
+		b.Write(e.Hash[:])
+	}
+	return b.Bytes()
+}
+
+// Lookup finds the entry at a slash-separated path under the tree root.
+// A zero root is the empty tree.
+func (r *Repo) Lookup(root Hash, path string) (TreeEntry, bool, error) {
+	cur := root
+	parts := strings.Split(path, "/")
+	for i, name := range parts {
+		if cur.IsZero() {
+			return TreeEntry{}, false, nil
+		}
+		entries, err := r.ReadTree(cur)
+		if err != nil {
+			return TreeEntry{}, false, err
+		}
+		var found *TreeEntry
+		for k := range entries {
+			if entries[k].Name == name {
+				found = &entries[k]
+				break
+			}
+		}
+		if found == nil {
+			return TreeEntry{}, false, nil
+		}
+		if i == len(parts)-1 {
+			return *found, true, nil
+		}
+		if found.Mode != ModeTree {
+			return TreeEntry{}, false, nil
+		}
+		cur = found.Hash
+	}
+	return TreeEntry{}, false, nil
+}
+
+// Change is one path's new state in a tree edit: a blob with a mode, or
+// Delete.
+type Change struct {
+	Path   string
+	Delete bool
+	Mode   uint32
+	Hash   Hash
+}
+
+// ConflictError is a tree edit that would need a file and a folder at the
+// same path.
+type ConflictError struct{ Path, Why string }
+
+func (e *ConflictError) Error() string { return fmt.Sprintf("%s: %s", e.Path, e.Why) }
+
+// EditTree returns the root tree that results from applying changes to root
+// (zero: the empty tree). Only the trees on the changed paths are read and
+// written, so the cost grows with the change, not with the repository.
+// Folders left empty disappear, as git has no empty folders.
+func (r *Repo) EditTree(root Hash, changes []Change) (Hash, error) {
+	h, empty, err := r.editTree(root, "", changes)
+	if err != nil {
+		return ZeroHash, err
+	}
+	if empty {
+		return r.WriteObject(plumbing.TreeObject, nil)
+	}
+	return h, nil
+}
+
+func (r *Repo) editTree(tree Hash, prefix string, changes []Change) (Hash, bool, error) {
+	var entries []TreeEntry
+	if !tree.IsZero() {
+		var err error
+		if entries, err = r.ReadTree(tree); err != nil {
+			return ZeroHash, false, err
+		}
+	}
+	idx := make(map[string]int, len(entries))
+	for i, e := range entries {
+		idx[e.Name] = i
+	}
+	deleted := make(map[string]bool)
+	sub := make(map[string][]Change)
+	var subOrder []string
+	for _, c := range changes {
+		rest := strings.TrimPrefix(c.Path, prefix)
+		name, tail, nested := strings.Cut(rest, "/")
+		if !nested {
+			i, ok := idx[name]
+			switch {
+			case c.Delete:
+				if ok {
+					deleted[name] = true
+				}
+			case ok && entries[i].Mode == ModeTree:
+				return ZeroHash, false, &ConflictError{Path: c.Path, Why: "is a folder in the tree; delete what it holds first"}
+			case ok:
+				entries[i].Mode, entries[i].Hash = c.Mode, c.Hash
+				delete(deleted, name)
+			default:
+				idx[name] = len(entries)
+				entries = append(entries, TreeEntry{Name: name, Mode: c.Mode, Hash: c.Hash})
+			}
+			continue
+		}
+		_ = tail
+		if _, seen := sub[name]; !seen {
+			subOrder = append(subOrder, name)
+		}
+		sub[name] = append(sub[name], c)
+	}
+	for _, name := range subOrder {
+		var child Hash
+		i, ok := idx[name]
+		if ok && !deleted[name] {
+			if entries[i].Mode != ModeTree {
+				return ZeroHash, false, &ConflictError{Path: prefix + name, Why: "is a file in the tree, not a folder"}
+			}
+			child = entries[i].Hash
+		}
+		h, empty, err := r.editTree(child, prefix+name+"/", sub[name])
+		if err != nil {
+			return ZeroHash, false, err
+		}
+		switch {
+		case empty && ok:
+			deleted[name] = true
+		case empty:
+		case ok:
+			entries[i].Mode, entries[i].Hash = ModeTree, h
+			delete(deleted, name)
+		default:
+			idx[name] = len(entries)
+			entries = append(entries, TreeEntry{Name: name, Mode: ModeTree, Hash: h})
+		}
+	}
+	kept := entries[:0]
+	for _, e := range entries {
+		if !deleted[e.Name] {
+			kept = append(kept, e)
+		}
+	}
+	if len(kept) == 0 {
+		return ZeroHash, true, nil
+	}
+	h, err := r.WriteObject(plumbing.TreeObject, encodeTree(kept))
+	return h, false, err
+}
+
+// Signature is an author or committer line.
+type Signature struct {
+	Name, Email string
+	When        time.Time
+}
+
+// String renders the signature the way a commit header holds it.
+func (s Signature) String() string {
+	_, off := s.When.Zone()
+	sign := '+'
+	if off < 0 {
+		sign, off = '-', -off
+	}
+	return fmt.Sprintf("%s <%s> %d %c%02d%02d", s.Name, s.Email, s.When.Unix(), sign, off/3600, off%3600/60)
+}
+
+// ParseSignature reads "Name <email> 1700000000 +0100".
+func ParseSignature(s string) (Signature, error) {
+	lt := strings.LastIndex(s, "<")
+	gt := strings.LastIndex(s, ">")
+	if lt < 0 || gt < lt {
+		return Signature{}, fmt.Errorf("malformed identity %q", s)
+	}
+	sig := Signature{Name: strings.TrimSpace(s[:lt]), Email: s[lt+1 : gt]}
+	f := strings.Fields(s[gt+1:])
+	if len(f) == 2 {
+		sec, err1 := strconv.ParseInt(f[0], 10, 64)
+		tz, err2 := strconv.Atoi(f[1])
+		if err1 == nil && err2 == nil && len(f[1]) == 5 {
+			off := (tz/100*60 + tz%100) * 60
+			sig.When = time.Unix(sec, 0).In(time.FixedZone("", off))
+		}
+	}
+	return sig, nil
+}
+
+// Commit is a decoded commit object.
+type Commit struct {
+	Hash      Hash
+	Tree      Hash
+	Parents   []Hash
+	Author    Signature
+	Committer Signature
+	Message   string
+}
+
+// Subject is the first line of the message.
+func (c *Commit) Subject() string {
+	s, _, _ := strings.Cut(c.Message, "\n")
+	return s
+}
+
+// Trailer returns the value of the last "Key: value" line of the message.
+func (c *Commit) Trailer(key string) string {
+	lines := strings.Split(strings.TrimRight(c.Message, "\n"), "\n")
+	for i := len(lines) - 1; i >= 0 && lines[i] != ""; i-- {
+		if v, ok := strings.CutPrefix(lines[i], key+": "); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// WriteCommit stores a commit object.
+func (r *Repo) WriteCommit(tree Hash, parents []Hash, author, committer Signature, msg string) (Hash, error) {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "tree %s\n", tree)
+	for _, p := range parents {
+		fmt.Fprintf(&b, "parent %s\n", p)
+	}
+	fmt.Fprintf(&b, "author %s\ncommitter %s\n\n%s", author, committer, msg)
+	return r.WriteObject(plumbing.CommitObject, b.Bytes())
+}
+
+// ReadCommit decodes a commit object.
+func (r *Repo) ReadCommit(h Hash) (*Commit, error) {
+	data, err := r.ReadObject(plumbing.CommitObject, h)
+	if err != nil {
+		return nil, err
+	}
+	c := &Commit{Hash: h}
+	head, msg, _ := bytes.Cut(data, []byte("\n\n"))
+	c.Message = string(msg)
+	for _, line := range strings.Split(string(head), "\n") {
+		k, v, _ := strings.Cut(line, " ")
+		switch k {
+		case "tree":
+			c.Tree = plumbing.NewHash(v)
+		case "parent":
+			c.Parents = append(c.Parents, plumbing.NewHash(v))
+		case "author":
+			c.Author, _ = ParseSignature(v)
+		case "committer":
+			c.Committer, _ = ParseSignature(v)
+		}
+	}
+	if c.Tree.IsZero() {
+		return nil, errors.New("read commit " + h.String() + ": no tree")
+	}
+	return c, nil
+}

@@ -1,0 +1,276 @@
+package gitops
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// Head is what HEAD says: a branch (Branch set; Hash zero while the branch
+// is unborn) or a detached commit.
+type Head struct {
+	Branch string // "refs/heads/…", empty when detached
+	Hash   Hash   // the commit HEAD resolves to; zero if unborn
+	Raw    string // the file's content, to restore it exactly
+}
+
+// Detached reports whether HEAD names a commit rather than a branch.
+func (h Head) Detached() bool { return h.Branch == "" }
+
+// ReadHEAD reads this worktree's HEAD.
+func (r *Repo) ReadHEAD() (Head, error) {
+	b, err := os.ReadFile(filepath.Join(r.GitDir, "HEAD"))
+	if err != nil {
+		return Head{}, fmt.Errorf("read HEAD: %w", err)
+	}
+	h := Head{Raw: string(b)}
+	s := strings.TrimSpace(string(b))
+	if t, ok := strings.CutPrefix(s, "ref:"); ok {
+		h.Branch = strings.TrimSpace(t)
+		h.Hash, _, err = r.ResolveRef(h.Branch)
+		return h, err
+	}
+	if !plumbing.IsHash(s) {
+		return Head{}, fmt.Errorf("read HEAD: malformed content %q", s)
+	}
+	h.Hash = plumbing.NewHash(s)
+	return h, nil
+}
+
+// refFile is where a loose ref lives: per-worktree refs in GitDir, the rest
+// in CommonDir.
+func (r *Repo) refFile(name string) string {
+	if name == "HEAD" || strings.HasPrefix(name, "refs/worktree/") || strings.HasPrefix(name, "refs/bisect/") {
+		return filepath.Join(r.GitDir, filepath.FromSlash(name))
+	}
+	return filepath.Join(r.CommonDir, filepath.FromSlash(name))
+}
+
+func (r *Repo) logFile(name string) string {
+	if name == "HEAD" {
+		return filepath.Join(r.GitDir, "logs", "HEAD")
+	}
+	return filepath.Join(r.CommonDir, "logs", filepath.FromSlash(name))
+}
+
+// ResolveRef reads a ref (loose, else packed), following symbolic refs.
+func (r *Repo) ResolveRef(name string) (Hash, bool, error) {
+	for depth := 0; depth < 5; depth++ {
+		b, err := os.ReadFile(r.refFile(name))
+		if err == nil {
+			s := strings.TrimSpace(string(b))
+			if t, ok := strings.CutPrefix(s, "ref:"); ok {
+				name = strings.TrimSpace(t)
+				continue
+			}
+			if !plumbing.IsHash(s) {
+				return ZeroHash, false, fmt.Errorf("read ref %s: malformed content %q", name, s)
+			}
+			return plumbing.NewHash(s), true, nil
+		}
+		if !errors.Is(err, os.ErrNotExist) && !isNotDir(err) {
+			return ZeroHash, false, fmt.Errorf("read ref %s: %w", name, err)
+		}
+		return r.packedRef(name)
+	}
+	return ZeroHash, false, fmt.Errorf("read ref %s: symbolic refs nest too deep", name)
+}
+
+func isNotDir(err error) bool {
+	var pe *os.PathError
+	return errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "not a directory")
+}
+
+func (r *Repo) packedRef(name string) (Hash, bool, error) {
+	f, err := os.Open(filepath.Join(r.CommonDir, "packed-refs"))
+	if errors.Is(err, os.ErrNotExist) {
+		return ZeroHash, false, nil
+	}
+	if err != nil {
+		return ZeroHash, false, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if len(line) < 42 || line[0] == '#' || line[0] == '^' {
+			continue
+		}
+		if line[41:] == name {
+			return plumbing.NewHash(line[:40]), true, nil
+		}
+	}
+	return ZeroHash, false, sc.Err()
+}
+
+// RefChangedError is a ref that moved under us: someone else updated it
+// between our read and our write.
+type RefChangedError struct {
+	Ref       string
+	Want, Got Hash
+}
+
+func (e *RefChangedError) Error() string {
+	return fmt.Sprintf("%s moved: expected %s, found %s", e.Ref, short(e.Want), short(e.Got))
+}
+
+// Hint says what to do.
+func (e *RefChangedError) Hint() string {
+	return "another program changed the branch while autocoder ran; look at `git log " + strings.TrimPrefix(e.Ref, "refs/heads/") + "` and run autocoder again"
+}
+
+func short(h Hash) string {
+	if h.IsZero() {
+		return "(none)"
+	}
+	return h.String()[:12]
+}
+
+// RefUpdate is one ref write: from Old (zero: must not exist) to New (zero:
+// delete), with a reflog message.
+type RefUpdate struct {
+	Name     string
+	Old, New Hash
+	Message  string
+	Who      Signature
+	// AlsoLogHEAD appends the reflog line to HEAD's log too, as git does
+	// when the ref is the branch HEAD points to.
+	AlsoLogHEAD bool
+}
+
+// UpdateRef writes one ref under git's lock protocol, taking the lock
+// through own (see LockVia), verifying the old value under the lock, and
+// appending the reflog. Deleting a ref also deletes its reflog, as git does.
+func (r *Repo) UpdateRef(u RefUpdate, own string) error {
+	file := r.refFile(u.Name)
+	if err := os.MkdirAll(filepath.Dir(file), 0o777); err != nil {
+		return fmt.Errorf("update %s: %w", u.Name, err)
+	}
+	lock, err := LockVia(file, own)
+	if err != nil {
+		return err
+	}
+	defer lock.Rollback()
+	cur, _, err := r.ResolveRef(u.Name)
+	if err != nil {
+		return err
+	}
+	if cur != u.Old {
+		return &RefChangedError{Ref: u.Name, Want: u.Old, Got: cur}
+	}
+	if u.New.IsZero() {
+		if err := r.deletePacked(u.Name); err != nil {
+			return err
+		}
+		if err := os.Remove(file); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("delete %s: %w", u.Name, err)
+		}
+		lock.Rollback()
+		os.Remove(r.logFile(u.Name))
+		return nil
+	}
+	if _, err := lock.Write([]byte(u.New.String() + "\n")); err != nil {
+		return fmt.Errorf("update %s: %w", u.Name, err)
+	}
+	if err := lock.Commit(); err != nil {
+		return err
+	}
+	line := reflogLine(u.Old, u.New, u.Who, u.Message)
+	if err := r.appendLog(u.Name, line); err != nil {
+		return err
+	}
+	if u.AlsoLogHEAD {
+		return r.appendLog("HEAD", line)
+	}
+	return nil
+}
+
+// deletePacked removes a ref from packed-refs, if it is there, under
+// packed-refs.lock.
+func (r *Repo) deletePacked(name string) error {
+	p := filepath.Join(r.CommonDir, "packed-refs")
+	b, err := os.ReadFile(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !bytes.Contains(b, []byte(" "+name+"\n")) {
+		return nil
+	}
+	lock, err := Lock(p)
+	if err != nil {
+		return err
+	}
+	defer lock.Rollback()
+	var out bytes.Buffer
+	lines := strings.SplitAfter(string(b), "\n")
+	for i := 0; i < len(lines); i++ {
+		if len(lines[i]) > 41 && strings.TrimRight(lines[i][41:], "\n") == name && lines[i][0] != '#' {
+			if i+1 < len(lines) && strings.HasPrefix(lines[i+1], "^") {
+				i++
+			}
+			continue
+		}
+		out.WriteString(lines[i])
+	}
+	if _, err := lock.Write(out.Bytes()); err != nil {
+		return err
+	}
+	return lock.Commit()
+}
+
+func reflogLine(old, new Hash, who Signature, msg string) string {
+	msg = strings.ReplaceAll(strings.TrimSpace(msg), "\n", " ")
+	return fmt.Sprintf("%s %s %s\t%s\n", old, new, who, msg)
+}
+
+func (r *Repo) appendLog(name, line string) error {
+	p := r.logFile(name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
+	if err != nil {
+		return fmt.Errorf("append reflog of %s: %w", name, err)
+	}
+	if _, err := f.WriteString(line); err != nil {
+		f.Close()
+		return fmt.Errorf("append reflog of %s: %w", name, err)
+	}
+	return f.Close()
+}
+
+// SetHEAD rewrites this worktree's HEAD to raw ("ref: refs/heads/x\n" or a
+// commit name) under HEAD.lock, with a reflog line when msg is not empty.
+func (r *Repo) SetHEAD(raw string, own string, from, to Hash, who Signature, msg string) error {
+	lock, err := LockVia(filepath.Join(r.GitDir, "HEAD"), own)
+	if err != nil {
+		return err
+	}
+	defer lock.Rollback()
+	if _, err := lock.Write([]byte(raw)); err != nil {
+		return err
+	}
+	if err := lock.Commit(); err != nil {
+		return err
+	}
+	if msg == "" || to.IsZero() {
+		return nil
+	}
+	return r.appendLog("HEAD", reflogLine(from, to, who, msg))
+}
+
+// BranchExists reports whether refs/heads/<name> exists.
+func (r *Repo) BranchExists(name string) bool {
+	_, ok, _ := r.ResolveRef("refs/heads/" + name)
+	return ok
+}

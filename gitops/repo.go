@@ -1,0 +1,198 @@
+package gitops
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	gitconfig "github.com/go-git/go-git/v5/plumbing/format/config"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+)
+
+// Repo is an open repository: its worktree root, its git directories and
+// its object store. A linked worktree (git worktree add) has its own GitDir
+// (HEAD, index) and shares CommonDir (objects, refs, config).
+type Repo struct {
+	Root      string // the worktree's top folder
+	GitDir    string // per-worktree: HEAD, index, our journal
+	CommonDir string // shared: objects, refs, packed-refs, config
+	objects   *filesystem.ObjectStorage
+	storage   *filesystem.Storage
+}
+
+// UnsupportedError is a repository that autocoder refuses rather than risk
+// corrupting it.
+type UnsupportedError struct {
+	What string
+	Why  string
+}
+
+func (e *UnsupportedError) Error() string {
+	return fmt.Sprintf("unsupported repository: %s: %s", e.What, e.Why)
+}
+
+// Hint says what to do.
+func (e *UnsupportedError) Hint() string {
+	return "autocoder writes git's files itself and supports only what it can write correctly; use a plain clone (sha1 objects, files refs, full index) for this work"
+}
+
+// NotRepoError is a folder that is not inside a git worktree.
+type NotRepoError struct{ Dir string }
+
+func (e *NotRepoError) Error() string {
+	return fmt.Sprintf("not a git repository (or any parent up to /): %s", e.Dir)
+}
+
+// Hint says what to do.
+func (e *NotRepoError) Hint() string {
+	return "run autocoder inside a git repository, or create one with `git init`"
+}
+
+// Open finds the repository that contains dir (walking up like git does)
+// and opens its object store.
+func Open(dir string) (*Repo, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		dotgit := filepath.Join(d, ".git")
+		fi, err := os.Stat(dotgit)
+		if err == nil {
+			r := &Repo{Root: d}
+			if fi.IsDir() {
+				r.GitDir = dotgit
+			} else if r.GitDir, err = readGitFile(dotgit); err != nil {
+				return nil, err
+			}
+			if err := r.open(); err != nil {
+				return nil, err
+			}
+			return r, nil
+		}
+		if d == filepath.Dir(d) {
+			return nil, &NotRepoError{Dir: abs}
+		}
+	}
+}
+
+// readGitFile reads a ".git" file ("gitdir: <path>"), as a linked worktree
+// or a submodule has.
+func readGitFile(p string) (string, error) {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return "", err
+	}
+	line := strings.TrimSpace(string(b))
+	if !strings.HasPrefix(line, "gitdir:") {
+		return "", fmt.Errorf("read %s: not a gitdir file", p)
+	}
+	gd := strings.TrimSpace(strings.TrimPrefix(line, "gitdir:"))
+	if !filepath.IsAbs(gd) {
+		gd = filepath.Join(filepath.Dir(p), gd)
+	}
+	return filepath.Clean(gd), nil
+}
+
+func (r *Repo) open() error {
+	r.CommonDir = r.GitDir
+	if b, err := os.ReadFile(filepath.Join(r.GitDir, "commondir")); err == nil {
+		cd := strings.TrimSpace(string(b))
+		if !filepath.IsAbs(cd) {
+			cd = filepath.Join(r.GitDir, cd)
+		}
+		r.CommonDir = filepath.Clean(cd)
+	}
+	if err := r.checkFormat(); err != nil {
+		return err
+	}
+	r.storage = filesystem.NewStorageWithOptions(osfs.New(r.CommonDir), cache.NewObjectLRUDefault(),
+		filesystem.Options{KeepDescriptors: true})
+	r.objects = &r.storage.ObjectStorage
+	return nil
+}
+
+// checkFormat refuses repository formats we cannot write correctly: other
+// object formats than sha1, the reftable ref store, and extensions we do not
+// know. (go-git itself refuses worktreeConfig and partialClone through a
+// key-case bug; we read the config ourselves and accept those two, which do
+// not change any file we write.)
+func (r *Repo) checkFormat() error {
+	f, err := os.Open(filepath.Join(r.CommonDir, "config"))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	defer f.Close()
+	cfg := gitconfig.New()
+	if err := gitconfig.NewDecoder(f).Decode(cfg); err != nil {
+		return fmt.Errorf("read %s: %w", f.Name(), err)
+	}
+	core := cfg.Section("core")
+	if core.Options.Get("bare") == "true" {
+		return &UnsupportedError{What: "bare repository", Why: "there is no worktree to write files into"}
+	}
+	ext := cfg.Section("extensions")
+	for _, o := range ext.Options {
+		key := strings.ToLower(o.Key)
+		val := strings.ToLower(o.Value)
+		switch key {
+		case "objectformat":
+			if val != "sha1" {
+				return &UnsupportedError{What: "extensions.objectFormat = " + o.Value, Why: "autocoder writes sha1 objects only"}
+			}
+		case "refstorage":
+			if val != "files" {
+				return &UnsupportedError{What: "extensions.refStorage = " + o.Value, Why: "autocoder writes loose refs and reflogs only"}
+			}
+		case "worktreeconfig", "partialclone", "preciousobjects", "noop":
+		default:
+			return &UnsupportedError{What: "extensions." + o.Key, Why: "an extension autocoder does not know"}
+		}
+	}
+	return nil
+}
+
+// Close releases the object store's open files.
+func (r *Repo) Close() error {
+	if r.storage != nil {
+		return r.storage.Close()
+	}
+	return nil
+}
+
+// Rel turns an absolute path inside Root into a slash-separated path
+// relative to Root; ok is false when abs is outside.
+func (r *Repo) Rel(abs string) (string, bool) {
+	rel, err := filepath.Rel(r.Root, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
+}
+
+// Abs is the absolute file system path of a repository-relative path.
+func (r *Repo) Abs(rel string) string { return filepath.Join(r.Root, filepath.FromSlash(rel)) }
+
+// ConfigValue reads one key ("core.fileMode") from the repository config.
+func (r *Repo) ConfigValue(section, key string) string {
+	b, err := os.ReadFile(filepath.Join(r.CommonDir, "config"))
+	if err != nil {
+		return ""
+	}
+	cfg := gitconfig.New()
+	if gitconfig.NewDecoder(bytes.NewReader(b)).Decode(cfg) != nil {
+		return ""
+	}
+	return cfg.Section(section).Options.Get(key)
+}
