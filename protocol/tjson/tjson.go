@@ -1,0 +1,190 @@
+// Package tjson reads JSON the way language models write it.
+//
+// Strict RFC 8259 JSON reads exactly as encoding/json reads it, with no
+// repairs. On top of that the reader accepts the deviations that the
+// autocoder prompt itself teaches models (see DIALECTS.md §1), and records
+// each one as a Repair with its line and column:
+//
+//   - Python-style """…""" and '''…''' strings holding raw line breaks and
+//     quotes;
+//   - #, // and /* */ comments outside strings;
+//   - trailing commas, and a missing comma between members or elements
+//     that sit on separate lines;
+//   - raw line breaks and tabs inside ordinary "…" strings;
+//   - unquoted keys (identifiers) and single-quoted strings;
+//   - unknown backslash escapes such as \d, kept as written (Python's rule).
+//
+// It never guesses: anything else, such as a missing comma between two
+// members on the same line, is a *SyntaxError with a 1-based line:column, a
+// quote of the text there and a hint of what to write instead.
+//
+// Start reading at ParseNode (parse.go): one value from an offset, returned
+// as a tree of Nodes that remember where they stand in the text; Parse is the
+// same reader returning plain Go values.
+//
+// String rules, decided once for every kind of string:
+//   - standard JSON escapes (\n, \", \uXXXX, …) are processed in all strings,
+//     """…""" included: the prompt's own example """import pygame\n\nclass…"""
+//     means "\n" to be a line break;
+//   - a raw CR LF inside a string is the transport's line ending, not content,
+//     and becomes "\n"; an escaped "\r\n" is kept;
+//   - bytes that are not UTF-8 become U+FFFD, as encoding/json does.
+//
+// Numbers are float64 (Node.Text keeps the literal); a literal beyond
+// float64's range reads as ±Inf rather than failing.
+package tjson
+
+import (
+	"bytes"
+	"fmt"
+	"unicode/utf8"
+)
+
+// MaxDepth is the deepest nesting of arrays and objects the reader accepts;
+// it is encoding/json's own limit, so that both agree on what is valid.
+const MaxDepth = 10000
+
+// Pos is a place in the text: a byte offset, a 1-based line and a 1-based
+// column counted in characters (runes), which is what an editor shows.
+type Pos struct {
+	Offset int `json:"offset"`
+	Line   int `json:"line"`
+	Col    int `json:"col"`
+}
+
+// Start is the position of the first byte of a text.
+var Start = Pos{Offset: 0, Line: 1, Col: 1}
+
+// Advance returns the position of byte offset off, counting lines and
+// columns forward from the known position from (from.Offset <= off).
+// Its cost is linear in off-from.Offset, so callers walking a text in order
+// keep the last position and advance from it.
+func Advance(data []byte, from Pos, off int) Pos {
+	if off <= from.Offset {
+		return from
+	}
+	seg := data[from.Offset:off]
+	n := bytes.Count(seg, []byte{'\n'})
+	if n == 0 {
+		return Pos{Offset: off, Line: from.Line, Col: from.Col + utf8.RuneCount(seg)}
+	}
+	last := bytes.LastIndexByte(seg, '\n')
+	return Pos{Offset: off, Line: from.Line + n, Col: 1 + utf8.RuneCount(seg[last+1:])}
+}
+
+// Repair is one deviation from strict JSON that the reader accepted.
+type Repair struct {
+	Pos  Pos    `json:"pos"`
+	What string `json:"what"`
+}
+
+// SyntaxError is text that cannot be read as JSON, even tolerantly.
+type SyntaxError struct {
+	Line, Col int
+	Offset    int    // byte offset of the error
+	Msg       string // what is wrong, lower case
+	Quote     string // a short quote of the text at the error ("" at the end of input)
+	Hint      string // what to write instead
+}
+
+func (e *SyntaxError) Error() string {
+	s := fmt.Sprintf("json: %d:%d: %s", e.Line, e.Col, e.Msg)
+	if e.Quote != "" {
+		s += fmt.Sprintf(" (near %q)", e.Quote)
+	}
+	return s
+}
+
+// Kind is the type of a Node.
+type Kind uint8
+
+// The kinds of JSON values.
+const (
+	Null Kind = iota
+	Bool
+	Number
+	String
+	Array
+	Object
+)
+
+var kindNames = [...]string{"null", "boolean", "number", "string", "array", "object"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("Kind(%d)", k)
+}
+
+// Node is one value read from the text, with its position.
+type Node struct {
+	Kind    Kind
+	Pos     Pos     // where the value starts
+	End     int     // byte offset just after the value
+	Bool    bool    // Bool
+	Num     float64 // Number
+	Text    string  // String: the value; Number: the literal
+	Elems   []*Node // Array
+	Members []Member
+}
+
+// Member is one key and value of an object, in document order. Duplicate
+// keys are all kept here; Get and Value take the last, as encoding/json does.
+type Member struct {
+	Key    string
+	KeyPos Pos
+	Value  *Node
+}
+
+// Get returns the value of the last member named key, or nil.
+func (n *Node) Get(key string) *Node {
+	if n == nil || n.Kind != Object {
+		return nil
+	}
+	for i := len(n.Members) - 1; i >= 0; i-- {
+		if n.Members[i].Key == key {
+			return n.Members[i].Value
+		}
+	}
+	return nil
+}
+
+// Value converts the tree to the Go values encoding/json produces when it
+// decodes into an `any`: nil, bool, float64, string, []any, map[string]any.
+func (n *Node) Value() any {
+	switch n.Kind {
+	case Bool:
+		return n.Bool
+	case Number:
+		return n.Num
+	case String:
+		return n.Text
+	case Array:
+		a := make([]any, len(n.Elems))
+		for i, e := range n.Elems {
+			a[i] = e.Value()
+		}
+		return a
+	case Object:
+		m := make(map[string]any, len(n.Members))
+		for _, mem := range n.Members {
+			m[mem.Key] = mem.Value.Value()
+		}
+		return m
+	}
+	return nil
+}
+
+// Parse reads one JSON value starting at start.Offset (leading white space
+// and comments skipped) and returns it as encoding/json would decode it into
+// an `any`, the byte offset just after the value, and the repairs it needed.
+// start gives the document position of start.Offset, so that every position
+// reported is in document coordinates.
+func Parse(data []byte, start Pos) (value any, end int, repairs []Repair, err error) {
+	n, end, repairs, err := ParseNode(data, start)
+	if err != nil {
+		return nil, end, repairs, err
+	}
+	return n.Value(), end, repairs, nil
+}
