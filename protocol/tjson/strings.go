@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 )
 
-// str reads the string at p.off: "…", '…', """…""" or ”'…”'.
+// str reads the string at p.off: "…", '…', """…""" or its triple-single-quoted form.
 func (p *parser) str() string {
 	d := p.data
 	q := d[p.off]

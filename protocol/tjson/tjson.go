@@ -5,7 +5,7 @@
 // autocoder prompt itself teaches models (see DIALECTS.md §1), and records
 // each one as a Repair with its line and column:
 //
-//   - Python-style """…""" and ”'…”' strings holding raw line breaks and
+//   - Python-style """…""" and triple-single-quoted strings holding raw line breaks and
 //     quotes;
 //   - #, // and /* */ comments outside strings;
 //   - trailing commas, and a missing comma between members or elements
