@@ -1,0 +1,141 @@
+// Package config reads autocoder.toml, the file at the repository root that
+// sets autocoder's limits and safety policy, and answers the policy questions
+// the engine asks: may this path be written (Denied), may this program run
+// (ProgramAllowed), how long may it run (ProgramTimeout).
+//
+// Start with Config and Default (every key and why it defaults the way it
+// does), then Load in load.go (reading and validating the file, with errors
+// that name the key, its line and what to write instead). deny.go holds the
+// path patterns and programs.go the program allow-list. The repository ships
+// autocoder.toml at its root, which documents every key and equals Default.
+package config
+
+import "time"
+
+// FileName is the name of the configuration file at the repository root.
+const FileName = "autocoder.toml"
+
+// Config is the whole configuration. The zero value is not useful: start from
+// Default (Load does), which is what a repository without autocoder.toml gets.
+type Config struct {
+	Apply    Apply    // [apply]: how steps become commits
+	Paths    Paths    // [paths]: what no step may write
+	Programs Programs // [programs]: whether and which programs a step may run
+	Verify   Verify   // [verify]: a check run before each step's commit
+}
+
+// Apply is the [apply] table.
+type Apply struct {
+	// BranchPrefix (branch_prefix) starts the name of every work branch
+	// autocoder creates. It ends with "/" so that work branches form their own
+	// folder of refs, and must be a valid git ref part.
+	BranchPrefix string
+	// MaxFileBytes (max_file_bytes) is the size above which a file is never
+	// read for editing or written: a step that touches a larger file fails.
+	MaxFileBytes int64
+	// MaxResponseBytes (max_response_bytes) is the largest response text
+	// autocoder reads; a larger one is refused before parsing.
+	MaxResponseBytes int64
+}
+
+// Paths is the [paths] table.
+type Paths struct {
+	// Deny (deny) lists gitignore-like patterns of paths, relative to the
+	// repository root, that no step may create, change, move or delete. See
+	// Config.Denied for the pattern rules. A list in autocoder.toml replaces
+	// the default list; it does not add to it.
+	Deny []string
+}
+
+// Programs is the [programs] table.
+type Programs struct {
+	// Enabled (enabled) turns programs on. Off by default: a response cannot
+	// run anything unless the user asks for it here or with the command-line
+	// flag that allows every program.
+	Enabled bool
+	// Allow (allow) lists command prefixes, matched on whole words
+	// ("go test" allows "go test ./..." but not "go tool"), that may run when
+	// Enabled is true.
+	Allow []string
+	// Timeout (timeout) is how long a program may run when its step asks for
+	// no timeout of its own.
+	Timeout time.Duration
+	// MaxTimeout (max_timeout) caps the timeout a step may ask for, so that a
+	// response cannot hold the repository for an hour.
+	MaxTimeout time.Duration
+	// MaxOutputBytes (max_output_bytes) caps what is kept of each of a
+	// program's output streams; the rest is read and counted, not kept.
+	MaxOutputBytes int
+}
+
+// Verify is the [verify] table.
+type Verify struct {
+	// Command (command) is a shell command run in the repository root after a
+	// step's files are written and before its commit; if it fails the step is
+	// rolled back and its output becomes the feedback. Empty: no verify.
+	// It comes from the user, not the response, so it is not subject to the
+	// [programs] allow-list.
+	Command string
+	// Timeout (timeout) is how long Command may run.
+	Timeout time.Duration
+}
+
+// The sizes of the defaults, named so that the shipped file and the tests can
+// say where each number comes from.
+const (
+	KiB = 1 << 10
+	MiB = 1 << 20
+)
+
+// Default returns the configuration of a repository without autocoder.toml.
+// Each call returns fresh slices, so callers may change the result.
+func Default() Config {
+	return Config{
+		Apply: Apply{
+			BranchPrefix:     "autocoder/",
+			MaxFileBytes:     10 * MiB,
+			MaxResponseBytes: 32 * MiB,
+		},
+		Paths: Paths{
+			// Secrets a model has no business writing, and the policy file
+			// itself: a response that could rewrite autocoder.toml could turn
+			// programs on for the next run.
+			Deny: []string{
+				"/autocoder.toml",
+				".env",
+				".env.*",
+				"!.env.example",
+				"*.pem",
+				"*.key",
+				"id_rsa",
+				"id_ed25519",
+				".ssh/",
+			},
+		},
+		Programs: Programs{
+			Enabled:        false,
+			Allow:          []string{},
+			Timeout:        60 * time.Second,
+			MaxTimeout:     10 * time.Minute,
+			MaxOutputBytes: 1 * MiB,
+		},
+		Verify: Verify{
+			Command: "",
+			Timeout: 5 * time.Minute,
+		},
+	}
+}
+
+// ProgramTimeout returns the timeout a program runs with when its step asks
+// for requested (0: not asked): the configured Timeout when not asked, never
+// more than MaxTimeout.
+func (c Config) ProgramTimeout(requested time.Duration) time.Duration {
+	t := requested
+	if t <= 0 {
+		t = c.Programs.Timeout
+	}
+	if t > c.Programs.MaxTimeout {
+		t = c.Programs.MaxTimeout
+	}
+	return t
+}

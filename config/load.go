@@ -1,0 +1,507 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Error is one problem with autocoder.toml: a syntax error, an unknown key or
+// a bad value. Load returns one, or several joined with errors.Join; find the
+// first with errors.As.
+type Error struct {
+	File  string // the file's path as Load was given it
+	Line  int    // 1-based; 0 when the place is not known
+	Col   int    // 1-based; 0 when not known
+	Key   string // "programs.timeout"; empty for a syntax error
+	Msg   string // what is wrong
+	Quote string // the text at Line, short
+	Hint  string // what to write instead
+	Err   error  // the underlying error, if any
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+		if e.Col > 0 {
+			fmt.Fprintf(&b, ":%d", e.Col)
+		}
+	}
+	b.WriteString(": ")
+	if e.Key != "" {
+		b.WriteString(e.Key)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	if e.Quote != "" {
+		fmt.Fprintf(&b, " (near %q)", e.Quote)
+	}
+	return b.String()
+}
+
+// Unwrap returns the underlying error.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Load reads <root>/autocoder.toml. A missing file gives Default(); keys the
+// file leaves out keep their defaults. Unknown keys (also keys in the wrong
+// letter case: TOML keys are case sensitive) and bad values are errors of
+// type *Error naming the key, its line and what to write; every problem in
+// the file is reported, joined with errors.Join.
+func Load(root string) (Config, error) {
+	name := filepath.Join(root, FileName)
+	data, err := os.ReadFile(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Default(), nil
+	}
+	if err != nil {
+		return Config{}, fmt.Errorf("read %s: %w", name, err)
+	}
+	return parse(name, data)
+}
+
+// value holds one key's TOML value as decoded, so that type errors are ours
+// to word rather than the decoder's.
+type value struct {
+	v   any
+	set bool
+}
+
+// UnmarshalTOML implements toml.Unmarshaler.
+func (v *value) UnmarshalTOML(data any) error {
+	v.v, v.set = data, true
+	return nil
+}
+
+// file mirrors autocoder.toml. Its tags are the list of known keys.
+type file struct {
+	Apply struct {
+		BranchPrefix     value `toml:"branch_prefix"`
+		MaxFileBytes     value `toml:"max_file_bytes"`
+		MaxResponseBytes value `toml:"max_response_bytes"`
+	} `toml:"apply"`
+	Paths struct {
+		Deny value `toml:"deny"`
+	} `toml:"paths"`
+	Programs struct {
+		Enabled        value `toml:"enabled"`
+		Allow          value `toml:"allow"`
+		Timeout        value `toml:"timeout"`
+		MaxTimeout     value `toml:"max_timeout"`
+		MaxOutputBytes value `toml:"max_output_bytes"`
+	} `toml:"programs"`
+	Verify struct {
+		Command value `toml:"command"`
+		Timeout value `toml:"timeout"`
+	} `toml:"verify"`
+}
+
+// knownKeys lists every key of the file, tables included, for the unknown
+// key check and its "did you mean" hint.
+var knownKeys = []string{
+	"apply", "apply.branch_prefix", "apply.max_file_bytes", "apply.max_response_bytes",
+	"paths", "paths.deny",
+	"programs", "programs.enabled", "programs.allow", "programs.timeout",
+	"programs.max_timeout", "programs.max_output_bytes",
+	"verify", "verify.command", "verify.timeout",
+}
+
+// loader collects the problems of one file.
+type loader struct {
+	name string
+	text string
+	pos  map[string]position
+	errs []error
+}
+
+func parse(name string, data []byte) (Config, error) {
+	l := &loader{name: name, text: string(data)}
+	var f file
+	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&f)
+	if err != nil {
+		return Config{}, l.decodeError(err)
+	}
+	l.pos = keyPositions(l.text)
+	l.checkKeys(md)
+
+	c := Default()
+	l.str(f.Apply.BranchPrefix, "apply.branch_prefix", &c.Apply.BranchPrefix)
+	l.size(f.Apply.MaxFileBytes, "apply.max_file_bytes", &c.Apply.MaxFileBytes)
+	l.size(f.Apply.MaxResponseBytes, "apply.max_response_bytes", &c.Apply.MaxResponseBytes)
+	l.list(f.Paths.Deny, "paths.deny", &c.Paths.Deny)
+	l.boolean(f.Programs.Enabled, "programs.enabled", &c.Programs.Enabled)
+	l.list(f.Programs.Allow, "programs.allow", &c.Programs.Allow)
+	l.duration(f.Programs.Timeout, "programs.timeout", &c.Programs.Timeout)
+	l.duration(f.Programs.MaxTimeout, "programs.max_timeout", &c.Programs.MaxTimeout)
+	var out int64 = int64(c.Programs.MaxOutputBytes)
+	l.size(f.Programs.MaxOutputBytes, "programs.max_output_bytes", &out)
+	c.Programs.MaxOutputBytes = int(out)
+	l.str(f.Verify.Command, "verify.command", &c.Verify.Command)
+	l.duration(f.Verify.Timeout, "verify.timeout", &c.Verify.Timeout)
+
+	if len(l.errs) == 0 {
+		l.validate(c)
+	}
+	if len(l.errs) > 0 {
+		return Config{}, errors.Join(l.errs...)
+	}
+	return c, nil
+}
+
+// decodeError turns the decoder's error into an *Error with a place.
+func (l *loader) decodeError(err error) error {
+	e := &Error{File: l.name, Err: err, Msg: err.Error(),
+		Hint: "fix the TOML syntax there; the autocoder.toml shipped with autocoder shows every key with its default"}
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		e.Line, e.Col, e.Msg = pe.Position.Line, pe.Position.Col, pe.Message
+		e.Quote = l.lineText(pe.Position.Line)
+		return e
+	}
+	// Type mismatches of whole tables ("apply = 1") come as plain errors
+	// that carry only a line in their text; find the key ourselves.
+	l.pos = keyPositions(l.text)
+	for _, k := range []string{"apply", "paths", "programs", "verify"} {
+		if strings.Contains(err.Error(), `"`+k+`"`) {
+			e.Key = k
+			e.Msg = "must be a table"
+			e.Hint = fmt.Sprintf("write the keys under a header line [%s]", k)
+			l.place(e)
+			break
+		}
+	}
+	return e
+}
+
+// checkKeys reports every key of the file that is not one of ours.
+func (l *loader) checkKeys(md toml.MetaData) {
+	known := make(map[string]bool, len(knownKeys))
+	for _, k := range knownKeys {
+		known[k] = true
+	}
+	seen := map[string]bool{}
+	report := func(k toml.Key) {
+		s := k.String()
+		if seen[s] {
+			return
+		}
+		seen[s] = true
+		for n := 1; n < len(k); n++ {
+			if seen[k[:n].String()] {
+				return // inside an unknown table, which is reported
+			}
+		}
+		e := &Error{File: l.name, Key: s, Msg: "unknown key"}
+		if m := closest(s, knownKeys); m != "" {
+			e.Hint = fmt.Sprintf("did you mean %s? keys are lower case with underscores", m)
+		} else if len(k) == 2 && known[k[0]] {
+			e.Hint = fmt.Sprintf("remove it; the keys of [%s] are %s", k[0], strings.Join(tableKeys(k[0]), ", "))
+		} else {
+			e.Hint = "remove it; the known keys are " + strings.Join(leafKeys(), ", ")
+		}
+		l.place(e)
+		l.errs = append(l.errs, e)
+	}
+	for _, k := range md.Undecoded() {
+		report(k)
+	}
+	// The decoder matches struct fields without regard to case, so
+	// "Enabled = true" counts as decoded; TOML keys are case sensitive.
+	for _, k := range md.Keys() {
+		if !known[k.String()] {
+			report(k)
+		}
+	}
+}
+
+// tableKeys lists the keys of one table, without the table's name.
+func tableKeys(table string) []string {
+	var out []string
+	for _, k := range knownKeys {
+		if rest, ok := strings.CutPrefix(k, table+"."); ok {
+			out = append(out, rest)
+		}
+	}
+	return out
+}
+
+// leafKeys lists every key that holds a value.
+func leafKeys() []string {
+	var out []string
+	for _, k := range knownKeys {
+		if strings.Contains(k, ".") {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// bad records a bad value of key.
+func (l *loader) bad(key, msg, hint string) {
+	e := &Error{File: l.name, Key: key, Msg: msg, Hint: hint}
+	l.place(e)
+	l.errs = append(l.errs, e)
+}
+
+// place fills in the line, column and quote of e.Key.
+func (l *loader) place(e *Error) {
+	k := e.Key
+	for k != "" {
+		if p, ok := l.pos[k]; ok {
+			e.Line, e.Col = p.line, p.col
+			e.Quote = l.lineText(p.line)
+			return
+		}
+		i := strings.LastIndexByte(k, '.')
+		if i < 0 {
+			return
+		}
+		k = k[:i]
+	}
+}
+
+// lineText returns line n (1-based) of the file, trimmed and short.
+func (l *loader) lineText(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	lines := strings.Split(l.text, "\n")
+	if n > len(lines) {
+		return ""
+	}
+	return short(strings.TrimSpace(lines[n-1]))
+}
+
+func leaf(key string) string { return key[strings.LastIndexByte(key, '.')+1:] }
+
+// describe names a TOML value's type and shows it, for messages.
+func describe(v any) string {
+	switch x := v.(type) {
+	case string:
+		return fmt.Sprintf("the string %q", short(x))
+	case int64:
+		return fmt.Sprintf("the number %d", x)
+	case float64:
+		return fmt.Sprintf("the number %g", x)
+	case bool:
+		return fmt.Sprintf("%t", x)
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "a table"
+	}
+	return fmt.Sprintf("a %T", v)
+}
+
+func (l *loader) str(v value, key string, dst *string) {
+	if !v.set {
+		return
+	}
+	s, ok := v.v.(string)
+	if !ok {
+		l.bad(key, "want a string, found "+describe(v.v), fmt.Sprintf("write %s = \"...\": one quoted string", leaf(key)))
+		return
+	}
+	*dst = s
+}
+
+func (l *loader) boolean(v value, key string, dst *bool) {
+	if !v.set {
+		return
+	}
+	b, ok := v.v.(bool)
+	if !ok {
+		l.bad(key, "want true or false, found "+describe(v.v), fmt.Sprintf("write %s = true or %s = false, without quotes", leaf(key), leaf(key)))
+		return
+	}
+	*dst = b
+}
+
+func (l *loader) size(v value, key string, dst *int64) {
+	if !v.set {
+		return
+	}
+	n, ok := v.v.(int64)
+	if !ok {
+		l.bad(key, "want a whole number of bytes, found "+describe(v.v),
+			fmt.Sprintf("write %s = %d (that is %d MiB), a number without quotes or units", leaf(key), *dst, *dst/MiB))
+		return
+	}
+	if n <= 0 {
+		l.bad(key, fmt.Sprintf("must be more than 0, found %d", n),
+			fmt.Sprintf("write %s = %d (the default)", leaf(key), *dst))
+		return
+	}
+	*dst = n
+}
+
+func (l *loader) duration(v value, key string, dst *time.Duration) {
+	if !v.set {
+		return
+	}
+	hint := fmt.Sprintf("write %s = %q: a number with a unit, s, m or h", leaf(key), human(*dst))
+	s, ok := v.v.(string)
+	if !ok {
+		msg := "want a duration string, found " + describe(v.v)
+		if n, isInt := v.v.(int64); isInt {
+			hint = fmt.Sprintf("write %s = \"%ds\" for %d seconds: a bare number has no unit", leaf(key), n, n)
+		}
+		l.bad(key, msg, hint)
+		return
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		l.bad(key, fmt.Sprintf("%q is not a duration", s), hint)
+		return
+	}
+	if d <= 0 {
+		l.bad(key, fmt.Sprintf("must be more than 0, found %q", s), hint)
+		return
+	}
+	*dst = d
+}
+
+func (l *loader) list(v value, key string, dst *[]string) {
+	if !v.set {
+		return
+	}
+	hint := fmt.Sprintf(`write %s = ["first", "second"], or %s = [] for none`, leaf(key), leaf(key))
+	items, ok := v.v.([]any)
+	if !ok {
+		if s, isStr := v.v.(string); isStr {
+			hint = fmt.Sprintf("write %s = [%q]: a list, even of one", leaf(key), s)
+		}
+		l.bad(key, "want a list of strings, found "+describe(v.v), hint)
+		return
+	}
+	out := make([]string, 0, len(items))
+	for i, it := range items {
+		s, ok := it.(string)
+		if !ok {
+			l.bad(key, fmt.Sprintf("item %d: want a string, found %s", i+1, describe(it)), hint)
+			return
+		}
+		out = append(out, s)
+	}
+	*dst = out
+}
+
+// validate checks what each value means, now that all have their types.
+func (l *loader) validate(c Config) {
+	if msg := checkBranchPrefix(c.Apply.BranchPrefix); msg != "" {
+		l.bad("apply.branch_prefix", msg, `write branch_prefix = "autocoder/": letters, digits, "-", "_" and "/", ending with "/"`)
+	}
+	for i, p := range c.Paths.Deny {
+		if _, err := compileDeny(p); err != nil {
+			l.bad("paths.deny", fmt.Sprintf("item %d %q: %v", i+1, p, err),
+				`write gitignore-like patterns such as "*.pem", "secrets/**" or ".env"`)
+		}
+	}
+	for i, a := range c.Programs.Allow {
+		words, err := shellWords(a)
+		switch {
+		case err != nil:
+			l.bad("programs.allow", fmt.Sprintf("item %d %q is not a plain command prefix: %v", i+1, a, err),
+				`write the first words of the commands to allow, such as "go test" or "npm run"`)
+		case len(words) == 0:
+			l.bad("programs.allow", fmt.Sprintf("item %d is empty", i+1),
+				"remove it: an empty prefix would allow every command; use the command-line flag for that")
+		}
+	}
+	if c.Programs.Timeout > c.Programs.MaxTimeout {
+		l.bad("programs.timeout", fmt.Sprintf("%s is more than max_timeout %s", human(c.Programs.Timeout), human(c.Programs.MaxTimeout)),
+			fmt.Sprintf("write timeout = %q or raise max_timeout", human(c.Programs.MaxTimeout)))
+	}
+}
+
+// checkBranchPrefix returns what is wrong with a branch prefix, or "". The
+// rules are git check-ref-format's, applied to the prefix's components.
+func checkBranchPrefix(p string) string {
+	if p == "" {
+		return "must not be empty"
+	}
+	if !strings.HasSuffix(p, "/") {
+		return fmt.Sprintf("%q must end with \"/\"", p)
+	}
+	for _, r := range p {
+		if r < 0x20 || r == 0x7f || strings.ContainsRune(" ~^:?*[\\", r) {
+			return fmt.Sprintf("%q holds %q, which git does not allow in a branch name", p, r)
+		}
+	}
+	if strings.Contains(p, "..") || strings.Contains(p, "@{") {
+		return fmt.Sprintf("%q holds \"..\" or \"@{\", which git does not allow in a branch name", p)
+	}
+	for _, comp := range strings.Split(strings.TrimSuffix(p, "/"), "/") {
+		switch {
+		case comp == "":
+			return fmt.Sprintf("%q has an empty part (\"//\" or a leading \"/\")", p)
+		case strings.HasPrefix(comp, "."):
+			return fmt.Sprintf("%q has a part starting with \".\"", p)
+		case strings.HasSuffix(comp, ".lock"):
+			return fmt.Sprintf("%q has a part ending with \".lock\"", p)
+		case comp == "@":
+			return fmt.Sprintf("%q has a part that is \"@\"", p)
+		}
+	}
+	return ""
+}
+
+// closest returns the known key nearest to s (small edit distance, or the
+// same leaf under another table), or "".
+func closest(s string, keys []string) string {
+	best, bestD := "", 4
+	for _, k := range keys {
+		if strings.EqualFold(k, s) {
+			return k
+		}
+		d := editDistance(strings.ToLower(s), k)
+		if leaf(s) == leaf(k) && strings.Contains(k, ".") {
+			d = min(d, 1)
+		}
+		if d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// human writes d the way a person writes it in the file: "60s", "10m".
+func human(d time.Duration) string {
+	switch {
+	case d > 0 && d%time.Hour == 0:
+		return fmt.Sprintf("%dh", d/time.Hour)
+	case d > 0 && d%time.Minute == 0:
+		return fmt.Sprintf("%dm", d/time.Minute)
+	case d > 0 && d%time.Second == 0:
+		return fmt.Sprintf("%ds", d/time.Second)
+	}
+	return d.String()
+}

@@ -1,0 +1,387 @@
+package config
+
+import (
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/errors.golden")
+
+// writeConfig makes a repository root holding autocoder.toml with text.
+func writeConfig(t *testing.T, text string) string {
+	t.Helper()
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, FileName), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+func TestShippedFileEqualsDefault(t *testing.T) {
+	got, err := Load("..")
+	if err != nil {
+		t.Fatalf("the shipped autocoder.toml does not load: %v", err)
+	}
+	if want := Default(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("the shipped autocoder.toml differs from Default():\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// TestShippedFileDocumentsEveryKey checks that every key is written out in
+// the shipped file with a comment right above it (or above its group).
+func TestShippedFileDocumentsEveryKey(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	md, err := toml.Decode(string(data), &m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pos := keyPositions(string(data))
+	lines := strings.Split(string(data), "\n")
+	for _, k := range leafKeys() {
+		parts := strings.Split(k, ".")
+		if !md.IsDefined(parts...) {
+			t.Errorf("%s is not in the shipped autocoder.toml", k)
+			continue
+		}
+		p, ok := pos[k]
+		if !ok || p.line < 2 {
+			t.Errorf("%s: no place found", k)
+			continue
+		}
+		if above := strings.TrimSpace(lines[p.line-2]); !strings.HasPrefix(above, "#") {
+			t.Errorf("%s (line %d) has no comment above it, found %q", k, p.line, above)
+		}
+	}
+}
+
+func TestLoadMissingFileIsDefault(t *testing.T) {
+	got, err := Load(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, Default()) {
+		t.Fatalf("got %+v, want Default()", got)
+	}
+}
+
+func TestLoadUnreadable(t *testing.T) {
+	root := t.TempDir()
+	// A directory where the file should be: reading fails, and that is an
+	// error, not a silent default.
+	if err := os.Mkdir(filepath.Join(root, FileName), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(root); err == nil || !strings.Contains(err.Error(), FileName) {
+		t.Fatalf("want an error naming %s, got %v", FileName, err)
+	}
+}
+
+func TestLoadKeepsDefaultsOfKeysLeftOut(t *testing.T) {
+	root := writeConfig(t, `
+[programs]
+enabled = true
+allow = ["go test", "npm run"]
+timeout = "2m"
+
+[paths]
+deny = []
+`)
+	got, err := Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Default()
+	want.Programs.Enabled = true
+	want.Programs.Allow = []string{"go test", "npm run"}
+	want.Programs.Timeout = 2 * time.Minute
+	want.Paths.Deny = []string{}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got  %+v\nwant %+v", got, want)
+	}
+}
+
+func TestLoadEveryKey(t *testing.T) {
+	root := writeConfig(t, `
+apply.branch_prefix = "ai/work/"
+[apply]
+max_file_bytes = 100
+max_response_bytes = 200
+[paths]
+deny = ["*.secret"]
+[programs]
+enabled = true
+allow = ["make test"]
+timeout = "1s"
+max_timeout = "2s"
+max_output_bytes = 300
+[verify]
+command = "go build ./..."
+timeout = "3s"
+`)
+	got, err := Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{
+		Apply:    Apply{BranchPrefix: "ai/work/", MaxFileBytes: 100, MaxResponseBytes: 200},
+		Paths:    Paths{Deny: []string{"*.secret"}},
+		Programs: Programs{Enabled: true, Allow: []string{"make test"}, Timeout: time.Second, MaxTimeout: 2 * time.Second, MaxOutputBytes: 300},
+		Verify:   Verify{Command: "go build ./...", Timeout: 3 * time.Second},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got  %+v\nwant %+v", got, want)
+	}
+}
+
+// badCases are files Load must refuse, with the key and line the first error
+// must name.
+var badCases = []struct {
+	name string
+	text string
+	key  string
+	line int
+}{
+	{"unknown top-level key", "[apply]\nbranch_prefix = \"x/\"\n\nfoo = 1\n", "apply.foo", 4},
+	{"unknown table", "[program]\nenabled = true\n", "program", 1},
+	{"unknown key in table", "[programs]\nenabled = true\nalow = [\"go test\"]\n", "programs.alow", 3},
+	{"key in wrong case", "[programs]\nEnabled = true\n", "programs.Enabled", 2},
+	{"bool as string", "[programs]\nenabled = \"yes\"\n", "programs.enabled", 2},
+	{"duration as number", "[programs]\ntimeout = 60\n", "programs.timeout", 2},
+	{"duration without unit", "[verify]\ntimeout = \"60\"\n", "verify.timeout", 2},
+	{"negative duration", "[programs]\ntimeout = \"-1s\"\n", "programs.timeout", 2},
+	{"timeout above max", "[programs]\n# long\ntimeout = \"1h\"\n", "programs.timeout", 3},
+	{"zero size", "[apply]\nmax_file_bytes = 0\n", "apply.max_file_bytes", 2},
+	{"size as string", "[apply]\nmax_response_bytes = \"32MiB\"\n", "apply.max_response_bytes", 2},
+	{"size as float", "[programs]\nmax_output_bytes = 1.5\n", "programs.max_output_bytes", 2},
+	{"prefix without slash", "[apply]\nbranch_prefix = \"autocoder\"\n", "apply.branch_prefix", 2},
+	{"prefix with dots", "[apply]\nbranch_prefix = \"a..b/\"\n", "apply.branch_prefix", 2},
+	{"prefix with space", "[apply]\nbranch_prefix = \"my work/\"\n", "apply.branch_prefix", 2},
+	{"prefix with lock part", "[apply]\nbranch_prefix = \"x.lock/\"\n", "apply.branch_prefix", 2},
+	{"prefix empty", "[apply]\nbranch_prefix = \"\"\n", "apply.branch_prefix", 2},
+	{"deny as string", "[paths]\ndeny = \"*.pem\"\n", "paths.deny", 2},
+	{"deny bad glob", "[paths]\ndeny = [\n  \"*.pem\",\n  \"[abc\",\n]\n", "paths.deny", 2},
+	{"deny empty negation", "[paths]\ndeny = [\"!\"]\n", "paths.deny", 2},
+	{"deny number item", "[paths]\ndeny = [\"a\", 3]\n", "paths.deny", 2},
+	{"allow with operator", "[programs]\nallow = [\"go test; rm -rf /\"]\n", "programs.allow", 2},
+	{"allow empty entry", "[programs]\nallow = [\"  \"]\n", "programs.allow", 2},
+	{"verify command as list", "[verify]\ncommand = [\"make\"]\n", "verify.command", 2},
+	{"dotted unknown key", "programs.enable = true\n", "programs.enable", 1},
+	{"table as value", "apply = 1\n", "apply", 1},
+	{"syntax error", "[apply]\nbranch_prefix = \"x/\n", "", 2},
+	{"duplicate key", "[programs]\nenabled = true\nenabled = false\n", "", 3},
+}
+
+func TestLoadRefusesBadFiles(t *testing.T) {
+	var golden strings.Builder
+	for _, tc := range badCases {
+		t.Run(tc.name, func(t *testing.T) {
+			root := writeConfig(t, tc.text)
+			got, err := Load(root)
+			if err == nil {
+				t.Fatalf("Load accepted:\n%s", tc.text)
+			}
+			if !reflect.DeepEqual(got, Config{}) {
+				t.Errorf("a failed Load returned a config: %+v", got)
+			}
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("error %v (%T) is not a *config.Error", err, err)
+			}
+			if e.Key != tc.key || e.Line != tc.line {
+				t.Errorf("error names key %q line %d, want key %q line %d: %v", e.Key, e.Line, tc.key, tc.line, e)
+			}
+			if e.Hint == "" {
+				t.Errorf("no hint: %v", e)
+			}
+			if e.Line > 0 && e.Quote == "" {
+				t.Errorf("no quote of line %d: %v", e.Line, e)
+			}
+			if !strings.HasPrefix(e.Error(), filepath.Join(root, FileName)) {
+				t.Errorf("error does not start with the file name: %v", e)
+			}
+			golden.WriteString("## " + tc.name + "\n")
+			for _, e := range allErrors(err) {
+				golden.WriteString(strings.ReplaceAll(e.Error(), root+string(filepath.Separator), "") + "\n")
+				golden.WriteString("hint: " + e.Hint + "\n")
+			}
+			golden.WriteString("\n")
+		})
+	}
+	checkGolden(t, filepath.Join("testdata", "errors.golden"), golden.String())
+}
+
+// checkGolden compares got with the golden file, or rewrites it with -update.
+func checkGolden(t *testing.T, name, got string) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(name, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if string(want) != got {
+		wl, gl := strings.Split(string(want), "\n"), strings.Split(got, "\n")
+		for i := 0; i < max(len(wl), len(gl)); i++ {
+			var w, g string
+			if i < len(wl) {
+				w = wl[i]
+			}
+			if i < len(gl) {
+				g = gl[i]
+			}
+			if w != g {
+				t.Fatalf("%s differs at line %d (go test -update rewrites it):\nwant %q\n got %q", name, i+1, w, g)
+			}
+		}
+	}
+}
+
+func TestLoadReportsEveryProblem(t *testing.T) {
+	root := writeConfig(t, "[apply]\nbranch_prefx = \"a/\"\n[programs]\nenabld = true\ntimeout = 5\n")
+	_, err := Load(root)
+	var keys []string
+	for _, e := range allErrors(err) {
+		keys = append(keys, e.Key)
+	}
+	// Unknown keys are found before values are read, and both are reported.
+	want := []string{"apply.branch_prefx", "programs.enabld", "programs.timeout"}
+	if !reflect.DeepEqual(keys, want) {
+		t.Fatalf("got errors for %q, want %q (%v)", keys, want, err)
+	}
+}
+
+func allErrors(err error) []*Error {
+	var out []*Error
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			out = append(out, allErrors(e)...)
+		}
+		return out
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		out = append(out, e)
+	}
+	return out
+}
+
+func TestUnknownKeyHintSuggestsTheKnownKey(t *testing.T) {
+	for _, tc := range []struct{ key, want string }{
+		{"programs.alow", "programs.allow"},
+		{"programs.Enabled", "programs.enabled"},
+		{"apply.max_output_bytes", "programs.max_output_bytes"},
+		{"verify.cmd", ""},
+	} {
+		if got := closest(tc.key, knownKeys); got != tc.want {
+			t.Errorf("closest(%q) = %q, want %q", tc.key, got, tc.want)
+		}
+	}
+}
+
+func TestKeyPositions(t *testing.T) {
+	text := `# a comment with key = value
+top = 1
+[a]
+s = """
+fake = 1
+"""
+arr = [
+  "x = 1",
+  { inline = 2 },
+]
+"quoted key" = 'lit' # trailing = comment
+b.c = 3
+[[d.e]]
+  f = 'a # not a comment'
+g = 4
+`
+	want := map[string]position{
+		"top":            {2, 1},
+		"a":              {3, 1},
+		"a.s":            {4, 1},
+		"a.arr":          {7, 1},
+		`a."quoted key"`: {11, 1},
+		"a.b":            {12, 1},
+		"a.b.c":          {12, 1},
+		"d.e":            {13, 1},
+		"d.e.f":          {14, 3},
+		"d.e.g":          {15, 1},
+	}
+	got := keyPositions(text)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got  %v\nwant %v", got, want)
+	}
+	// The scanner must agree with the decoder about which keys exist.
+	var m map[string]any
+	md, err := toml.Decode(text, &m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range md.Keys() {
+		if _, ok := got[k.String()]; !ok && !strings.HasPrefix(k.String(), "a.arr") {
+			t.Errorf("decoder key %s not placed", k)
+		}
+	}
+}
+
+func TestProgramTimeout(t *testing.T) {
+	c := Default()
+	for _, tc := range []struct{ asked, want time.Duration }{
+		{0, 60 * time.Second},
+		{-time.Second, 60 * time.Second},
+		{5 * time.Second, 5 * time.Second},
+		{time.Hour, 10 * time.Minute},
+	} {
+		if got := c.ProgramTimeout(tc.asked); got != tc.want {
+			t.Errorf("ProgramTimeout(%v) = %v, want %v", tc.asked, got, tc.want)
+		}
+	}
+}
+
+// FuzzLoad: whatever the text, parse does not panic, and a config it accepts
+// satisfies every rule the validation states.
+func FuzzLoad(f *testing.F) {
+	if data, err := os.ReadFile(filepath.Join("..", FileName)); err == nil {
+		f.Add(string(data))
+	}
+	for _, tc := range badCases {
+		f.Add(tc.text)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		c, err := parse(FileName, []byte(text))
+		if err != nil {
+			for _, e := range allErrors(err) {
+				if e.Msg == "" || e.Hint == "" {
+					t.Fatalf("error without message or hint: %#v", e)
+				}
+			}
+			return
+		}
+		if checkBranchPrefix(c.Apply.BranchPrefix) != "" || c.Apply.MaxFileBytes <= 0 ||
+			c.Apply.MaxResponseBytes <= 0 || c.Programs.MaxOutputBytes <= 0 ||
+			c.Programs.Timeout <= 0 || c.Programs.Timeout > c.Programs.MaxTimeout || c.Verify.Timeout <= 0 {
+			t.Fatalf("accepted an invalid config: %+v", c)
+		}
+		for _, p := range c.Paths.Deny {
+			if _, err := compileDeny(p); err != nil {
+				t.Fatalf("accepted deny pattern %q: %v", p, err)
+			}
+		}
+	})
+}
