@@ -1,0 +1,225 @@
+package reads
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/autocoder/autocoder/txn"
+)
+
+// CheckOptions reports the first option of o that kind cannot use, as an
+// *OptionError. Zero values are the defaults and always pass. The rules:
+//   - read: at most one of Range, Line, Lines; Line and Lines only with
+//     the utf-8 encoding; Range is head:N, tail:N or start:end; Lines is a-b
+//     with 1 <= a <= b; Encoding is "", utf-8, base64 or hex.
+//   - list: Depth >= 0 (0 = unlimited); Glob is a valid pattern; Limit >= 0.
+//   - search: Query is set (and compiles when Regex); Limit, ContextLines,
+//     MinBytes, MaxBytes >= 0 and MinBytes <= MaxBytes when both are set;
+//     MtimeFrom and MtimeTo are RFC 3339 times or YYYY-MM-DD dates.
+//   - diff: ContextLines >= 0.
+func CheckOptions(kind txn.OpKind, o *txn.ReadOptions) error {
+	if o == nil {
+		o = &txn.ReadOptions{}
+	}
+	switch kind {
+	case txn.OpRead:
+		return checkRead(o)
+	case txn.OpList:
+		if o.Depth < 0 {
+			return negative("depth", o.Depth)
+		}
+		if o.Limit < 0 {
+			return negative("limit", o.Limit)
+		}
+		return checkGlob(o.Glob)
+	case txn.OpSearch:
+		return checkSearch(o)
+	case txn.OpDiff:
+		if o.ContextLines < 0 {
+			return negative("contextLines", o.ContextLines)
+		}
+	}
+	return nil
+}
+
+func negative(option string, v int) error {
+	return &OptionError{Option: option, Value: strconv.Itoa(v), Reason: "must not be negative"}
+}
+
+func checkRead(o *txn.ReadOptions) error {
+	set := 0
+	var names []string
+	if o.Range != "" {
+		set++
+		names = append(names, "range")
+	}
+	if o.Line != 0 {
+		set++
+		names = append(names, "line")
+	}
+	if o.Lines != "" {
+		set++
+		names = append(names, "lines")
+	}
+	if set > 1 {
+		return &OptionError{Option: strings.Join(names, "/"), Reason: "range, line and lines exclude each other",
+			Hint: "give at most one of range, line, lines"}
+	}
+	switch o.Encoding {
+	case "", "utf-8", "base64", "hex":
+	default:
+		return &OptionError{Option: "encoding", Value: o.Encoding, Reason: "unknown encoding",
+			Hint: `use "utf-8", "base64" or "hex"`}
+	}
+	if (o.Encoding == "base64" || o.Encoding == "hex") && (o.Line != 0 || o.Lines != "") {
+		return &OptionError{Option: "encoding", Value: o.Encoding, Reason: "line and lines need the utf-8 encoding",
+			Hint: "drop line/lines, or use range (it counts bytes with base64/hex)"}
+	}
+	if o.Line < 0 {
+		return &OptionError{Option: "line", Value: strconv.Itoa(o.Line), Reason: "lines are numbered from 1"}
+	}
+	if o.Range != "" {
+		if _, err := parseRange(o.Range); err != nil {
+			return err
+		}
+	}
+	if o.Lines != "" {
+		if _, _, err := parseLines(o.Lines); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkSearch(o *txn.ReadOptions) error {
+	if o.Query == "" {
+		return &OptionError{Option: "query", Reason: "empty", Hint: "give the text (or, with regex, the pattern) to search for"}
+	}
+	if o.Regex {
+		if _, err := regexp.Compile(o.Query); err != nil {
+			return &OptionError{Option: "query", Value: o.Query, Reason: "not a valid regular expression: " + err.Error(),
+				Hint: "use Go (RE2) syntax, or set regex to false to search for the text as written"}
+		}
+	}
+	for _, n := range []struct {
+		name string
+		v    int64
+	}{{"limit", int64(o.Limit)}, {"contextLines", int64(o.ContextLines)}, {"minBytes", o.MinBytes}, {"maxBytes", o.MaxBytes}} {
+		if n.v < 0 {
+			return &OptionError{Option: n.name, Value: strconv.FormatInt(n.v, 10), Reason: "must not be negative"}
+		}
+	}
+	if o.MaxBytes > 0 && o.MinBytes > o.MaxBytes {
+		return &OptionError{Option: "minBytes", Value: strconv.FormatInt(o.MinBytes, 10),
+			Reason: fmt.Sprintf("larger than maxBytes %d", o.MaxBytes)}
+	}
+	for _, ext := range o.Extensions {
+		if strings.Trim(ext, ".") == "" || strings.Contains(ext, "/") {
+			return &OptionError{Option: "extensions", Value: ext, Reason: "not a file extension", Hint: `write extensions like "go" or ".ts"`}
+		}
+	}
+	if _, err := parseMtime("mtimeFrom", o.MtimeFrom, false); err != nil {
+		return err
+	}
+	if _, err := parseMtime("mtimeTo", o.MtimeTo, true); err != nil {
+		return err
+	}
+	return checkGlob(o.Glob)
+}
+
+func checkGlob(g string) error {
+	if g == "" {
+		return nil
+	}
+	if _, err := path.Match(strings.TrimPrefix(g, "**/"), ""); err != nil {
+		return &OptionError{Option: "glob", Value: g, Reason: "malformed pattern",
+			Hint: `use * ? [abc] on file names, optionally after "**/", e.g. "**/*.ts"`}
+	}
+	return nil
+}
+
+// rangeSpec is a parsed range: head:N, tail:N or start:end (end exclusive).
+type rangeSpec struct {
+	kind       string // head, tail, slice
+	start, end int
+}
+
+func parseRange(s string) (rangeSpec, error) {
+	bad := func(reason string) (rangeSpec, error) {
+		return rangeSpec{}, &OptionError{Option: "range", Value: s, Reason: reason,
+			Hint: `write "head:N", "tail:N" or "start:end" (characters, start counted from 0, end excluded)`}
+	}
+	a, b, ok := strings.Cut(s, ":")
+	if !ok {
+		return bad("no colon")
+	}
+	num := func(t string) (int, bool) {
+		n, err := strconv.Atoi(t)
+		return n, err == nil && n >= 0 && t != "" && t[0] != '+'
+	}
+	switch a {
+	case "head", "tail":
+		n, ok := num(b)
+		if !ok {
+			return bad("N must be a whole number, 0 or more")
+		}
+		return rangeSpec{kind: a, end: n}, nil
+	}
+	start, ok1 := num(a)
+	end, ok2 := num(b)
+	if !ok1 || !ok2 {
+		return bad("start and end must be whole numbers, 0 or more")
+	}
+	if start > end {
+		return bad("start is after end")
+	}
+	return rangeSpec{kind: "slice", start: start, end: end}, nil
+}
+
+// parseLines reads "a-b" (or a lone "a"), 1-based and inclusive.
+func parseLines(s string) (int, int, error) {
+	bad := func(reason string) (int, int, error) {
+		return 0, 0, &OptionError{Option: "lines", Value: s, Reason: reason,
+			Hint: `write "a-b": first and last line, counted from 1, e.g. "10-20"`}
+	}
+	a, b, found := strings.Cut(s, "-")
+	if !found {
+		b = a
+	}
+	first, err1 := strconv.Atoi(strings.TrimSpace(a))
+	last, err2 := strconv.Atoi(strings.TrimSpace(b))
+	if err1 != nil || err2 != nil {
+		return bad("not two line numbers")
+	}
+	if first < 1 {
+		return bad("lines are numbered from 1")
+	}
+	if last < first {
+		return bad("the last line comes before the first")
+	}
+	return first, last, nil
+}
+
+// parseMtime reads an RFC 3339 time or a YYYY-MM-DD date (UTC). A date as
+// an upper bound means the end of that day, so "mtimeTo": "2024-05-01"
+// includes files changed on May 1.
+func parseMtime(option, s string, upper bool) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse("2006-01-02", s); err == nil {
+		if upper {
+			t = t.Add(24*time.Hour - time.Nanosecond)
+		}
+		return t, nil
+	}
+	return time.Time{}, &OptionError{Option: option, Value: s, Reason: "not a time",
+		Hint: `write an RFC 3339 time ("2024-05-01T12:00:00Z") or a date ("2024-05-01")`}
+}

@@ -1,0 +1,147 @@
+// Package reads executes the read-only operations of a step (txn.OpRead,
+// OpList, OpSearch and OpDiff) against a file system rooted at the
+// repository root, and returns their output as text for the feedback.
+//
+// Start with Run, which dispatches on the op kind; CheckOptions holds the
+// option rules, so that dialect readers can refuse a bad request at parse
+// time with the same words the executor would use. Each kind lives in its
+// own file: read.go, list.go, search.go, diff.go.
+//
+// Reads never change anything. They are given an fs.FS rather than a path
+// so that the engine decides what the root is (and tests use fstest.MapFS).
+package reads
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/autocoder/autocoder/txn"
+)
+
+// Run executes a read kind (OpRead, OpList, OpSearch, OpDiff) against fsys,
+// which is rooted at the repository root; op paths are already cleaned,
+// slash-separated and relative to that root ("" and "." name the root).
+// It returns the output for the feedback, or a *NotFoundError,
+// *OptionError or *BinaryError.
+func Run(fsys fs.FS, op txn.Op) (string, error) {
+	var o txn.ReadOptions
+	if op.Read != nil {
+		o = *op.Read
+	}
+	if err := CheckOptions(op.Kind, &o); err != nil {
+		return "", err
+	}
+	name, err := fsPath(op.Path, "path")
+	if err != nil {
+		return "", err
+	}
+	switch op.Kind {
+	case txn.OpRead:
+		return readFile(fsys, name, &o)
+	case txn.OpList:
+		return list(fsys, name, &o)
+	case txn.OpSearch:
+		return search(fsys, name, &o)
+	case txn.OpDiff:
+		return diff(fsys, name, op, &o)
+	}
+	return "", &OptionError{Option: "kind", Value: string(op.Kind), Reason: "not a read operation",
+		Hint: "only read, list, search and diff are executed here; the engine applies write kinds"}
+}
+
+// NotFoundError reports a path that does not exist. It wraps fs.ErrNotExist,
+// so errors.Is(err, fs.ErrNotExist) holds.
+type NotFoundError struct {
+	Path string
+	Hint string
+}
+
+func (e *NotFoundError) Error() string { return fmt.Sprintf("%s: no such file or directory", e.Path) }
+
+// Unwrap returns fs.ErrNotExist.
+func (e *NotFoundError) Unwrap() error { return fs.ErrNotExist }
+
+// OptionError reports an option whose value cannot be used (a malformed
+// range, two options that exclude each other, a directory where a file is
+// needed). Option names the option as autocoder calls it (the JSON name of
+// txn.ReadOptions, or "path").
+type OptionError struct {
+	Option string
+	Value  string
+	Reason string
+	Hint   string
+}
+
+func (e *OptionError) Error() string {
+	if e.Value == "" {
+		return fmt.Sprintf("invalid %s: %s", e.Option, e.Reason)
+	}
+	return fmt.Sprintf("invalid %s %q: %s", e.Option, e.Value, e.Reason)
+}
+
+// BinaryError reports a file that holds a NUL byte and so cannot be shown
+// or compared as text.
+type BinaryError struct {
+	Path string
+	Hint string
+}
+
+func (e *BinaryError) Error() string {
+	return fmt.Sprintf("%s: binary file (it holds a NUL byte), cannot be shown as text", e.Path)
+}
+
+// HintOf returns the hint of an error from this package, or "".
+func HintOf(err error) string {
+	var nf *NotFoundError
+	var oe *OptionError
+	var be *BinaryError
+	switch {
+	case errors.As(err, &nf):
+		return nf.Hint
+	case errors.As(err, &oe):
+		return oe.Hint
+	case errors.As(err, &be):
+		return be.Hint
+	}
+	return ""
+}
+
+// fsPath turns an op path into an fs.FS name: "" is the root.
+func fsPath(p, option string) (string, error) {
+	if p == "" || p == "/" {
+		return ".", nil
+	}
+	if !fs.ValidPath(p) {
+		return "", &OptionError{Option: option, Value: p, Reason: "not a clean path relative to the repository root",
+			Hint: "the engine passes cleaned, slash-separated paths without a leading slash or .. elements"}
+	}
+	return p, nil
+}
+
+// notFound turns fs.ErrNotExist into a *NotFoundError and passes other
+// errors through with the path named.
+func notFound(name string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return &NotFoundError{Path: name,
+			Hint: "check the path; list the parent directory (fs.ls / list_tree) to see what exists"}
+	}
+	return fmt.Errorf("read %s: %w", name, err)
+}
+
+// isGitDir reports whether a directory entry is a repository's .git (in any
+// letter case, as on case-insensitive file systems git would find it).
+func isGitDir(name string) bool { return strings.EqualFold(name, ".git") }
+
+// isBinary follows git's rule of thumb: a NUL byte in the first 8000 bytes.
+func isBinary(b []byte) bool {
+	if len(b) > 8000 {
+		b = b[:8000]
+	}
+	return strings.IndexByte(string(b), 0) >= 0
+}
+
+func binaryErr(name string) error {
+	return &BinaryError{Path: name, Hint: `read it with encoding "base64" or "hex"`}
+}
