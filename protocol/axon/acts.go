@@ -1,0 +1,291 @@
+package axon
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/autocoder/autocoder/txn"
+)
+
+// spec is what an act takes and what it becomes.
+type spec struct {
+	params   []string // parameter names, for messages
+	variadic bool     // any number of parameters (build checks them)
+	content  bool     // one parameter is written content (hints about fence length)
+	build    func(a *act, ps []param)
+}
+
+// known lists the acts in the order messages name them: the prompt's acts
+// first, then those real plans use.
+var known = []string{
+	"check_files_exist", "check_cwd_match", "write_file", "replace", "patch_file",
+	"append_file", "move_file", "delete_file", "read_file", "run_command",
+	"git_add", "git_commit", "end",
+}
+
+var specs map[string]spec
+
+func init() {
+	// In init, not a literal: the build funcs refer back to specs through
+	// act.read, which the compiler would call an initialization cycle.
+	specs = map[string]spec{
+		"check_files_exist": {params: []string{"file_list"}, variadic: true, build: buildFilesExist},
+		"check_cwd_match":   {params: []string{"expected_path"}, build: buildCwdMatch},
+		"write_file":        {params: []string{"path", "content"}, content: true, build: buildWrite(txn.OpWrite)},
+		"append_file":       {params: []string{"path", "content"}, content: true, build: buildWrite(txn.OpAppend)},
+		"replace":           {params: []string{"path", "old_string", "new_string"}, content: true, build: buildReplace},
+		"patch_file":        {params: []string{"path", "old_string", "new_string"}, content: true, build: buildReplace},
+		"move_file":         {params: []string{"source", "destination"}, build: buildMove},
+		"delete_file":       {params: []string{"path"}, build: buildPathOp(txn.OpDelete)},
+		"read_file":         {params: []string{"path"}, build: buildPathOp(txn.OpRead)},
+		"run_command":       {params: []string{"command"}, build: buildRun},
+		"git_add":           {params: []string{"paths"}, variadic: true, build: buildGitAdd},
+		"git_commit":        {params: []string{"message"}, build: buildCommit},
+		// "end" never reaches the table's build: readActs stops at it.
+		"end": {},
+	}
+}
+
+// path reads a path parameter: one line, white space trimmed (a path block
+// is often written with a trailing space or blank line), not empty.
+func (a *act) path(p param, what string) (string, bool) {
+	s := strings.TrimSpace(p.text)
+	switch {
+	case s == "":
+		a.fail(p.pos, fmt.Sprintf("%s: the %s is empty", a.name, what), a.line,
+			fmt.Sprintf("write the %s, relative to the repository root, as the block's only line", what))
+		return "", false
+	case strings.Contains(s, "\n"):
+		a.fail(p.pos, fmt.Sprintf("%s: the %s block holds more than one line", a.name, what), s,
+			fmt.Sprintf("a %s block holds one path; if the lines were meant as content, the %s block is missing before them", what, what))
+		return "", false
+	}
+	return s, true
+}
+
+func buildWrite(kind txn.OpKind) func(a *act, ps []param) {
+	return func(a *act, ps []param) {
+		p, ok := a.path(ps[0], "path")
+		if !ok {
+			return
+		}
+		a.desc = a.name + " " + p
+		a.ops = []txn.Op{{Kind: kind, Path: p, Content: ps[1].content, HasContent: true,
+			MustExist: kind == txn.OpAppend, Pos: a.pos}}
+	}
+}
+
+func buildReplace(a *act, ps []param) {
+	p, ok := a.path(ps[0], "path")
+	if !ok {
+		return
+	}
+	a.desc = a.name + " " + p
+	// The values already lack their final newline: the one the block's
+	// closing fence forces on the text is not part of the edit.
+	a.ops = []txn.Op{{Kind: txn.OpReplace, Path: p, Pos: a.pos,
+		Edits: []txn.Edit{{Old: ps[1].text, New: ps[2].text, Pos: ps[1].pos}}}}
+}
+
+func buildMove(a *act, ps []param) {
+	src, ok := a.path(ps[0], "source path")
+	if !ok {
+		return
+	}
+	dst, ok := a.path(ps[1], "destination path")
+	if !ok {
+		return
+	}
+	a.desc = fmt.Sprintf("move_file %s -> %s", src, dst)
+	a.ops = []txn.Op{{Kind: txn.OpMove, Path: src, To: dst, Pos: a.pos}}
+}
+
+func buildPathOp(kind txn.OpKind) func(a *act, ps []param) {
+	return func(a *act, ps []param) {
+		p, ok := a.path(ps[0], "path")
+		if !ok {
+			return
+		}
+		a.desc = a.name + " " + p
+		a.ops = []txn.Op{{Kind: kind, Path: p, Pos: a.pos}}
+	}
+}
+
+func buildRun(a *act, ps []param) {
+	cmd := strings.TrimSpace(ps[0].text)
+	if cmd == "" {
+		a.fail(ps[0].pos, "run_command: the command is empty", a.line,
+			"write the shell command in the block after the act block")
+		return
+	}
+	a.desc = "run_command " + short(cmd)
+	a.progs = []txn.Program{{Name: "run_command", Command: cmd, Shell: true, Pos: a.pos}}
+}
+
+func buildFilesExist(a *act, ps []param) {
+	var paths []string
+	for _, p := range ps {
+		if !p.block {
+			paths = append(paths, p.text) // an inline argument is one path
+			continue
+		}
+		// A block is a newline-separated list; blank lines are layout.
+		for _, l := range strings.Split(p.text, "\n") {
+			if l = strings.TrimSpace(l); l != "" {
+				paths = append(paths, l)
+			}
+		}
+	}
+	if len(paths) == 0 {
+		a.fail(a.pos, "check_files_exist lists no file", a.line,
+			"list the files that must exist, one per line, in the block after the act block")
+		return
+	}
+	a.desc = "check_files_exist " + short(strings.Join(paths, ", "))
+	a.checks = []txn.Check{{Kind: txn.CheckFilesExist, Paths: paths, Pos: a.pos}}
+}
+
+func buildCwdMatch(a *act, ps []param) {
+	// "~" is kept: the engine expands it against the user it runs as.
+	want, ok := a.path(ps[0], "expected path")
+	if !ok {
+		return
+	}
+	a.desc = "check_cwd_match " + want
+	a.checks = []txn.Check{{Kind: txn.CheckCwdMatch, Want: want, Pos: a.pos}}
+}
+
+func buildGitAdd(a *act, ps []param) {
+	var paths []string
+	for _, p := range ps {
+		for _, l := range strings.Split(p.text, "\n") {
+			if l = strings.TrimSpace(l); l != "" {
+				paths = append(paths, l)
+			}
+		}
+	}
+	a.desc = strings.TrimSpace("git_add " + short(strings.Join(paths, " ")))
+	a.note = "git_add: autocoder stages what it writes"
+}
+
+func buildCommit(a *act, ps []param) {
+	msg := strings.TrimSpace(ps[0].text)
+	if msg == "" {
+		a.fail(ps[0].pos, "git_commit: the commit message is empty", a.line,
+			"write the commit message in the block after the git_commit act")
+		return
+	}
+	a.msg = msg
+	a.desc = "git_commit " + short(msg)
+}
+
+// unknownHint names the known acts, and the one meant when the name differs
+// from it only in case or separators ("WriteFile", "write-file").
+func unknownHint(name string) string {
+	norm := func(s string) string {
+		return strings.NewReplacer("_", "", "-", "", " ", "").Replace(strings.ToLower(s))
+	}
+	hint := "the known acts are " + strings.Join(known, ", ")
+	for _, k := range known {
+		if norm(k) == norm(name) {
+			return fmt.Sprintf("did you mean %s? %s", k, hint)
+		}
+	}
+	return hint
+}
+
+// group turns acts into items. A git_commit act gathers the acts since the
+// previous git_commit (or the plan's start) into one step whose commit
+// message is its text; acts after the last git_commit are one step each.
+// Step IDs are "axon-<n>", n counting steps in document order from 1.
+func group(acts []*act) []txn.Item {
+	g := grouper{}
+	var pending []*act
+	for _, a := range acts {
+		if a.name == "git_commit" {
+			g.commit(pending, a)
+			pending = nil
+			continue
+		}
+		pending = append(pending, a)
+	}
+	for _, a := range pending {
+		if a.err != nil {
+			g.fail(a)
+			continue
+		}
+		g.step([]*act{a}, a.desc, "", a.start, a.end)
+	}
+	return g.items
+}
+
+type grouper struct {
+	items []txn.Item
+	n     int
+}
+
+func (g *grouper) fail(a *act) {
+	g.items = append(g.items, txn.Item{Err: a.err, Start: a.start, End: a.end})
+}
+
+// commit emits a git_commit group. A group with an unreadable act is not
+// applied at all: its acts were meant as one commit, and applying part of
+// it would be a guess. Each unreadable act is reported at its block, and the
+// git_commit act says which acts it leaves out.
+func (g *grouper) commit(acts []*act, c *act) {
+	bad := 0
+	for _, a := range acts {
+		if a.err != nil {
+			g.fail(a)
+			bad++
+		}
+	}
+	if bad == 0 && c.err == nil {
+		start := c.start
+		if len(acts) > 0 {
+			start = acts[0].start
+		}
+		reason, summary, _ := strings.Cut(c.msg, "\n")
+		g.step(append(acts[:len(acts):len(acts)], c), strings.TrimSpace(reason), strings.TrimSpace(summary), start, c.end)
+		return
+	}
+	span := ""
+	if len(acts) > 0 {
+		span = fmt.Sprintf("its group of %d act%s (lines %d-%d) is not applied", len(acts), plural(len(acts)),
+			acts[0].pos.Line, acts[len(acts)-1].block.Line)
+	} else {
+		span = "it commits nothing"
+	}
+	if c.err != nil {
+		e := *c.err
+		e.Msg += "; " + span
+		g.items = append(g.items, txn.Item{Err: &e, Start: c.start, End: c.end})
+		return
+	}
+	g.items = append(g.items, txn.Item{Start: c.start, End: c.end, Err: &txn.ParseError{
+		Dialect: Dialect, Pos: c.pos, Quote: short(c.msg),
+		Msg:  fmt.Sprintf("git_commit: %s because %d of its acts could not be read", span, bad),
+		Hint: "fix the acts reported before this one and send the whole group again, ending with its git_commit",
+	}})
+}
+
+// step emits one step made of acts.
+func (g *grouper) step(acts []*act, reason, summary string, start, end int) {
+	g.n++
+	s := &txn.Step{ID: fmt.Sprintf("axon-%d", g.n), Reason: reason, Summary: summary, Dialect: Dialect, Pos: acts[0].pos}
+	src := Source{}
+	for _, a := range acts {
+		s.Ops = append(s.Ops, a.ops...)
+		s.Checks = append(s.Checks, a.checks...)
+		s.Programs = append(s.Programs, a.progs...)
+		if a.note != "" {
+			s.Repairs = append(s.Repairs, txn.Repair{Pos: a.pos, What: a.note})
+		}
+		src.Acts = append(src.Acts, Act{Name: a.name, Desc: a.desc, Line: a.pos.Line})
+	}
+	// A failed check stops the run (the prompt: "the whole execution stops
+	// at once"), also when the check shares a commit group.
+	s.StopRun = len(s.Checks) > 0
+	s.Source = src
+	g.items = append(g.items, txn.Item{Step: s, Start: start, End: end})
+}

@@ -1,0 +1,323 @@
+package axon
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/autocoder/autocoder/txn"
+)
+
+// summary renders an item on one line so that table cases can state it.
+func summary(it txn.Item) string {
+	if it.Err != nil {
+		return fmt.Sprintf("error %d:%d %s", it.Err.Pos.Line, it.Err.Pos.Col, it.Err.Msg)
+	}
+	s := it.Step
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %d:%d %q", s.ID, s.Pos.Line, s.Pos.Col, s.Reason)
+	if s.Summary != "" {
+		fmt.Fprintf(&b, " summary=%q", s.Summary)
+	}
+	for _, c := range s.Checks {
+		switch c.Kind {
+		case txn.CheckFilesExist:
+			fmt.Fprintf(&b, " files_exist%q", c.Paths)
+		default:
+			fmt.Fprintf(&b, " %s(%q)", c.Kind, c.Want)
+		}
+	}
+	for _, op := range s.Ops {
+		switch op.Kind {
+		case txn.OpWrite, txn.OpAppend:
+			fmt.Fprintf(&b, " %s(%s,%q", op.Kind, op.Path, op.Content)
+			if op.MustExist {
+				b.WriteString(",must_exist")
+			}
+			b.WriteString(")")
+		case txn.OpReplace:
+			for _, e := range op.Edits {
+				fmt.Fprintf(&b, " replace(%s,%q->%q)", op.Path, e.Old, e.New)
+			}
+		case txn.OpMove:
+			fmt.Fprintf(&b, " move(%s->%s)", op.Path, op.To)
+		default:
+			fmt.Fprintf(&b, " %s(%s)", op.Kind, op.Path)
+		}
+	}
+	for _, p := range s.Programs {
+		fmt.Fprintf(&b, " run(%q)", p.Command)
+	}
+	for _, r := range s.Repairs {
+		fmt.Fprintf(&b, " repair(%q)", r.What)
+	}
+	if s.StopRun {
+		b.WriteString(" stop_run")
+	}
+	return b.String()
+}
+
+// mkact writes an act and its parameter blocks with a fence of five tildes.
+func mkact(name string, params ...string) string {
+	s := "~~~~~act\n" + name + "\n~~~~~\n"
+	for _, p := range params {
+		s += "~~~~~\n" + p + "~~~~~\n"
+	}
+	return s
+}
+
+func TestParse(t *testing.T) {
+	cases := []struct {
+		name string
+		text string
+		want []string
+	}{
+		{"no plan", "Just prose.\n```go\nx\n```\n", nil},
+		{"seed write_file", "好的。\n\n~~~~~act\nwrite_file\n~~~~~\n~~~~~path\ndocs/example.md\n~~~~~\n~~~~~content\n# Python Guide\n\nHere is a script:\n```python\nprint(\"hello world\")\n```\n~~~~~\n",
+			[]string{"axon-1 3:1 \"write_file docs/example.md\" write(docs/example.md,\"# Python Guide\\n\\nHere is a script:\\n```python\\nprint(\\\"hello world\\\")\\n```\\n\")"}},
+		{"seed replace strips one newline", mkact("replace", "src/main.py\n", "    def hello():\n        pass\n\n", "    def hello():\n        print(\"Fixed\")\n"),
+			[]string{`axon-1 1:1 "replace src/main.py" replace(src/main.py,"    def hello():\n        pass\n"->"    def hello():\n        print(\"Fixed\")")`}},
+		{"patch_file is replace", mkact("patch_file", "a.go\n", "x\n", "y\n"),
+			[]string{`axon-1 1:1 "patch_file a.go" replace(a.go,"x"->"y")`}},
+		{"empty new text deletes", mkact("replace", "a.go\n", "x\n", ""),
+			[]string{`axon-1 1:1 "replace a.go" replace(a.go,"x"->"")`}},
+		{"check_files_exist then replace", mkact("check_files_exist", "config.json\n\n  utils/helpers.py \n") + "\nthen\n\n" + mkact("replace", "config.json\n", "    \"debug\": false\n", "    \"debug\": true\n"),
+			[]string{
+				`axon-1 1:1 "check_files_exist config.json, utils/helpers.py" files_exist["config.json" "utils/helpers.py"] stop_run`,
+				`axon-2 12:1 "replace config.json" replace(config.json,"    \"debug\": false"->"    \"debug\": true")`,
+			}},
+		{"check_cwd_match keeps ~", mkact("check_cwd_match", "~/src/proj\n"),
+			[]string{`axon-1 1:1 "check_cwd_match ~/src/proj" cwd_match("~/src/proj") stop_run`}},
+		{"content: empty block writes nothing, one empty line writes a newline",
+			mkact("write_file", "a\n", "") + mkact("write_file", "b\n", "\n") + mkact("write_file", "c\n", "x\n\n"),
+			[]string{
+				`axon-1 1:1 "write_file a" write(a,"")`,
+				`axon-2 9:1 "write_file b" write(b,"\n")`,
+				`axon-3 18:1 "write_file c" write(c,"x\n\n")`,
+			}},
+		{"inline args", "~~~~~act\nwrite_file \"my file.txt\"\n~~~~~\n~~~~~\nhi\n~~~~~\n~~~~~act\nmove_file a\\ b.txt 'c d.txt'\n~~~~~\n",
+			[]string{
+				`axon-1 1:1 "write_file my file.txt" write(my file.txt,"hi\n")`,
+				`axon-2 7:1 "move_file a b.txt -> c d.txt" move(a b.txt->c d.txt)`,
+			}},
+		{"inline args before blocks", "~~~~~act\nreplace src/a.py\n~~~~~\n~~~~~\nold\n~~~~~\n~~~~~\nnew\n~~~~~\n",
+			[]string{`axon-1 1:1 "replace src/a.py" replace(src/a.py,"old"->"new")`}},
+		{"other acts", mkact("append_file", "log.txt\n", "line\n") + mkact("delete_file", "old.txt\n") + mkact("read_file", "README.md\n") + "~~~~~act\nrun_command go test ./... && echo 'ok'\n~~~~~\n" + mkact("run_command", "make\nmake test\n"),
+			[]string{
+				`axon-1 1:1 "append_file log.txt" append(log.txt,"line\n",must_exist)`,
+				`axon-2 10:1 "delete_file old.txt" delete(old.txt)`,
+				`axon-3 16:1 "read_file README.md" read(README.md)`,
+				`axon-4 22:1 "run_command go test ./... && echo 'ok'" run("go test ./... && echo 'ok'")`,
+				`axon-5 25:1 "run_command make" run("make\nmake test")`,
+			}},
+		{"git_commit groups", mkact("write_file", "a\n", "1\n") + mkact("git_add", "a\nb\n") + mkact("patch_file", "b\n", "x\n", "y\n") + mkact("git_commit", "Add a, fix b\n\nBody line.\n") + mkact("delete_file", "c\n") + "~~~~~act\ngit_commit -m \"Remove c\"\n~~~~~\n" + mkact("read_file", "d\n"),
+			[]string{
+				`axon-1 1:1 "Add a, fix b" summary="Body line." write(a,"1\n") replace(b,"x"->"y") repair("git_add: autocoder stages what it writes")`,
+				`axon-2 37:1 "Remove c" delete(c)`,
+				`axon-3 46:1 "read_file d" read(d)`,
+			}},
+		{"git_commit message with an apostrophe", mkact("write_file", "a\n", "1\n") + "~~~~~act\ngit_commit don't break\n~~~~~\n",
+			[]string{`axon-1 1:1 "don't break" write(a,"1\n")`}},
+		{"check in a group stays a check", mkact("check_files_exist", "a\n") + mkact("write_file", "a\n", "1\n") + mkact("git_commit", "msg\n"),
+			[]string{`axon-1 1:1 "msg" files_exist["a"] write(a,"1\n") stop_run`}},
+		{"standalone git_add changes nothing", "~~~~~act\ngit_add a.py b.py\n~~~~~\n",
+			[]string{`axon-1 1:1 "git_add a.py b.py" repair("git_add: autocoder stages what it writes")`}},
+		{"end ignores what follows", mkact("delete_file", "a\n") + mkact("end") + mkact("delete_file", "b\n") + "~~~~~act\n",
+			[]string{`axon-1 1:1 "delete_file a" delete(a)`}},
+		{"unknown act, reading goes on", mkact("write_fle", "a\n", "1\n") + mkact("delete_file", "b\n"),
+			[]string{`error 2:1 unknown act "write_fle"`, `axon-1 10:1 "delete_file b" delete(b)`}},
+		{"too few parameters", mkact("write_file", "a\n") + mkact("delete_file", "b\n"),
+			[]string{`error 1:1 write_file takes 2 parameters (path, content) but has 1`, `axon-1 7:1 "delete_file b" delete(b)`}},
+		{"too many parameters", mkact("delete_file", "a\n", "b\n"),
+			[]string{`error 1:1 delete_file takes 1 parameter (path) but has 2; the first extra one is the block at line 7`}},
+		{"unclosed param block", mkact("delete_file", "a\n") + "~~~~~act\nwrite_file\n~~~~~\n~~~~~path\na\n~~~~~\n~~~~~content\nno end",
+			[]string{`axon-1 1:1 "delete_file a" delete(a)`, `error 13:1 unclosed ~~~~~ block: the text ends before its closing fence`}},
+		{"unclosed act block", "~~~~~act\nwrite_file\n~~~~~path\n",
+			[]string{`error 1:1 unclosed ~~~~~ block: the text ends before its closing fence`}},
+		{"two-line act block", "~~~~~act\nwrite_file\na.txt\n~~~~~\n~~~~~\nx\n~~~~~\n",
+			[]string{`error 3:1 the act block holds more than one line`}},
+		{"empty act block", "~~~~~act\n\n~~~~~\n",
+			[]string{`error 1:1 the act block names no act`}},
+		{"unterminated quote", "~~~~~act\nwrite_file \"a.txt\n~~~~~\n~~~~~\nx\n~~~~~\n",
+			[]string{`error 2:12 act line: unterminated " quote at column 1`}},
+		{"empty path", mkact("delete_file", "  \n"),
+			[]string{`error 4:1 delete_file: the path is empty`}},
+		{"two-line path", mkact("write_file", "a\nb\n", "x\n"),
+			[]string{`error 4:1 write_file: the path block holds more than one line`}},
+		{"empty check list", mkact("check_files_exist", "\n\n"),
+			[]string{`error 1:1 check_files_exist lists no file`}},
+		{"group with a bad act is not applied", mkact("write_file", "a\n", "1\n") + mkact("frobnicate") + mkact("git_commit", "msg\n") + mkact("delete_file", "z\n"),
+			[]string{
+				`error 11:1 unknown act "frobnicate"`,
+				`error 13:1 git_commit: its group of 2 acts (lines 1-10) is not applied because 1 of its acts could not be read`,
+				`axon-1 19:1 "delete_file z" delete(z)`,
+			}},
+		{"git_commit without message", mkact("delete_file", "a\n") + mkact("git_commit", "\n"),
+			[]string{`error 10:1 git_commit: the commit message is empty; its group of 1 act (lines 1-1) is not applied`}},
+		{"crlf", strings.ReplaceAll(mkact("write_file", "a.txt\n", "x\n\ny\n")+mkact("replace", "a.txt\n", "x\n", "z\n"), "\n", "\r\n"),
+			[]string{`axon-1 1:1 "write_file a.txt" write(a.txt,"x\n\ny\n")`, `axon-2 12:1 "replace a.txt" replace(a.txt,"x"->"z")`}},
+		{"indented fences lose their indent", "  ~~~~~act\n  write_file\n  ~~~~~\n  ~~~~~\n  a\n  ~~~~~\n  ~~~~~\n    x\n   y\n  ~~~~~\n",
+			[]string{`axon-1 1:3 "write_file a" write(a,"  x\n y\n")`}},
+		{"backtick plan: tildes are content", "```act\nwrite_file\n```\n```\nnotes.md\n```\n```\n~~~\nx\n~~~\n```\n",
+			[]string{"axon-1 1:1 \"write_file notes.md\" write(notes.md,\"~~~\\nx\\n~~~\\n\")"}},
+		{"plan char from first act: ``` inside content", mkact("write_file", "r.md\n", "```sh\nls\n```\n"),
+			[]string{"axon-1 1:1 \"write_file r.md\" write(r.md,\"```sh\\nls\\n```\\n\")"}},
+		{"act quoted in a ``` example before the plan is prose", "Example:\n```\n~~~~~act\ndelete_file\n~~~~~\n~~~~~\nall\n~~~~~\n```\n" + mkact("delete_file", "real\n"),
+			[]string{`axon-1 10:1 "delete_file real" delete(real)`}},
+		{"4 tildes inside 5-tilde content", mkact("write_file", "doc.md\n", "~~~~\ncode\n~~~~\n"),
+			[]string{`axon-1 1:1 "write_file doc.md" write(doc.md,"~~~~\ncode\n~~~~\n")`}},
+		{"case slip gets a suggestion", mkact("Write_File", "a\n", "x\n"),
+			[]string{`error 2:1 unknown act "Write_File"`}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			items := Parse([]byte(c.text))
+			var got []string
+			for _, it := range items {
+				got = append(got, summary(it))
+			}
+			if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+				t.Errorf("Parse:\n got %s\nwant %s", strings.Join(got, "\n     "), strings.Join(c.want, "\n     "))
+			}
+			checkItems(t, []byte(c.text), items)
+		})
+	}
+}
+
+func TestParseErrorDetails(t *testing.T) {
+	cases := []struct {
+		name, text, quote string
+		hint              []string // substrings of the hint
+	}{
+		{"unknown", mkact("write_fle", "a\n", "1\n"), "write_fle", []string{"check_files_exist", "write_file", "git_commit", "end"}},
+		{"suggestion", mkact("WriteFile", "a\n", "1\n"), "WriteFile", []string{"did you mean write_file?"}},
+		{"unclosed", mkact("delete_file") + "~~~~~~path\nx\n~~~~~\n", "~~~~~~path", []string{"line 4", "6 '~' (~~~~~~)"}},
+		{"too few", mkact("replace", "a\n", "b\n"), "replace", []string{"~~~~~path", "~~~~~old_string", "~~~~~new_string"}},
+		{"too many in content act", mkact("write_file", "a\n", "b\n", "c\n"), "write_file", []string{"fence it with more"}},
+		{"quote", "~~~~~act\nread_file 'x\n~~~~~\n", "read_file 'x", []string{"close the ' quote"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			items := Parse([]byte(c.text))
+			if len(items) != 1 || items[0].Err == nil {
+				t.Fatalf("want one error, got %v", items)
+			}
+			e := items[0].Err
+			if e.Quote != c.quote {
+				t.Errorf("quote %q, want %q", e.Quote, c.quote)
+			}
+			for _, h := range c.hint {
+				if !strings.Contains(e.Hint, h) {
+					t.Errorf("hint %q lacks %q", e.Hint, h)
+				}
+			}
+			if e.Dialect != Dialect {
+				t.Errorf("dialect %q", e.Dialect)
+			}
+		})
+	}
+}
+
+func TestSource(t *testing.T) {
+	items := Parse([]byte(mkact("write_file", "a\n", "1\n") + mkact("git_add", "a\n") + mkact("git_commit", "m\n")))
+	src, ok := items[0].Step.Source.(Source)
+	if !ok || len(src.Acts) != 3 {
+		t.Fatalf("source %#v", items[0].Step.Source)
+	}
+	want := []Act{{"write_file", "write_file a", 1}, {"git_add", "git_add a", 10}, {"git_commit", "git_commit m", 16}}
+	for i := range want {
+		if src.Acts[i] != want[i] {
+			t.Errorf("act %d: %+v, want %+v", i, src.Acts[i], want[i])
+		}
+	}
+}
+
+func TestSplitArgs(t *testing.T) {
+	cases := []struct {
+		in   string
+		want []string
+		err  bool
+	}{
+		{"a b  c", []string{"a", "b", "c"}, false},
+		{`"my file.txt"`, []string{"my file.txt"}, false},
+		{`'a "b"' "c \"d\" \$x \n"`, []string{`a "b"`, `c "d" $x \n`}, false},
+		{`a\ b x""y ''`, []string{"a b", "xy", ""}, false},
+		{`"open`, nil, true},
+		{`'open`, nil, true},
+		{"", nil, false},
+	}
+	for _, c := range cases {
+		got, err := splitArgs(c.in)
+		if (err != nil) != c.err || fmt.Sprintf("%q", got) != fmt.Sprintf("%q", c.want) {
+			t.Errorf("splitArgs(%q) = %q, %v; want %q, error %v", c.in, got, err, c.want, c.err)
+		}
+	}
+}
+
+// checkItems asserts what every Parse result holds: items in order and
+// disjoint, within the text, exactly one of Step and Err, positions whose
+// line and column match their offsets, unique step IDs.
+func checkItems(t *testing.T, text []byte, items []txn.Item) {
+	t.Helper()
+	prev := 0
+	ids := map[string]bool{}
+	for i, it := range items {
+		if it.Start < prev || it.End < it.Start || it.End > len(text) {
+			t.Fatalf("item %d span [%d,%d) out of order or range (previous ends %d, text %d)", i, it.Start, it.End, prev, len(text))
+		}
+		prev = it.End
+		if (it.Step == nil) == (it.Err == nil) {
+			t.Fatalf("item %d: want exactly one of Step and Err: %+v", i, it)
+		}
+		var ps []txn.Pos
+		if it.Err != nil {
+			ps = append(ps, it.Err.Pos)
+			if it.Err.Hint == "" || it.Err.Dialect != Dialect {
+				t.Fatalf("item %d: error without hint or dialect: %+v", i, it.Err)
+			}
+		} else {
+			s := it.Step
+			if ids[s.ID] || s.Dialect != Dialect {
+				t.Fatalf("item %d: duplicate id or wrong dialect: %s %s", i, s.ID, s.Dialect)
+			}
+			ids[s.ID] = true
+			ps = append(ps, s.Pos)
+			for _, op := range s.Ops {
+				ps = append(ps, op.Pos)
+				for _, e := range op.Edits {
+					ps = append(ps, e.Pos)
+				}
+			}
+			for _, c := range s.Checks {
+				ps = append(ps, c.Pos)
+			}
+			for _, p := range s.Programs {
+				ps = append(ps, p.Pos)
+			}
+		}
+		for _, p := range ps {
+			if p.Offset < it.Start || p.Offset >= it.End {
+				t.Fatalf("item %d: position %+v outside the item [%d,%d)", i, p, it.Start, it.End)
+			}
+			line := 1 + bytes.Count(text[:p.Offset], []byte{'\n'})
+			col := p.Offset - (bytes.LastIndexByte(text[:p.Offset], '\n') + 1) + 1
+			if line != p.Line || col != p.Col {
+				t.Fatalf("item %d: position %+v, but offset %d is %d:%d", i, p, p.Offset, line, col)
+			}
+		}
+	}
+}
+
+// FuzzParse checks Parse's properties (checkItems) on any text, seeded with
+// plans that exercise every act and error.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(mkact("write_file", "a\n", "x\n") + mkact("git_commit", "m\n")))
+	f.Add([]byte("~~~~~act\nreplace 'a b'\n~~~~~\n~~~~~\nx\n~~~~~\n~~~~~\ny\n~~~~~\n"))
+	f.Add([]byte("```act\nrun_command ls\n```\n~~~~~act\nend\n~~~~~\n"))
+	f.Add([]byte("  ~~~~~act\r\n  check_files_exist\r\n  ~~~~~\r\n~~~~~\r\na\r\n"))
+	f.Add([]byte(mkact("end") + mkact("nope")))
+	f.Fuzz(func(t *testing.T, text []byte) {
+		checkItems(t, text, Parse(text))
+	})
+}
