@@ -1,0 +1,169 @@
+package matcher
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Region is the part of a file nearest to an old text that was not found.
+type Region struct {
+	StartLine, EndLine int     // 1-based, inclusive
+	Similarity         float64 // 0..1; 1 means equal apart from white space at line edges
+	Diff               string  // unified diff from the old text to the region
+}
+
+// NoMatchError reports an old text that occurs nowhere, in no tier.
+// Nearest is nil when no part of the file resembles it.
+type NoMatchError struct {
+	Nearest *Region
+}
+
+func (e *NoMatchError) Error() string {
+	if e.Nearest == nil {
+		return "old text not found: nothing in the file resembles it"
+	}
+	return fmt.Sprintf("old text not found: nearest is lines %d-%d (%.0f%% similar)",
+		e.Nearest.StartLine, e.Nearest.EndLine, 100*e.Nearest.Similarity)
+}
+
+// Hint says what the model should send instead.
+func (e *NoMatchError) Hint() string {
+	if e.Nearest == nil {
+		return "read the file again and copy the old text exactly as it is now"
+	}
+	return fmt.Sprintf("copy the old text exactly from lines %d-%d shown in the diff (- is what you sent, + is the file)",
+		e.Nearest.StartLine, e.Nearest.EndLine)
+}
+
+// AmbiguousMatchError reports an old text that occurs more than once in the
+// first tier that finds it, where no identifier picked exactly one.
+type AmbiguousMatchError struct {
+	Lines []int // 1-based start line of every occurrence
+	Tier  Tier  // the tier that found them
+	// Identifier is the edit's identifier ("" when it had none).
+	Identifier string
+	// Defined lists the 1-based lines where the identifier was found defined
+	// (empty when it was not found).
+	Defined []int
+	// Inside lists the occurrences (1-based start lines) that lie inside
+	// the identifier's definitions.
+	Inside []int
+}
+
+func (e *AmbiguousMatchError) Error() string {
+	s := fmt.Sprintf("old text occurs %d times (%s) at lines %s", len(e.Lines), e.Tier, joinInts(e.Lines))
+	switch {
+	case e.Identifier == "":
+	case len(e.Defined) == 0:
+		s += fmt.Sprintf("; identifier %q is not defined in the file", e.Identifier)
+	case len(e.Inside) == 0:
+		s += fmt.Sprintf("; none lies inside identifier %q (defined at line %s)", e.Identifier, joinInts(e.Defined))
+	default:
+		s += fmt.Sprintf("; %d lie inside identifier %q (lines %s)", len(e.Inside), e.Identifier, joinInts(e.Inside))
+	}
+	return s
+}
+
+// Hint says what the model should send instead.
+func (e *AmbiguousMatchError) Hint() string {
+	lines := e.Lines
+	if len(e.Inside) > 1 {
+		lines = e.Inside
+	}
+	return fmt.Sprintf("add more surrounding lines to the old text, or an identifier naming the enclosing function, to pick one of lines %s", joinInts(lines))
+}
+
+func joinInts(xs []int) string {
+	const most = 20 // a list this long already says "add context"
+	var b strings.Builder
+	for i, x := range xs {
+		if i == most {
+			fmt.Fprintf(&b, ", … (%d more)", len(xs)-most)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Itoa(x))
+	}
+	return b.String()
+}
+
+// EmptyOldError reports an edit whose old text is empty: it would match
+// everywhere.
+type EmptyOldError struct{}
+
+func (e *EmptyOldError) Error() string { return "old text is empty: it would match anywhere" }
+
+// Hint says what the model should send instead.
+func (e *EmptyOldError) Hint() string {
+	return "put the lines to replace in the old text; to add text, include the line it goes after and repeat it in the new text"
+}
+
+// NoChangeError reports an edit whose old and new texts are equal.
+type NoChangeError struct{}
+
+func (e *NoChangeError) Error() string { return "old text equals new text: the edit changes nothing" }
+
+// Hint says what the model should send instead.
+func (e *NoChangeError) Hint() string {
+	return "make the new text differ from the old text, or drop the edit"
+}
+
+// BinaryError reports content holding a NUL byte: it is not text.
+type BinaryError struct {
+	In     string // "file", "old text" or "new text"
+	Offset int    // of the first NUL byte
+	Line   int    // 1-based
+}
+
+func (e *BinaryError) Error() string {
+	return fmt.Sprintf("%s is binary: NUL byte at line %d (byte offset %d)", e.In, e.Line, e.Offset)
+}
+
+// Hint says what the model should send instead.
+func (e *BinaryError) Hint() string {
+	return "binary files cannot be edited by text replacement; write the whole file instead, or leave it alone"
+}
+
+// EncodingError reports content that is not valid UTF-8.
+type EncodingError struct {
+	In        string // "file", "old text" or "new text"
+	Offset    int    // of the first invalid byte
+	Line, Col int    // 1-based; Col counts bytes
+	Quote     string // the bytes around it, quoted
+	// Looks names the encoding the bytes resemble ("UTF-16LE", "UTF-16BE",
+	// "Latin-1"), or "".
+	Looks string
+}
+
+func (e *EncodingError) Error() string {
+	s := fmt.Sprintf("%s is not UTF-8: invalid byte at line %d, column %d (byte offset %d) near %s", e.In, e.Line, e.Col, e.Offset, e.Quote)
+	if e.Looks != "" {
+		s += "; it looks like " + e.Looks
+	}
+	return s
+}
+
+// Hint says what the model should send instead.
+func (e *EncodingError) Hint() string {
+	if e.In != "file" {
+		return "send the " + e.In + " as UTF-8"
+	}
+	if e.Looks != "" {
+		return "convert the file to UTF-8 first (for example iconv -f " + e.Looks + " -t UTF-8), or write the whole file instead"
+	}
+	return "convert the file to UTF-8 first, or write the whole file instead"
+}
+
+// EditError is the failure of edit Index (0-based) of a ReplaceAll call.
+type EditError struct {
+	Index int
+	Err   error
+}
+
+func (e *EditError) Error() string { return fmt.Sprintf("edit %d: %v", e.Index+1, e.Err) }
+
+// Unwrap returns the typed error, for errors.As.
+func (e *EditError) Unwrap() error { return e.Err }

@@ -1,0 +1,304 @@
+// Package matcher locates the old text of an edit in a file and splices in the
+// new text, and refuses to guess: an old text must occur exactly once, or be
+// picked out by an identifier, or the edit fails with an error that says where
+// the nearest text is or where every occurrence is.
+//
+// Start reading at Replace (one edit) and ReplaceAll (a list of edits). The
+// tiers of tolerance are in tiers.go, the identifier heuristics in ident.go,
+// the nearest-region search for hints in nearest.go, and the line-indexed
+// document that keeps large files fast in doc.go. The engine (package txn)
+// turns the typed errors of errors.go into feedback for the model.
+//
+// Rules that shape the output, all applied to the replacement text only:
+//   - Line endings: the new text takes the line ending of the lines it
+//     replaces ("\r\n" or "\n"), whatever the model wrote.
+//   - Byte order mark: a UTF-8 BOM at the start of the file stays; one at the
+//     start of the old or new text is ignored.
+//   - Final newline: the file keeps its final newline, or its lack of one.
+//     When a tolerant tier matches an old text ending in a newline against
+//     the last line of a file that has none, a final newline of the new text
+//     is dropped. An exact match is spliced literally, so an edit of the very
+//     end of the file whose new text adds or removes the final newline does so.
+//   - Indentation: when the old text matched with its indentation shifted, the
+//     new text is shifted the same way (see Indentation).
+//   - Blank edges: when the old text matched only without its leading and
+//     trailing blank lines, as many leading and trailing blank lines (at
+//     most) are dropped from the new text.
+package matcher
+
+import (
+	"bytes"
+	"errors"
+)
+
+// Tier is how tolerant the match that located an old text had to be. The
+// tiers are tried in order, a later one only when every earlier one found
+// nothing; each must still find exactly one place.
+type Tier int
+
+// The tiers, strictest first. Each later tier also tolerates what the earlier
+// ones do.
+const (
+	// Exact: the old text occurs byte for byte, anywhere (it may start and
+	// end inside lines).
+	Exact Tier = iota
+	// LineEndings: equal once "\r\n" is read as "\n" on both sides.
+	LineEndings
+	// TrailingSpace: equal once spaces and tabs at the ends of lines are
+	// ignored. An old text whose last line ends in white space must match
+	// that line whole, so "x = 1 " never matches the start of "x = 10".
+	TrailingSpace
+	// Indentation: whole lines equal once every non-blank line is shifted by
+	// the same indentation, made of one character (spaces or tabs, never a
+	// mix of the two for one shift). The new text gets the same shift.
+	Indentation
+	// BlankEdges: equal (tolerating all of the above) once blank lines at the
+	// start and end of the old text are dropped.
+	BlankEdges
+)
+
+var tierNames = [...]string{"exact", "line-endings", "trailing-space", "indentation", "blank-edges"}
+
+// String returns the tier's name as the feedback shows it.
+func (t Tier) String() string {
+	if t >= 0 && int(t) < len(tierNames) {
+		return tierNames[t]
+	}
+	return "unknown"
+}
+
+// Edit is one replacement: Old must be located (see Tier) and becomes New.
+// Identifier names the function or class the edit is about (for example
+// "Tetris.__init__" or "parseArgs"); it picks one occurrence when Old occurs
+// several times.
+type Edit struct {
+	Old, New, Identifier string
+}
+
+// Result says where an edit was applied.
+type Result struct {
+	Tier               Tier
+	Start, End         int  // byte offsets of the replaced region in the input content
+	StartLine, EndLine int  // 1-based lines of that region
+	AlreadyApplied     bool // old absent, new present exactly once: nothing changed
+}
+
+// Replace applies one edit. out is a fresh slice; content is never modified.
+// The content is checked with CheckText first. On error out is nil and the
+// error is one of the typed errors of this package.
+func Replace(content []byte, e Edit) (out []byte, r Result, err error) {
+	if err := CheckText(content); err != nil {
+		return nil, Result{}, err
+	}
+	d, pre := load(content)
+	r, err = apply(d, e)
+	if err != nil {
+		return nil, Result{}, err
+	}
+	r.Start += len(pre)
+	r.End += len(pre)
+	if r.AlreadyApplied {
+		return bytes.Clone(content), r, nil
+	}
+	return append(pre, d.bytes()...), r, nil
+}
+
+// ReplaceAll applies edits in order, each on the result of the previous one;
+// each Result's offsets and lines refer to the content that edit was applied
+// to. On error it returns *EditError{Index, Err} wrapping the typed error,
+// out is nil and rs holds the results of the edits before the failing one.
+//
+// The file is indexed once, so a list of edits costs far less than as many
+// Replace calls on a large file.
+func ReplaceAll(content []byte, edits []Edit) (out []byte, rs []Result, err error) {
+	if err := CheckText(content); err != nil {
+		return nil, nil, err
+	}
+	d, pre := load(content)
+	for i, e := range edits {
+		r, err := apply(d, e)
+		if err != nil {
+			return nil, rs, &EditError{Index: i, Err: err}
+		}
+		r.Start += len(pre)
+		r.End += len(pre)
+		rs = append(rs, r)
+	}
+	return append(pre, d.bytes()...), rs, nil
+}
+
+// load splits off a UTF-8 byte order mark, which is kept out of the document
+// so that it can never be matched, replaced or lost.
+func load(content []byte) (*doc, []byte) {
+	var pre []byte
+	if bytes.HasPrefix(content, bom) {
+		pre = append([]byte{}, bom...)
+		content = content[len(bom):]
+	}
+	return newDoc(content), pre
+}
+
+// apply locates one edit in d and splices it in.
+func apply(d *doc, e Edit) (Result, error) {
+	old := bytes.TrimPrefix([]byte(e.Old), bom)
+	nw := bytes.TrimPrefix([]byte(e.New), bom)
+	if len(old) == 0 {
+		return Result{}, &EmptyOldError{}
+	}
+	if e.Old == e.New {
+		return Result{}, &NoChangeError{}
+	}
+	if err := checkText("old text", old); err != nil {
+		return Result{}, err
+	}
+	if err := checkText("new text", nw); err != nil {
+		return Result{}, err
+	}
+	m, err := locate(d, old, e.Identifier)
+	var nm *NoMatchError
+	if errors.As(err, &nm) {
+		// An edit sent twice must not fail the second time: when the old
+		// text is gone and the new text is there exactly once, the edit is
+		// already in the file.
+		if len(bytes.TrimSpace(nw)) > 0 {
+			if ms, _ := firstTier(d, nw); len(ms) == 1 {
+				return result(d, ms[0], true), nil
+			}
+		}
+		nm.Nearest = nearest(d, old)
+		return Result{}, nm
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	r := result(d, m, false)
+	d.splice(m.start, m.end, replacement(d, m, nw))
+	return r, nil
+}
+
+func result(d *doc, m match, already bool) Result {
+	return Result{
+		Tier:           m.tier,
+		Start:          m.start,
+		End:            m.end,
+		StartLine:      d.lineOf(m.start) + 1,
+		EndLine:        d.lineOf(max(m.end-1, m.start)) + 1,
+		AlreadyApplied: already,
+	}
+}
+
+// locate runs the tiers in order and returns the one match of the first tier
+// that finds any, resolving several with the identifier.
+func locate(d *doc, old []byte, ident string) (match, error) {
+	ms, tier := firstTier(d, old)
+	switch {
+	case len(ms) == 0:
+		return match{}, &NoMatchError{}
+	case len(ms) == 1:
+		return ms[0], nil
+	}
+	amb := &AmbiguousMatchError{Tier: tier, Identifier: ident}
+	for _, m := range ms {
+		amb.Lines = append(amb.Lines, d.lineOf(m.start)+1)
+	}
+	if ident == "" {
+		return match{}, amb
+	}
+	exts := identifierExtents(d, ident)
+	var inside []match
+	for _, x := range exts {
+		amb.Defined = append(amb.Defined, x.def+1)
+	}
+	for _, m := range ms {
+		sl, el := d.lineOf(m.start), d.lineOf(max(m.end-1, m.start))
+		for _, x := range exts {
+			if sl >= x.start && el <= x.end {
+				inside = append(inside, m)
+				amb.Inside = append(amb.Inside, sl+1)
+				break
+			}
+		}
+	}
+	if len(inside) == 1 {
+		return inside[0], nil
+	}
+	return match{}, amb
+}
+
+// replacement shapes the new text for the place it goes (see the package
+// documentation for the rules).
+func replacement(d *doc, m match, nw []byte) []byte {
+	x := bytes.ReplaceAll(nw, []byte("\r\n"), []byte("\n"))
+	if m.trimLead > 0 || m.trimTrail > 0 {
+		x = trimBlankEdges(x, m.trimLead, m.trimTrail)
+		// The trimmed old text ends with the newline of its last kept line,
+		// so the new text must end with one too or it would swallow the
+		// line ending of the file.
+		if m.trimTrail > 0 && len(x) > 0 && x[len(x)-1] != '\n' {
+			x = append(x, '\n')
+		}
+	}
+	if m.shift != "" {
+		x = reindent(x, m.shift, m.deeper)
+	}
+	if m.virtualNL {
+		x = bytes.TrimSuffix(x, []byte("\n"))
+	}
+	if crlfAt(d, m.start) {
+		x = bytes.ReplaceAll(x, []byte("\n"), []byte("\r\n"))
+	}
+	return x
+}
+
+// crlfAt reports whether the line holding off ends in "\r\n"; the last line
+// of a file, which has no ending, follows the line before it.
+func crlfAt(d *doc, off int) bool {
+	if d.numLines() == 0 {
+		return false
+	}
+	for i := d.lineOf(off); i >= 0; i-- {
+		l := d.line(i)
+		if bytes.HasSuffix(l, []byte("\n")) {
+			return bytes.HasSuffix(l, []byte("\r\n"))
+		}
+	}
+	return false
+}
+
+// reindent adds shift to (deeper) or removes it from every non-blank line. A
+// line indented less than the shift loses what it has of it.
+func reindent(x []byte, shift string, deeper bool) []byte {
+	var out []byte
+	for _, l := range bytes.SplitAfter(x, []byte("\n")) {
+		if len(bytes.TrimSpace(l)) == 0 {
+			out = append(out, l...)
+			continue
+		}
+		if deeper {
+			out = append(append(out, shift...), l...)
+			continue
+		}
+		n := 0
+		for n < len(shift) && n < len(l) && l[n] == shift[n] {
+			n++
+		}
+		out = append(out, l[n:]...)
+	}
+	return out
+}
+
+// trimBlankEdges drops up to lead blank lines from the start of x and up to
+// trail from its end.
+func trimBlankEdges(x []byte, lead, trail int) []byte {
+	ls := bytes.SplitAfter(x, []byte("\n"))
+	if len(ls) > 0 && len(ls[len(ls)-1]) == 0 {
+		ls = ls[:len(ls)-1]
+	}
+	for ; lead > 0 && len(ls) > 0 && len(bytes.TrimSpace(ls[0])) == 0; lead-- {
+		ls = ls[1:]
+	}
+	for ; trail > 0 && len(ls) > 0 && len(bytes.TrimSpace(ls[len(ls)-1])) == 0; trail-- {
+		ls = ls[:len(ls)-1]
+	}
+	return bytes.Join(ls, nil)
+}

@@ -1,0 +1,209 @@
+package matcher
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/hexops/gotextdiff"
+	"github.com/hexops/gotextdiff/myers"
+	"github.com/hexops/gotextdiff/span"
+)
+
+// The nearest region is searched in two bounded passes. A cheap pass scores
+// every line of the file (1 when its trimmed text equals a line of the old
+// text, else the share of its character trigrams found in the old text) and
+// slides a window of the old text's line count over the scores: linear in the
+// file. Only the few best windows get the costly similarity (a line alignment
+// weighted by bigram likeness), which grows with the old text, not the file.
+
+const (
+	topWindows    = 5
+	minSimilarity = 0.3 // below this a region misleads more than it helps
+	maxAlignCells = 1 << 18
+)
+
+// nearest returns the region of d most like old, or nil.
+func nearest(d *doc, old []byte) *Region {
+	norm := bytes.ReplaceAll(old, []byte("\r\n"), nl)
+	lines, _ := splitLines(norm)
+	lead, trail := blankEdges(lines)
+	if lead >= len(lines) {
+		return nil
+	}
+	lines = lines[lead : len(lines)-trail]
+	k := len(lines)
+	n := d.numLines()
+	if n == 0 {
+		return nil
+	}
+	win := min(k, n)
+	trimmed := make([]string, k)
+	keys := map[uint64]bool{}
+	for j, l := range lines {
+		trimmed[j] = string(bytes.Trim(l, " \t\r"))
+		if trimmed[j] != "" {
+			keys[hashKey2(l)] = true
+		}
+	}
+	blankKey := hashKey2(nil)
+	scores := make([]float64, n)
+	hits := 0
+	for bi, b := range d.blocks {
+		for j, x := range b.k2 {
+			if x != blankKey && keys[x] {
+				scores[d.lineBase[bi]+j] = 1
+				hits++
+			}
+		}
+	}
+	if hits == 0 || k == 1 {
+		trigramScores(d, trimmed, scores)
+	}
+	starts := bestWindows(scores, win)
+	var best *Region
+	for _, c := range starts {
+		got := make([]string, win)
+		for j := range got {
+			got[j] = string(bytes.Trim(d.content(c+j), " \t"))
+		}
+		sim := similarity(trimmed, got)
+		if sim >= minSimilarity && (best == nil || sim > best.Similarity) {
+			best = &Region{StartLine: c + 1, EndLine: c + win, Similarity: sim}
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	var region strings.Builder
+	for j := best.StartLine - 1; j < best.EndLine; j++ {
+		region.Write(d.content(j))
+		region.WriteByte('\n')
+	}
+	a := string(bytes.Join(lines, nl)) + "\n"
+	edits := myers.ComputeEdits(span.URIFromPath("old"), a, region.String())
+	best.Diff = fmt.Sprint(gotextdiff.ToUnified("old text", fmt.Sprintf("file lines %d-%d", best.StartLine, best.EndLine), a, edits))
+	return best
+}
+
+// trigramScores scores each line by the share of its trigrams that occur in
+// the old text, using a 64 Ki-bit set so the pass stays a tight loop.
+func trigramScores(d *doc, old []string, scores []float64) {
+	var set [1 << 10]uint64
+	tri := func(a, b, c byte) uint32 { return (uint32(a)*0x9E3779B1 ^ uint32(b)*0x85EBCA6B ^ uint32(c)*0xC2B2AE35) >> 16 }
+	total := 0
+	for _, l := range old {
+		for i := 0; i+2 < len(l); i++ {
+			h := tri(l[i], l[i+1], l[i+2])
+			set[h>>6] |= 1 << (h & 63)
+			total++
+		}
+	}
+	avg := max(1, total/max(1, len(old)))
+	for i := range scores {
+		if scores[i] == 1 {
+			continue
+		}
+		l := bytes.Trim(d.content(i), " \t")
+		if len(l) < 3 {
+			continue
+		}
+		in := 0
+		for j := 0; j+2 < len(l); j++ {
+			h := tri(l[j], l[j+1], l[j+2])
+			if set[h>>6]&(1<<(h&63)) != 0 {
+				in++
+			}
+		}
+		scores[i] = 0.9 * float64(in) / float64(max(len(l)-2, avg))
+	}
+}
+
+// bestWindows returns the starts of the windows of width w with the highest
+// summed scores, best first, earliest first among equals.
+func bestWindows(scores []float64, w int) []int {
+	type cand struct {
+		start int
+		sum   float64
+	}
+	var top []cand
+	sum := 0.0
+	for i, s := range scores {
+		sum += s
+		if i >= w {
+			sum -= scores[i-w]
+		}
+		if i < w-1 || sum <= 0 {
+			continue
+		}
+		c := cand{i - w + 1, sum}
+		pos := len(top)
+		for pos > 0 && top[pos-1].sum < c.sum {
+			pos--
+		}
+		if pos < topWindows {
+			top = append(top[:pos], append([]cand{c}, top[pos:]...)...)
+			if len(top) > topWindows {
+				top = top[:topWindows]
+			}
+		}
+	}
+	out := make([]int, len(top))
+	for i, c := range top {
+		out[i] = c.start
+	}
+	return out
+}
+
+// similarity aligns two lists of lines, weighting each pair by its bigram
+// likeness (equal lines weigh 1), and returns 2*weight/(len(a)+len(b)).
+// Past maxAlignCells it pairs lines in order instead of aligning them.
+func similarity(a, b []string) float64 {
+	if len(a)+len(b) == 0 {
+		return 1
+	}
+	w := func(x, y string) float64 {
+		if x == y {
+			return 1
+		}
+		if s := dice(x, y); s >= 0.5 {
+			return s
+		}
+		return 0
+	}
+	if len(a)*len(b) > maxAlignCells {
+		total := 0.0
+		for i := 0; i < len(a) && i < len(b); i++ {
+			total += w(a[i], b[i])
+		}
+		return 2 * total / float64(len(a)+len(b))
+	}
+	prev := make([]float64, len(b)+1)
+	cur := make([]float64, len(b)+1)
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cur[j] = max(prev[j], cur[j-1], prev[j-1]+w(a[i-1], b[j-1]))
+		}
+		prev, cur = cur, prev
+	}
+	return 2 * prev[len(b)] / float64(len(a)+len(b))
+}
+
+// dice is the Sørensen–Dice coefficient of the byte bigrams of x and y.
+func dice(x, y string) float64 {
+	if len(x) < 2 || len(y) < 2 {
+		return 0
+	}
+	counts := map[string]int{}
+	for i := 0; i+1 < len(x); i++ {
+		counts[x[i:i+2]]++
+	}
+	common := 0
+	for i := 0; i+1 < len(y); i++ {
+		if counts[y[i:i+2]] > 0 {
+			counts[y[i:i+2]]--
+			common++
+		}
+	}
+	return 2 * float64(common) / float64(len(x)-1+len(y)-1)
+}
