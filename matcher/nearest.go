@@ -90,7 +90,9 @@ func nearest(d *doc, old []byte) *Region {
 // the old text, using a 64 Ki-bit set so the pass stays a tight loop.
 func trigramScores(d *doc, old []string, scores []float64) {
 	var set [1 << 10]uint64
-	tri := func(a, b, c byte) uint32 { return (uint32(a)*0x9E3779B1 ^ uint32(b)*0x85EBCA6B ^ uint32(c)*0xC2B2AE35) >> 16 }
+	tri := func(a, b, c byte) uint32 {
+		return (uint32(a)*0x9E3779B1 ^ uint32(b)*0x85EBCA6B ^ uint32(c)*0xC2B2AE35) >> 16
+	}
 	total := 0
 	for _, l := range old {
 		for i := 0; i+2 < len(l); i++ {
