@@ -280,11 +280,8 @@ func (a *act) countError(sp spec, ps []param) {
 			hint += fmt.Sprintf("; if the content holds a line of %d '%c', fence it with more", a.block.Len, a.block.Char)
 		}
 	} else {
-		var f strings.Builder
-		for _, p := range sp.params {
-			fmt.Fprintf(&f, "%s%s\n…\n%s ", fenceOf(a.block), p, fenceOf(a.block))
-		}
-		hint = fmt.Sprintf("after the act block, write one block per parameter, in order: %s", strings.TrimSpace(f.String()))
+		hint = fmt.Sprintf("after the act block, write one block per parameter, in order: %s; open and close each block with a line of %s",
+			strings.Join(sp.params, ", "), fenceOf(a.block))
 	}
 	a.fail(a.pos, msg, a.line, hint)
 }

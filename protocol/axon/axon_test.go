@@ -193,7 +193,7 @@ func TestParseErrorDetails(t *testing.T) {
 		{"unknown", mkact("write_fle", "a\n", "1\n"), "write_fle", []string{"check_files_exist", "write_file", "git_commit", "end"}},
 		{"suggestion", mkact("WriteFile", "a\n", "1\n"), "WriteFile", []string{"did you mean write_file?"}},
 		{"unclosed", mkact("delete_file") + "~~~~~~path\nx\n~~~~~\n", "~~~~~~path", []string{"line 4", "6 '~' (~~~~~~)"}},
-		{"too few", mkact("replace", "a\n", "b\n"), "replace", []string{"~~~~~path", "~~~~~old_string", "~~~~~new_string"}},
+		{"too few", mkact("replace", "a\n", "b\n"), "replace", []string{"in order: path, old_string, new_string", "a line of ~~~~~"}},
 		{"too many in content act", mkact("write_file", "a\n", "b\n", "c\n"), "write_file", []string{"fence it with more"}},
 		{"quote", "~~~~~act\nread_file 'x\n~~~~~\n", "read_file 'x", []string{"close the ' quote"}},
 	}

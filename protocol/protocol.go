@@ -1,0 +1,98 @@
+// Package protocol finds the instruction blocks of every dialect in a model's
+// response and reads them into steps, in document order.
+//
+// Start with Parse. Each dialect lives in a subpackage with the same contract
+// (Parse(text) []txn.Item): axon (Axon plans), acjson (autocoder JSON) and mcp
+// (FlyCode MCP requests); fence and tjson are the scanners they share. This
+// package runs every dialect over the whole text and merges their items.
+package protocol
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/autocoder/autocoder/protocol/axon"
+	"github.com/autocoder/autocoder/txn"
+)
+
+// reader is one dialect's reader, under the dialect's name (txn.Step.Dialect).
+type reader struct {
+	name  string
+	parse func([]byte) []txn.Item
+}
+
+// dialects are the readers Parse runs, in order of precedence: when two
+// dialects claim a block at the same offset, the earlier one's is kept.
+var dialects = []reader{
+	{axon.Dialect, axon.Parse},
+}
+
+// Parse finds every block of every dialect in text and returns their items
+// in document order.
+//
+// Each dialect reads the whole text on its own, so one dialect's block may
+// quote another's markers as content (a file written by an Axon act that
+// documents MCP requests, say). An item that starts inside an earlier kept
+// item's span is therefore dropped: a marker inside content is content, not
+// an instruction. Step IDs are made unique across the document: a duplicate
+// gets a suffix ("-2", "-3", …) and a Repair that says so.
+func Parse(text []byte) []txn.Item {
+	var all []txn.Item
+	for _, d := range dialects {
+		all = append(all, d.parse(text)...)
+	}
+	// Stable: at equal offsets, dialect order and each dialect's own order
+	// stand.
+	sort.SliceStable(all, func(i, j int) bool { return all[i].Start < all[j].Start })
+
+	items := all[:0]
+	end := 0 // end of the kept spans so far
+	for _, it := range all {
+		if it.Start < end {
+			continue
+		}
+		items = append(items, it)
+		end = max(end, it.End)
+	}
+	uniqueIDs(items)
+	return items
+}
+
+// uniqueIDs renames steps whose ID an earlier step already has. Dialects
+// number their own default IDs, and a model may give two steps the same
+// step_id; the journal, the commit trailer and undo need one step per ID.
+func uniqueIDs(items []txn.Item) {
+	seen := make(map[string]bool, len(items))
+	for _, it := range items {
+		s := it.Step
+		if s == nil {
+			continue
+		}
+		if seen[s.ID] {
+			id := s.ID
+			for n := 2; seen[id]; n++ {
+				id = fmt.Sprintf("%s-%d", s.ID, n)
+			}
+			s.Repairs = append(s.Repairs, txn.Repair{Pos: s.Pos,
+				What: fmt.Sprintf("step id %q is taken by an earlier step: renamed %q", s.ID, id)})
+			s.ID = id
+		}
+		seen[s.ID] = true
+	}
+}
+
+// Dialect is the dialect the response speaks, for writing the feedback in
+// it: that of the first step, else that of the first error, else "".
+func Dialect(items []txn.Item) string {
+	for _, it := range items {
+		if it.Step != nil {
+			return it.Step.Dialect
+		}
+	}
+	for _, it := range items {
+		if it.Err != nil {
+			return it.Err.Dialect
+		}
+	}
+	return ""
+}

@@ -1,0 +1,296 @@
+package protocol
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/autocoder/autocoder/txn"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files of testdata/responses")
+
+// corpus is the response corpus shared by every dialect.
+const corpus = "../testdata/responses"
+
+// opView shows an op's content as text rather than encoding/json's base64,
+// so that a golden file reads like the response it came from. The shallower
+// Content field hides the embedded one.
+type opView struct {
+	txn.Op
+	Content *string `json:"content,omitempty"`
+}
+
+type stepView struct {
+	*txn.Step
+	Ops []opView `json:"ops,omitempty"`
+}
+
+type itemView struct {
+	Start int             `json:"start"`
+	End   int             `json:"end"`
+	Step  *stepView       `json:"step,omitempty"`
+	Err   *txn.ParseError `json:"error,omitempty"`
+}
+
+// render is the golden form of a parse: indented JSON of the items.
+func render(items []txn.Item) []byte {
+	views := []itemView{}
+	for _, it := range items {
+		v := itemView{Start: it.Start, End: it.End, Err: it.Err}
+		if it.Step != nil {
+			v.Step = &stepView{Step: it.Step}
+			for _, op := range it.Step.Ops {
+				ov := opView{Op: op}
+				if op.Content != nil || op.HasContent {
+					c := string(op.Content)
+					ov.Content = &c
+				}
+				v.Step.Ops = append(v.Step.Ops, ov)
+			}
+		}
+		views = append(views, v)
+	}
+	out, err := json.MarshalIndent(views, "", "  ")
+	if err != nil {
+		panic(err) // the views hold only encodable fields
+	}
+	return append(out, '\n')
+}
+
+// TestCorpus parses every response of the corpus, of every dialect, and
+// compares the items with the response's golden file. Run with -update to
+// rewrite the golden files after a deliberate change, then read the diff.
+func TestCorpus(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(corpus, "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatalf("no responses in %s", corpus)
+	}
+	checked := 0
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".md")
+		if !corpusRegistered(name) {
+			// Another engineer's response whose reader is not in
+			// dialects yet: its own package tests it meanwhile.
+			continue
+		}
+		checked++
+		t.Run(name, func(t *testing.T) {
+			text, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			items := Parse(text)
+			checkItems(t, text, items)
+			got := render(items)
+			golden := strings.TrimSuffix(f, ".md") + ".golden.json"
+			if *update {
+				if err := os.WriteFile(golden, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test ./protocol -run TestCorpus -update to create it)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("items differ from %s (-update rewrites it):\n%s", golden, lineDiff(string(want), string(got)))
+			}
+		})
+	}
+	if checked < 14 {
+		t.Errorf("checked %d responses, want at least 14", checked)
+	}
+}
+
+// corpusRegistered reports whether the response file name is one this test
+// reads: a mixed-* response always, a <dialect>-* one when that dialect's
+// reader is registered in dialects.
+func corpusRegistered(name string) bool {
+	prefix, _, _ := strings.Cut(name, "-")
+	want := map[string]string{"axon": "axon", "acjson": "autocoder-json", "mcp": "mcp"}[prefix]
+	if prefix == "mixed" {
+		return true
+	}
+	for _, d := range dialects {
+		if d.name == want {
+			return true
+		}
+	}
+	return false
+}
+
+// lineDiff shows the first lines where want and got part, enough to see
+// what changed without a diff library.
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	shown := 0
+	for i := 0; i < max(len(w), len(g)) && shown < 12; i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			b.WriteString("line " + strconv.Itoa(i+1) + ":\n  want " + wl + "\n  got  " + gl + "\n")
+			shown++
+		}
+	}
+	return b.String()
+}
+
+// fake is a dialect reader that returns fixed items.
+func fake(items ...txn.Item) reader {
+	return reader{"fake", func([]byte) []txn.Item {
+		out := make([]txn.Item, len(items))
+		for i, it := range items {
+			if it.Step != nil {
+				s := *it.Step
+				it.Step = &s
+			}
+			out[i] = it
+		}
+		return out
+	}}
+}
+
+func step(id string, start, end int) txn.Item {
+	return txn.Item{Step: &txn.Step{ID: id, Dialect: "d"}, Start: start, End: end}
+}
+
+func TestMerge(t *testing.T) {
+	saved := dialects
+	defer func() { dialects = saved }()
+	cases := []struct {
+		name    string
+		readers []reader
+		want    []string // id@start of the kept items
+		repairs int
+	}{
+		{"order by start", []reader{
+			fake(step("a1", 10, 20), step("a2", 50, 60)),
+			fake(step("b1", 0, 5), step("b2", 30, 40)),
+		}, []string{"b1@0", "a1@10", "b2@30", "a2@50"}, 0},
+		{"inner block dropped", []reader{
+			fake(step("a1", 10, 100)),
+			fake(step("b1", 20, 30), step("b2", 100, 110)),
+		}, []string{"a1@10", "b2@100"}, 0},
+		{"first dialect wins a tie", []reader{
+			fake(step("a1", 10, 20)),
+			fake(step("b1", 10, 30)),
+		}, []string{"a1@10"}, 0},
+		{"dropped inside an error too", []reader{
+			fake(txn.Item{Err: &txn.ParseError{Dialect: "d", Msg: "bad"}, Start: 0, End: 50}),
+			fake(step("b1", 49, 60)),
+		}, []string{"error@0"}, 0},
+		{"duplicate ids renamed", []reader{
+			fake(step("x", 0, 1), step("x", 10, 11), step("x-2", 20, 21)),
+			fake(step("x", 5, 6)),
+		}, []string{"x@0", "x-2@5", "x-3@10", "x-2-2@20"}, 3},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dialects = c.readers
+			items := Parse(nil)
+			var got []string
+			repairs := 0
+			for _, it := range items {
+				if it.Err != nil {
+					got = append(got, "error@"+strconv.Itoa(it.Start))
+					continue
+				}
+				got = append(got, it.Step.ID+"@"+strconv.Itoa(it.Start))
+				repairs += len(it.Step.Repairs)
+			}
+			if strings.Join(got, " ") != strings.Join(c.want, " ") || repairs != c.repairs {
+				t.Errorf("got %v with %d repairs, want %v with %d", got, repairs, c.want, c.repairs)
+			}
+		})
+	}
+}
+
+func TestDialect(t *testing.T) {
+	cases := []struct {
+		items []txn.Item
+		want  string
+	}{
+		{nil, ""},
+		{[]txn.Item{{Err: &txn.ParseError{Dialect: "mcp"}}, {Step: &txn.Step{Dialect: "axon"}}}, "axon"},
+		{[]txn.Item{{Err: &txn.ParseError{Dialect: "mcp"}}}, "mcp"},
+	}
+	for _, c := range cases {
+		if got := Dialect(c.items); got != c.want {
+			t.Errorf("Dialect = %q, want %q", got, c.want)
+		}
+	}
+}
+
+// checkItems asserts what every Parse result holds, whatever the dialects:
+// items in order and disjoint, within the text, exactly one of Step and Err,
+// positions inside their item whose line and column match their offsets,
+// unique step IDs.
+func checkItems(t *testing.T, text []byte, items []txn.Item) {
+	t.Helper()
+	prev := 0
+	ids := map[string]bool{}
+	for i, it := range items {
+		if it.Start < prev || it.End < it.Start || it.End > len(text) {
+			t.Fatalf("item %d span [%d,%d) out of order or range (previous ends %d, text %d)", i, it.Start, it.End, prev, len(text))
+		}
+		prev = it.End
+		if (it.Step == nil) == (it.Err == nil) {
+			t.Fatalf("item %d: want exactly one of Step and Err: %+v", i, it)
+		}
+		var ps []txn.Pos
+		if it.Err != nil {
+			ps = append(ps, it.Err.Pos)
+		} else {
+			s := it.Step
+			if ids[s.ID] {
+				t.Fatalf("item %d: duplicate id %s", i, s.ID)
+			}
+			ids[s.ID] = true
+			ps = append(ps, s.Pos)
+			for _, op := range s.Ops {
+				ps = append(ps, op.Pos)
+			}
+		}
+		for _, p := range ps {
+			if p.Offset < it.Start || p.Offset > it.End || p.Offset > len(text) {
+				t.Fatalf("item %d: position %+v outside the item [%d,%d)", i, p, it.Start, it.End)
+			}
+			line := 1 + bytes.Count(text[:p.Offset], []byte{'\n'})
+			col := p.Offset - (bytes.LastIndexByte(text[:p.Offset], '\n') + 1) + 1
+			if line != p.Line || col != p.Col {
+				t.Fatalf("item %d: position %+v, but offset %d is %d:%d", i, p, p.Offset, line, col)
+			}
+		}
+	}
+}
+
+// FuzzParse checks detection's properties on any text, seeded with the
+// corpus.
+func FuzzParse(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join(corpus, "*.md"))
+	for _, file := range files {
+		if b, err := os.ReadFile(file); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte("~~~~~act\nwrite_file\n~~~~~\n~~~~~\na\n~~~~~\n~~~~~\nb\n~~~~~\n"))
+	f.Fuzz(func(t *testing.T, text []byte) {
+		checkItems(t, text, Parse(text))
+	})
+}
