@@ -162,7 +162,13 @@ func ReadIndex(path string) (*Index, error) {
 		return nil, fmt.Errorf("read index %s: %w", path, err)
 	}
 	st := StatOf(fi)
-	ix := &Index{path: path, data: data, mtimeSec: st.MtimeSec, mtimeNsec: st.MtimeNsec}
+	return parseIndex(path, data, st.MtimeSec, st.MtimeNsec)
+}
+
+// parseIndex makes an Index of data, the content of the file path whose
+// mtime was sec, nsec.
+func parseIndex(path string, data []byte, sec, nsec uint32) (*Index, error) {
+	ix := &Index{path: path, data: data, mtimeSec: sec, mtimeNsec: nsec}
 	if err := ix.parse(); err != nil {
 		return nil, err
 	}

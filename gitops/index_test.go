@@ -2,7 +2,10 @@ package gitops
 
 import (
 	"bytes"
+	"crypto/sha1"
+	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -342,5 +345,318 @@ func TestIndexSmudgesRacyEntries(t *testing.T) {
 	}
 	if got := r.git("diff", "--name-only"); got != "racy.txt\n" {
 		t.Errorf("git diff --name-only = %q, want racy.txt modified", got)
+	}
+}
+
+// withSum replaces the trailer of an index with the SHA-1 of the rest.
+func withSum(b []byte) []byte {
+	b = slices.Clone(b)
+	sum := sha1.Sum(b[:len(b)-20])
+	copy(b[len(b)-20:], sum[:])
+	return b
+}
+
+// assertRefused checks that reading the repository's index fails with
+// *UnsupportedIndexError mentioning what, and that nothing changed.
+func assertRefused(t *testing.T, r *gitRepo, what string) {
+	t.Helper()
+	before := readFile(t, r.indexPath())
+	status := r.git("status", "--porcelain")
+	lock, err := Lock(r.indexPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := ReadIndex(r.indexPath())
+	lock.Rollback()
+	var ue *UnsupportedIndexError
+	if !errors.As(err, &ue) {
+		t.Fatalf("ReadIndex = %v, %v; want *UnsupportedIndexError", ix, err)
+	}
+	if !strings.Contains(ue.Reason, what) || ue.Hint() == "" || !strings.Contains(err.Error(), r.indexPath()) {
+		t.Errorf("error %q (hint %q) should name the file and %q and say what to do", err, ue.Hint(), what)
+	}
+	if !bytes.Equal(readFile(t, r.indexPath()), before) {
+		t.Error("the index changed")
+	}
+	if _, err := os.Stat(r.indexPath() + ".lock"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("index.lock left behind: %v", err)
+	}
+	if got := r.git("status", "--porcelain"); got != status {
+		t.Errorf("git status changed from %q to %q", status, got)
+	}
+}
+
+// committedRepo is a repository with a few files committed.
+func committedRepo(t *testing.T) *gitRepo {
+	r := newGitRepo(t)
+	for _, f := range []string{"a.txt", "in/b.txt", "out/c.txt"} {
+		r.write(f, f+"\n")
+	}
+	r.git("add", ".")
+	r.git("commit", "-q", "-m", "base")
+	return r
+}
+
+func TestIndexRefusesWhatItCannotKeep(t *testing.T) {
+	t.Run("split index", func(t *testing.T) {
+		r := committedRepo(t)
+		r.git("update-index", "--split-index")
+		assertRefused(t, r, "split index")
+	})
+	t.Run("sparse index", func(t *testing.T) {
+		r := committedRepo(t)
+		r.git("sparse-checkout", "init", "--cone", "--sparse-index")
+		r.git("sparse-checkout", "set", "in")
+		assertRefused(t, r, "sparse index")
+	})
+	// The other cases edit a valid index the way a newer git or damage
+	// would.
+	for _, tc := range []struct {
+		name, what string
+		edit       func([]byte) []byte
+	}{
+		{"version 5", "version 5", func(b []byte) []byte {
+			b = slices.Clone(b)
+			binary.BigEndian.PutUint32(b[4:], 5)
+			return withSum(b)
+		}},
+		{"required extension", `"abcd"`, func(b []byte) []byte {
+			ext := append([]byte("abcd\x00\x00\x00\x02"), 'h', 'i')
+			return withSum(slices.Concat(b[:len(b)-20], ext, b[len(b)-20:]))
+		}},
+		{"bad checksum", "checksum", func(b []byte) []byte {
+			b = slices.Clone(b)
+			b[len(b)-1] ^= 1
+			return b
+		}},
+		{"truncated", "damaged index", func(b []byte) []byte { return withSum(slices.Concat(b[:80], make([]byte, 20))) }},
+		{"not an index", "DIRC", func(b []byte) []byte { return withSum(slices.Concat([]byte("DIRX"), b[4:])) }},
+		{"unsorted", "out of order", func(b []byte) []byte {
+			// a.txt and in/b.txt have the same entry length: swap them.
+			b = slices.Clone(b)
+			a, c := slices.Clone(b[12:12+72]), slices.Clone(b[12+72:12+144])
+			copy(b[12:], c)
+			copy(b[12+72:], a)
+			return withSum(b)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := committedRepo(t)
+			if err := os.WriteFile(r.indexPath(), tc.edit(readFile(t, r.indexPath())), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ix, err := ReadIndex(r.indexPath())
+			var ue *UnsupportedIndexError
+			if !errors.As(err, &ue) || !strings.Contains(ue.Reason, tc.what) {
+				t.Fatalf("ReadIndex = %v, %v; want *UnsupportedIndexError about %s", ix, err, tc.what)
+			}
+		})
+	}
+}
+
+func TestIndexLockedLeavesEverything(t *testing.T) {
+	r := committedRepo(t)
+	if err := os.WriteFile(r.indexPath()+".lock", []byte("git is writing"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := readFile(t, r.indexPath())
+	lock, err := Lock(r.indexPath())
+	var le *LockedError
+	if !errors.As(err, &le) || lock != nil {
+		t.Fatalf("Lock = %v, %v; want *LockedError", lock, err)
+	}
+	if !bytes.Equal(readFile(t, r.indexPath()), before) || string(readFile(t, r.indexPath()+".lock")) != "git is writing" {
+		t.Error("the index or git's lock changed")
+	}
+}
+
+func TestIndexWriteIndexNeedsItsOwnLock(t *testing.T) {
+	r := committedRepo(t)
+	ix, err := ReadIndex(r.indexPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(r.dir, "elsewhere")
+	lock, err := Lock(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteIndex(lock, ix); err == nil {
+		t.Fatal("WriteIndex took a lock on another file")
+	}
+	if _, err := os.Stat(other); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the other file was written: %v", err)
+	}
+	if _, err := os.Stat(other + ".lock"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the lock was not rolled back: %v", err)
+	}
+}
+
+func TestIndexMissingFileIsEmpty(t *testing.T) {
+	r := newGitRepo(t)
+	ix, err := ReadIndex(r.indexPath())
+	if err != nil || ix.Len() != 0 || ix.Version() != 2 {
+		t.Fatalf("ReadIndex of no file = %v, %v", ix, err)
+	}
+	r.write("first.txt", "first\n")
+	r.update([]IndexEntry{r.entry("first.txt")}, nil)
+	if got := r.git("ls-files", "-s"); !strings.HasSuffix(got, "\tfirst.txt\n") {
+		t.Errorf("git ls-files -s = %q", got)
+	}
+	r.git("commit", "-q", "-m", "first")
+	if got := r.git("status", "--porcelain"); got != "" {
+		t.Errorf("git status = %q", got)
+	}
+}
+
+func TestIndexConflictStages(t *testing.T) {
+	r := newGitRepo(t)
+	r.write("f.txt", "base\n")
+	r.write("g.txt", "base\n")
+	r.git("add", ".")
+	r.git("commit", "-q", "-m", "base")
+	r.git("checkout", "-q", "-b", "other")
+	r.write("f.txt", "other\n")
+	r.write("g.txt", "other\n")
+	r.git("commit", "-q", "-am", "other")
+	r.git("checkout", "-q", "main")
+	r.write("f.txt", "main\n")
+	r.write("g.txt", "main\n")
+	r.git("commit", "-q", "-am", "main")
+	if out, err := r.run(nil, "merge", "other"); err == nil {
+		t.Fatalf("merge should conflict:\n%s", out)
+	}
+	r.write("g.txt", "resolved by git\n")
+	r.git("add", "g.txt") // records resolve-undo (REUC)
+
+	ix := roundTrip(t, r.indexPath())
+	if !hasExt(ix, "REUC") {
+		t.Fatal("git wrote no REUC; the test needs it")
+	}
+	st := ix.Stages("f.txt")
+	if len(st) != 3 {
+		t.Fatalf("Stages(f.txt) = %+v, want stages 1-3", st)
+	}
+	for i, e := range st {
+		want := strings.TrimSpace(r.git("rev-parse", fmt.Sprintf(":%d:f.txt", i+1)))
+		if e.Stage != i+1 || hex.EncodeToString(e.Hash[:]) != want {
+			t.Errorf("stage %d: %+v, want stage %d blob %s", i, e, i+1, want)
+		}
+	}
+	if _, ok := ix.Entry("f.txt"); ok {
+		t.Error("Entry found a stage-0 entry for a conflicted path")
+	}
+	reuc := slices.IndexFunc(ix.exts, func(x idxExt) bool { return x.sig == "REUC" })
+	reucBefore := slices.Clone(ix.exts[reuc].data)
+
+	r.write("f.txt", "resolved\n")
+	r.update([]IndexEntry{r.entry("f.txt")}, nil)
+
+	ix, err := ReadIndex(r.indexPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := ix.Stages("f.txt"); len(st) != 1 || st[0].Stage != 0 {
+		t.Errorf("after resolving, Stages(f.txt) = %+v", st)
+	}
+	if i := slices.IndexFunc(ix.exts, func(x idxExt) bool { return x.sig == "REUC" }); i < 0 || !bytes.Equal(ix.exts[i].data, reucBefore) {
+		t.Error("REUC not kept verbatim")
+	}
+	if got := r.git("diff", "--name-only", "--diff-filter=U"); got != "" {
+		t.Errorf("still unmerged: %q", got)
+	}
+	r.git("commit", "-q", "--no-edit")
+	r.git("fsck", "--strict", "--no-progress")
+	if got := r.git("status", "--porcelain"); got != "" {
+		t.Errorf("git status after the merge commit = %q", got)
+	}
+}
+
+func TestIndexFileAndDirectoryReplaceEachOther(t *testing.T) {
+	r := newGitRepo(t)
+	for _, f := range []string{"a", "d/x", "d/y", "d-z", "e"} {
+		r.write(f, f+"\n")
+	}
+	r.git("add", ".")
+	r.git("commit", "-q", "-m", "base")
+	for _, p := range []string{"a", "d"} {
+		if err := os.RemoveAll(filepath.Join(r.dir, p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.write("a/b/c", "file where a was\n")
+	r.write("d", "file where d/ was\n")
+	r.update([]IndexEntry{r.entry("a/b/c"), r.entry("d")}, nil)
+	if got, want := r.git("ls-files"), "a/b/c\nd\nd-z\ne\n"; got != want {
+		t.Errorf("git ls-files = %q, want %q", got, want)
+	}
+	if got, want := strings.TrimSpace(r.git("write-tree")), r.expectedTree(); got != want {
+		t.Errorf("git write-tree = %s, want %s", got, want)
+	}
+}
+
+func TestIndexUpdateRefusesBadEntries(t *testing.T) {
+	r := committedRepo(t)
+	ix, err := ReadIndex(r.indexPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := r.entry("a.txt")
+	for _, tc := range []struct {
+		name string
+		set  []IndexEntry
+	}{
+		{"empty path", []IndexEntry{{Mode: 0o100644}}},
+		{"dot-git", []IndexEntry{{Path: "x/.GIT/config", Mode: 0o100644}}},
+		{"dot-dot", []IndexEntry{{Path: "../x", Mode: 0o100644}}},
+		{"trailing slash", []IndexEntry{{Path: "x/", Mode: 0o100644}}},
+		{"mode", []IndexEntry{{Path: "x", Mode: 0o100664}}},
+		{"stage", []IndexEntry{{Path: "x", Mode: 0o100644, Stage: 2}}},
+		{"twice", []IndexEntry{good, good}},
+		{"file and directory", []IndexEntry{{Path: "x", Mode: 0o100644}, {Path: "x/y", Mode: 0o100644}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := ix.Update(tc.set, []string{"in/b.txt"}); err == nil {
+				t.Fatal("Update accepted it")
+			}
+			if ix.Len() != 3 {
+				t.Errorf("Update changed the index: %d entries", ix.Len())
+			}
+		})
+	}
+}
+
+func TestIndexExtendedFlagsPromoteVersion2(t *testing.T) {
+	r := committedRepo(t)
+	e := r.entry("a.txt")
+	e.SkipWorktree = true
+	r.update([]IndexEntry{e}, nil)
+	ix, err := ReadIndex(r.indexPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ix.Version() != 3 {
+		t.Errorf("version %d, want 3 for a skip-worktree entry", ix.Version())
+	}
+	if got := r.git("ls-files", "-v"); got != "S a.txt\nH in/b.txt\nH out/c.txt\n" {
+		t.Errorf("git ls-files -v = %q", got)
+	}
+}
+
+func TestIndexDropsPositionalExtensions(t *testing.T) {
+	r := committedRepo(t)
+	r.git("update-index", "--untracked-cache")
+	r.write("untracked.txt", "u\n")
+	r.git("status", "--porcelain") // fills the untracked cache
+	if !bytes.Contains(readFile(t, r.indexPath()), []byte("UNTR")) {
+		t.Fatal("git wrote no untracked cache; the test needs one")
+	}
+	r.write("a.txt", "changed\n")
+	r.update([]IndexEntry{r.entry("a.txt")}, nil)
+	if bytes.Contains(readFile(t, r.indexPath()), []byte("UNTR")) {
+		t.Error("UNTR written back")
+	}
+	if got := r.git("status", "--porcelain"); got != "M  a.txt\n?? untracked.txt\n" {
+		t.Errorf("git status = %q", got)
 	}
 }
