@@ -1,0 +1,201 @@
+package axon
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/autocoder/autocoder/txn"
+)
+
+// Feedback writes the executor's answer to an Axon plan: a plain-text report
+// a model reads before its next plan. The Axon prompt defines no answer
+// format, so this one aims at being unambiguous to a model: one header line
+// with the counts, then one paragraph per step or unreadable block, in plan
+// order, each starting with its step ID (or "error") in brackets and its
+// status; errors come with the hint that says what to write instead; data a
+// read produced (file content, command output, a dry-run diff) sits in a
+// tilde-fenced block longer than any tilde run inside it, so it can never
+// close early.
+func Feedback(results []txn.Result) []byte {
+	var b strings.Builder
+	b.WriteString(header(results))
+	for _, r := range results {
+		b.WriteString("\n")
+		if r.Step == nil && r.ParseErr != nil {
+			writeParseError(&b, r.ParseErr)
+			continue
+		}
+		writeStep(&b, r)
+	}
+	return []byte(b.String())
+}
+
+// header counts the results by status: "Axon plan: 3 steps, 2 applied, 1 failed."
+func header(results []txn.Result) string {
+	order := []txn.Status{txn.StatusApplied, txn.StatusPlanned, txn.StatusRead, txn.StatusUnchanged, txn.StatusFailed, txn.StatusSkipped}
+	count := map[txn.Status]int{}
+	steps, unread := 0, 0
+	for _, r := range results {
+		if r.Step == nil && r.ParseErr != nil {
+			unread++
+			continue
+		}
+		steps++
+		count[r.Status]++
+	}
+	parts := []string{fmt.Sprintf("%d step%s", steps, plural(steps))}
+	for _, s := range order {
+		if count[s] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", count[s], s))
+		}
+	}
+	if unread > 0 {
+		parts = append(parts, fmt.Sprintf("%d block%s not read", unread, plural(unread)))
+	}
+	return "Axon plan: " + strings.Join(parts, ", ") + ".\n"
+}
+
+func writeParseError(b *strings.Builder, e *txn.ParseError) {
+	fmt.Fprintf(b, "[error] line %d, column %d: not applied: %s\n", e.Pos.Line, e.Pos.Col, e.Msg)
+	if e.Quote != "" {
+		fmt.Fprintf(b, "  near: %s\n", e.Quote)
+	}
+	if e.Hint != "" {
+		fmt.Fprintf(b, "  hint: %s\n", e.Hint)
+	}
+}
+
+func writeStep(b *strings.Builder, r txn.Result) {
+	id := r.StepID
+	what := ""
+	line := 0
+	if s := r.Step; s != nil {
+		if id == "" {
+			id = s.ID
+		}
+		what, line = s.Reason, s.Pos.Line
+	}
+	fmt.Fprintf(b, "[%s] %s", id, r.Status)
+	if what != "" {
+		fmt.Fprintf(b, ": %s", what)
+	}
+	if line > 0 {
+		fmt.Fprintf(b, " (line %d)", line)
+	}
+	b.WriteString("\n")
+	if r.Commit != "" {
+		fmt.Fprintf(b, "  commit %s\n", shortHash(r.Commit))
+	}
+	if s := r.Step; s != nil {
+		// A git_commit group names its acts: the model wrote acts, and
+		// the step's reason is only the commit message.
+		if src, ok := s.Source.(Source); ok && len(src.Acts) > 1 {
+			var acts []string
+			for _, a := range src.Acts {
+				acts = append(acts, fmt.Sprintf("%s (line %d)", a.Desc, a.Line))
+			}
+			fmt.Fprintf(b, "  acts: %s\n", strings.Join(acts, "; "))
+		}
+		for _, rp := range s.Repairs {
+			fmt.Fprintf(b, "  note: %s\n", rp.What)
+		}
+	}
+	if r.Error != "" {
+		fmt.Fprintf(b, "  error: %s\n", r.Error)
+	}
+	if r.Hint != "" {
+		fmt.Fprintf(b, "  hint: %s\n", r.Hint)
+	}
+	if r.Status == txn.StatusFailed && r.Code == 3 && r.Step != nil && r.Step.StopRun {
+		b.WriteString("  the run stopped here: a failed check_* act stops the plan, nothing after it was applied\n")
+	}
+	for _, op := range r.Ops {
+		writeOp(b, op)
+	}
+	for _, p := range r.Programs {
+		writeProgram(b, p)
+	}
+}
+
+func writeOp(b *strings.Builder, op txn.OpResult) {
+	target := op.Path
+	if op.To != "" {
+		target += " -> " + op.To
+	}
+	fmt.Fprintf(b, "  %s %s: %s", op.Kind, target, op.Status)
+	if op.Message != "" {
+		fmt.Fprintf(b, " (%s)", op.Message)
+	}
+	b.WriteString("\n")
+	for _, rr := range op.Replaces {
+		switch {
+		case rr.AlreadyApplied:
+			fmt.Fprintf(b, "    edit %d: already applied, nothing changed\n", rr.Index+1)
+		case rr.StartLine > 0:
+			fmt.Fprintf(b, "    edit %d: replaced lines %d-%d", rr.Index+1, rr.StartLine, rr.EndLine)
+			if rr.Tier != "" && rr.Tier != "exact" {
+				fmt.Fprintf(b, " (matched %s)", rr.Tier)
+			}
+			b.WriteString("\n")
+		}
+	}
+	if op.Error != "" {
+		fmt.Fprintf(b, "    error: %s\n", op.Error)
+	}
+	if op.Hint != "" {
+		fmt.Fprintf(b, "    hint: %s\n", op.Hint)
+	}
+	if op.Output != "" {
+		writeData(b, "text", op.Output)
+	}
+	if op.Diff != "" {
+		writeData(b, "diff", op.Diff)
+	}
+}
+
+func writeProgram(b *strings.Builder, p txn.ProgramResult) {
+	name := p.Name
+	if name == "" {
+		name = "run_command"
+	}
+	fmt.Fprintf(b, "  %s: %s, exit code %d\n", name, p.Status, p.ReturnCode)
+	if p.Error != "" {
+		fmt.Fprintf(b, "    error: %s\n", p.Error)
+	}
+	if p.Stdout != "" {
+		b.WriteString("    stdout:\n")
+		writeData(b, "text", p.Stdout)
+	}
+	if p.Stderr != "" {
+		b.WriteString("    stderr:\n")
+		writeData(b, "text", p.Stderr)
+	}
+}
+
+// writeData writes data in a tilde fence longer than any run of tildes in
+// it (at least five, like a plan's), so no line of the data can close it.
+func writeData(b *strings.Builder, info, data string) {
+	longest, run := 0, 0
+	for i := 0; i < len(data); i++ {
+		if data[i] == '~' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	f := strings.Repeat("~", max(5, longest+1))
+	b.WriteString(f + info + "\n" + data)
+	if !strings.HasSuffix(data, "\n") {
+		b.WriteString("\n")
+	}
+	b.WriteString(f + "\n")
+}
+
+// shortHash is the abbreviated commit ID git shows by default.
+func shortHash(h string) string {
+	if len(h) > 7 {
+		return h[:7]
+	}
+	return h
+}
