@@ -1,0 +1,239 @@
+//go:build linux
+
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+	"unsafe"
+)
+
+// Run runs the program in its own process group in s.Dir and waits for it.
+// At s.Timeout, or when ctx is cancelled, it stops the whole group: SIGTERM,
+// then SIGKILL after s.Grace, so that processes the program started die with
+// it. When the program ends on its own, whatever it left running in its group
+// is killed too: nothing a step starts outlives the step.
+//
+// Standard input is empty. A non-zero exit is not an error (Result.ExitCode);
+// the error is a *StartError when the program could not start, or wraps
+// ctx.Err() when ctx was cancelled (the Result then holds what the program
+// wrote until then).
+func Run(ctx context.Context, s Spec) (Result, error) {
+	if err := ctx.Err(); err != nil {
+		return Result{}, fmt.Errorf("run %q: %w", s.name(), err)
+	}
+	if s.Command == "" {
+		return Result{}, &StartError{Command: s.name(), Dir: s.Dir, Err: errors.New("the command is empty"),
+			Hint: "give the program to run"}
+	}
+	if s.Dir != "" {
+		// The kernel's answer to a missing directory is the same ENOENT as
+		// for a missing program; look first to say which.
+		if fi, err := os.Stat(s.Dir); err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return Result{}, startError(s, &fs.PathError{Op: "chdir", Path: s.Dir, Err: err})
+		} else if !fi.IsDir() {
+			return Result{}, startError(s, &fs.PathError{Op: "chdir", Path: s.Dir, Err: syscall.ENOTDIR})
+		}
+	}
+	timeout, grace, max := s.Timeout, s.Grace, s.MaxOutput
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	if grace <= 0 {
+		grace = DefaultGrace
+	}
+	if max <= 0 {
+		max = DefaultMaxOutput
+	}
+
+	var cmd *exec.Cmd
+	if s.Shell {
+		cmd = exec.Command("/bin/sh", append([]string{"-c", s.Command, "sh"}, s.Args...)...)
+	} else {
+		cmd = exec.Command(s.Command, s.Args...)
+	}
+	cmd.Dir = s.Dir
+	if s.Env != nil {
+		// exec keeps the last of duplicate names, so these override.
+		cmd.Env = append(os.Environ(), s.Env...)
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+
+	// Our own pipes rather than exec's: exec's Wait also waits for its
+	// copying goroutines, that is for every holder of the pipe to exit, and a
+	// background grandchild would hold Wait until the timeout even after the
+	// program itself is done.
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return Result{}, fmt.Errorf("run %q: make a pipe: %w", s.name(), err)
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return Result{}, fmt.Errorf("run %q: make a pipe: %w", s.name(), err)
+	}
+	cmd.Stdout, cmd.Stderr = outW, errW
+
+	start := time.Now()
+	err = cmd.Start()
+	// The child has its copies; ours must go or the readers never see EOF.
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		outR.Close()
+		errR.Close()
+		return Result{}, startError(s, err)
+	}
+
+	stdout, stderr := &capture{max: max}, &capture{max: max}
+	var readers sync.WaitGroup
+	readers.Add(2)
+	go func() { defer readers.Done(); stdout.readAll(outR) }()
+	go func() { defer readers.Done(); stderr.readAll(errR) }()
+
+	// The group id is the program's pid. It stays reserved while the program
+	// is a zombie, so the group is signalled only between its exit and its
+	// reaping: never after, when the id could name someone else's group.
+	pgid := cmd.Process.Pid
+	exited := make(chan struct{})
+	go func() {
+		waitExited(pgid)
+		close(exited)
+	}()
+
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	var timedOut, cancelled bool
+	select {
+	case <-exited:
+	case <-timer.C:
+		timedOut = stopGroup(pgid, grace, exited)
+	case <-ctx.Done():
+		cancelled = stopGroup(pgid, grace, exited)
+	}
+	// Sweep what the program left behind in its group.
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	waitErr := cmd.Wait()
+	dur := time.Since(start)
+
+	// The pipes close when the last process holding them is gone. One that
+	// left the group (setsid) could hold them for ever: wait a grace, then
+	// close our ends, which ends the reads.
+	done := make(chan struct{})
+	go func() { readers.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(grace):
+		outR.Close()
+		errR.Close()
+		<-done
+	}
+	outR.Close()
+	errR.Close()
+
+	res := Result{
+		Stdout:      stdout.buf,
+		Stderr:      stderr.buf,
+		StdoutBytes: stdout.total,
+		StderrBytes: stderr.total,
+		Truncated:   stdout.total > int64(max) || stderr.total > int64(max),
+		TimedOut:    timedOut,
+		Duration:    dur,
+		ExitCode:    exitCode(cmd.ProcessState),
+	}
+	var exitErr *exec.ExitError
+	if waitErr != nil && !errors.As(waitErr, &exitErr) {
+		return res, fmt.Errorf("run %q: wait: %w", s.name(), waitErr)
+	}
+	if cancelled {
+		return res, fmt.Errorf("run %q: stopped: %w", s.name(), context.Cause(ctx))
+	}
+	return res, nil
+}
+
+// stopGroup stops the group after a timeout or a cancel: SIGTERM, then
+// SIGKILL when the program has not exited after grace. It reports false when
+// the program had exited already, so that a program that finished just as
+// the timer fired is not reported as timed out.
+func stopGroup(pgid int, grace time.Duration, exited <-chan struct{}) bool {
+	select {
+	case <-exited:
+		return false
+	default:
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-exited:
+	case <-t.C:
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		<-exited
+	}
+	return true
+}
+
+// waitExited blocks until the process pid has exited, without reaping it
+// (waitid with WNOWAIT), so that its pid and group id stay reserved until
+// cmd.Wait. Errors (none are expected for our own child) end the wait.
+func waitExited(pid int) {
+	const (
+		pPID    = 1          // P_PID
+		wExited = 0x4        // WEXITED
+		wNoWait = 0x01000000 // WNOWAIT
+	)
+	var info [128]byte // siginfo_t
+	for {
+		_, _, errno := syscall.Syscall6(syscall.SYS_WAITID, pPID, uintptr(pid),
+			uintptr(unsafe.Pointer(&info[0])), wExited|wNoWait, 0, 0)
+		if errno != syscall.EINTR {
+			return
+		}
+	}
+}
+
+// exitCode is the exit status, or minus the signal that ended the program.
+func exitCode(ps *os.ProcessState) int {
+	if ps == nil {
+		return -1
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return -int(ws.Signal())
+	}
+	return ps.ExitCode()
+}
+
+// capture keeps the first max bytes of a stream and counts the rest.
+type capture struct {
+	max   int
+	buf   []byte
+	total int64
+}
+
+func (c *capture) readAll(f *os.File) {
+	b := make([]byte, 32<<10)
+	for {
+		n, err := f.Read(b)
+		if n > 0 {
+			c.total += int64(n)
+			if room := c.max - len(c.buf); room > 0 {
+				c.buf = append(c.buf, b[:min(n, room)]...)
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}

@@ -1,0 +1,340 @@
+//go:build linux
+
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func run(t *testing.T, s Spec) Result {
+	t.Helper()
+	res, err := Run(context.Background(), s)
+	if err != nil {
+		t.Fatalf("Run(%+v): %v", s, err)
+	}
+	return res
+}
+
+func TestExitCodes(t *testing.T) {
+	for _, tc := range []struct {
+		spec Spec
+		want int
+	}{
+		{Spec{Command: "true"}, 0},
+		{Spec{Command: "false"}, 1},
+		{Spec{Command: "exit 3", Shell: true}, 3},
+		{Spec{Command: "sh", Args: []string{"-c", "exit 42"}}, 42},
+		// A signal gives minus its number, as Python's returncode.
+		{Spec{Command: "kill -TERM $$", Shell: true}, -int(syscall.SIGTERM)},
+	} {
+		res := run(t, tc.spec)
+		if res.ExitCode != tc.want || res.TimedOut || res.Truncated {
+			t.Errorf("%+v: exit %d timedOut %v truncated %v, want exit %d", tc.spec, res.ExitCode, res.TimedOut, res.Truncated, tc.want)
+		}
+	}
+}
+
+func TestCapturesBothStreams(t *testing.T) {
+	res := run(t, Spec{Command: "echo out; echo err >&2; echo more", Shell: true})
+	if string(res.Stdout) != "out\nmore\n" || string(res.Stderr) != "err\n" {
+		t.Fatalf("stdout %q stderr %q", res.Stdout, res.Stderr)
+	}
+	if res.StdoutBytes != 9 || res.StderrBytes != 4 || res.Truncated {
+		t.Fatalf("counts %d %d truncated %v", res.StdoutBytes, res.StderrBytes, res.Truncated)
+	}
+}
+
+func TestStdinIsEmpty(t *testing.T) {
+	// cat would wait for ever on an inherited terminal or pipe.
+	res := run(t, Spec{Command: "cat", Timeout: 5 * time.Second})
+	if res.TimedOut || len(res.Stdout) != 0 || res.ExitCode != 0 {
+		t.Fatalf("cat: %+v", res)
+	}
+}
+
+func TestOutputIsCapped(t *testing.T) {
+	// 8 MB through a 1000-byte cap: kept 1000, counted all, and the stderr
+	// stream is capped on its own.
+	res := run(t, Spec{Command: "head -c 8000000 /dev/zero; echo small >&2", Shell: true, MaxOutput: 1000})
+	if len(res.Stdout) != 1000 || res.StdoutBytes != 8000000 || !res.Truncated {
+		t.Fatalf("kept %d, counted %d, truncated %v", len(res.Stdout), res.StdoutBytes, res.Truncated)
+	}
+	if string(res.Stderr) != "small\n" {
+		t.Fatalf("stderr %q", res.Stderr)
+	}
+	if cap(res.Stdout) > 64<<10 {
+		t.Fatalf("the capture grew to %d bytes for a 1000-byte cap", cap(res.Stdout))
+	}
+
+	exact := run(t, Spec{Command: "printf 12345", Shell: true, MaxOutput: 5})
+	if string(exact.Stdout) != "12345" || exact.Truncated {
+		t.Fatalf("exactly at the cap: %q truncated %v", exact.Stdout, exact.Truncated)
+	}
+}
+
+// gone reports whether pid has died: no such process, or a zombie waiting
+// for a parent that may not reap it (PID 1 in a container often does not).
+func gone(pid int) bool {
+	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+		return true
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return errors.Is(err, fs.ErrNotExist)
+	}
+	// "pid (comm) S ...": the state follows the last ")".
+	s := string(stat)
+	i := strings.LastIndexByte(s, ')')
+	return i >= 0 && i+2 < len(s) && (s[i+2] == 'Z' || s[i+2] == 'X')
+}
+
+// readPid waits briefly for the program to have written the pid file.
+func readPid(t *testing.T, name string) int {
+	t.Helper()
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatalf("the program wrote no pid file: %v", err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		t.Fatalf("pid file %q: %v", data, err)
+	}
+	return pid
+}
+
+func assertGone(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Second)
+	for !gone(pid) {
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("process %d is still running", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestTimeoutKillsTheWholeGroup(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "pid")
+	start := time.Now()
+	res, err := Run(context.Background(), Spec{
+		Command: `sleep 30 & echo $! > pid; echo started; sleep 30`,
+		Shell:   true, Dir: dir, Timeout: 300 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(start); el > 5*time.Second {
+		t.Fatalf("Run took %v for a 300ms timeout", el)
+	}
+	if !res.TimedOut || res.ExitCode != -int(syscall.SIGTERM) {
+		t.Fatalf("timedOut %v exit %d, want a timeout ended by SIGTERM", res.TimedOut, res.ExitCode)
+	}
+	if string(res.Stdout) != "started\n" {
+		t.Fatalf("output before the timeout was lost: %q", res.Stdout)
+	}
+	assertGone(t, readPid(t, pidFile))
+}
+
+func TestTimeoutEscalatesToKill(t *testing.T) {
+	dir := t.TempDir()
+	// An ignored SIGTERM is inherited by sleep too: only SIGKILL ends them.
+	start := time.Now()
+	res := run(t, Spec{
+		Command: `trap "" TERM; sleep 30 & echo $! > pid; sleep 30`,
+		Shell:   true, Dir: dir, Timeout: 200 * time.Millisecond, Grace: 200 * time.Millisecond,
+	})
+	if el := time.Since(start); el > 3*time.Second {
+		t.Fatalf("Run took %v", el)
+	}
+	if !res.TimedOut || res.ExitCode != -int(syscall.SIGKILL) {
+		t.Fatalf("timedOut %v exit %d, want SIGKILL", res.TimedOut, res.ExitCode)
+	}
+	assertGone(t, readPid(t, filepath.Join(dir, "pid")))
+}
+
+func TestStrayIsKilledWhenTheProgramEnds(t *testing.T) {
+	dir := t.TempDir()
+	// The background sleep holds stdout; Run must not wait 30 s for it.
+	start := time.Now()
+	res := run(t, Spec{Command: `sleep 30 & echo $! > pid; echo done`, Shell: true, Dir: dir, Timeout: 20 * time.Second})
+	if el := time.Since(start); el > 3*time.Second {
+		t.Fatalf("Run took %v: it waited for the background process", el)
+	}
+	if res.TimedOut || res.ExitCode != 0 || string(res.Stdout) != "done\n" {
+		t.Fatalf("%+v", res)
+	}
+	assertGone(t, readPid(t, filepath.Join(dir, "pid")))
+}
+
+func TestEscapedProcessDoesNotHoldRun(t *testing.T) {
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid(1) here")
+	}
+	dir := t.TempDir()
+	// setsid leaves the group, so nothing kills it; it keeps stdout open.
+	// Run gives up on the pipe after Grace rather than waiting for it.
+	start := time.Now()
+	res := run(t, Spec{Command: `setsid sleep 3 & echo $! > pid; echo hi`, Shell: true, Dir: dir,
+		Grace: 200 * time.Millisecond})
+	if el := time.Since(start); el > 2*time.Second {
+		t.Fatalf("Run took %v", el)
+	}
+	if string(res.Stdout) != "hi\n" {
+		t.Fatalf("stdout %q", res.Stdout)
+	}
+	syscall.Kill(readPid(t, filepath.Join(dir, "pid")), syscall.SIGKILL)
+}
+
+func TestCancel(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	res, err := Run(ctx, Spec{Command: `sleep 30 & echo $! > pid; sleep 30`, Shell: true, Dir: dir})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if res.TimedOut || res.ExitCode >= 0 {
+		t.Fatalf("%+v", res)
+	}
+	assertGone(t, readPid(t, filepath.Join(dir, "pid")))
+
+	// Already cancelled: nothing starts.
+	marker := filepath.Join(dir, "ran")
+	if _, err := Run(ctx, Spec{Command: "touch " + marker, Shell: true}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("a program ran under a cancelled context")
+	}
+}
+
+func TestEnvAndDir(t *testing.T) {
+	dir := t.TempDir()
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("AUTOCODER_RUNNER_INHERITED", "kept")
+	t.Setenv("AUTOCODER_RUNNER_OVERRIDDEN", "old")
+	res := run(t, Spec{
+		Command: `echo "$AUTOCODER_RUNNER_INHERITED $AUTOCODER_RUNNER_OVERRIDDEN $NEW"; pwd -P`,
+		Shell:   true, Dir: dir,
+		Env: []string{"AUTOCODER_RUNNER_OVERRIDDEN=new", "NEW=x y"},
+	})
+	if want := "kept new x y\n" + real + "\n"; string(res.Stdout) != want {
+		t.Fatalf("stdout %q, want %q", res.Stdout, want)
+	}
+}
+
+func TestShellArgsArePositional(t *testing.T) {
+	res := run(t, Spec{Command: `echo "$1-$2"`, Shell: true, Args: []string{"a b", "c"}})
+	if string(res.Stdout) != "a b-c\n" {
+		t.Fatalf("stdout %q", res.Stdout)
+	}
+	// Without Shell, arguments are never interpreted.
+	res = run(t, Spec{Command: "echo", Args: []string{"$HOME", ";", "x"}})
+	if string(res.Stdout) != "$HOME ; x\n" {
+		t.Fatalf("stdout %q", res.Stdout)
+	}
+}
+
+func TestRelativeCommandIsTakenFromDir(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "hello.sh"), []byte("#!/bin/sh\necho hello\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, Spec{Command: "./hello.sh", Dir: dir})
+	if string(res.Stdout) != "hello\n" {
+		t.Fatalf("stdout %q", res.Stdout)
+	}
+}
+
+func TestStartErrors(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "noexec.sh"), []byte("echo hi\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		spec Spec
+		is   error  // the underlying error class
+		hint string // a piece of the hint
+	}{
+		{"missing binary", Spec{Command: "autocoder-no-such-program", Args: []string{"x"}}, exec.ErrNotFound, "not on PATH"},
+		{"missing dir", Spec{Command: "true", Dir: filepath.Join(dir, "nope")}, fs.ErrNotExist, "does not exist"},
+		{"not executable", Spec{Command: "./noexec.sh", Dir: dir}, fs.ErrPermission, "chmod +x"},
+		{"empty", Spec{Command: ""}, nil, "give the program"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Run(context.Background(), tc.spec)
+			var se *StartError
+			if !errors.As(err, &se) {
+				t.Fatalf("err = %v (%T), want *StartError", err, err)
+			}
+			if tc.is != nil && !errors.Is(err, tc.is) {
+				t.Errorf("err = %v, want it to wrap %v", err, tc.is)
+			}
+			if !strings.Contains(se.Hint, tc.hint) {
+				t.Errorf("hint %q does not say %q", se.Hint, tc.hint)
+			}
+			if !strings.Contains(err.Error(), "start") {
+				t.Errorf("error %q does not say what failed", err)
+			}
+			if res.Duration != 0 || res.Stdout != nil {
+				t.Errorf("a program that did not start has a result: %+v", res)
+			}
+		})
+	}
+}
+
+// No descriptor is left open by a run, whatever its end.
+func TestNoDescriptorLeak(t *testing.T) {
+	count := func() int {
+		ents, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Skip("no /proc/self/fd")
+		}
+		return len(ents)
+	}
+	before := count()
+	run(t, Spec{Command: "echo x", Shell: true})
+	run(t, Spec{Command: "sleep 5", Shell: true, Timeout: 50 * time.Millisecond, Grace: 50 * time.Millisecond})
+	Run(context.Background(), Spec{Command: "autocoder-no-such-program"})
+	if after := count(); after > before {
+		t.Fatalf("%d descriptors open before, %d after", before, after)
+	}
+}
+
+func TestZeroSpecUsesDefaults(t *testing.T) {
+	res := run(t, Spec{Command: "yes", Args: []string{"0123456789"}, Timeout: 100 * time.Millisecond})
+	if len(res.Stdout) != DefaultMaxOutput || !res.Truncated || !res.TimedOut {
+		t.Fatalf("kept %d truncated %v timedOut %v", len(res.Stdout), res.Truncated, res.TimedOut)
+	}
+	if !bytes.HasPrefix(res.Stdout, []byte("0123456789\n")) {
+		t.Fatalf("stdout starts %q", res.Stdout[:20])
+	}
+}
+
+// BenchmarkRunTrue measures the overhead of one run: fork, exec, group
+// handling and reaping.
+func BenchmarkRunTrue(b *testing.B) {
+	for b.Loop() {
+		if _, err := Run(context.Background(), Spec{Command: "true"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

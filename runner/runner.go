@@ -1,0 +1,130 @@
+// Package runner runs programs for steps and for the verify command: in a
+// given directory, in a process group of their own, with a timeout that stops
+// the whole group, and with output captured up to a cap.
+//
+// Start with Spec and Run. Whether a program may run at all is not decided
+// here: that is config.ProgramAllowed, asked by the engine before Run.
+// The process handling (run_linux.go) is Linux only; elsewhere Run says so.
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os/exec"
+	"time"
+)
+
+// Defaults for the Spec fields left zero. The engine passes the values of
+// autocoder.toml; these only keep a zero Spec from running unbounded.
+const (
+	DefaultTimeout   = 60 * time.Second
+	DefaultMaxOutput = 1 << 20
+	DefaultGrace     = 2 * time.Second
+)
+
+// Spec says what to run and within which limits.
+type Spec struct {
+	// Command is the program (looked up on PATH unless it holds a "/";
+	// a relative path is taken from Dir), or with Shell the command line.
+	Command string
+	// Args are the program's arguments. With Shell they become the shell's
+	// positional parameters $1, $2, ...
+	Args []string
+	// Shell runs Command with /bin/sh -c.
+	Shell bool
+	// Dir is the working directory; empty means autocoder's own.
+	Dir string
+	// Env holds "KEY=value" entries added to autocoder's own environment;
+	// an entry overrides an inherited variable of the same name.
+	Env []string
+	// Timeout is how long the program may run; zero means DefaultTimeout.
+	// At the timeout the whole process group gets SIGTERM, then SIGKILL
+	// after Grace.
+	Timeout time.Duration
+	// MaxOutput caps the bytes kept of each of stdout and stderr; zero means
+	// DefaultMaxOutput. The rest is read and counted, never kept.
+	MaxOutput int
+	// Grace is how long the group has between SIGTERM and SIGKILL; zero
+	// means DefaultGrace. It also bounds how long Run waits for the output
+	// pipes to close once the program is gone.
+	Grace time.Duration
+}
+
+// Result is what a program did. A program that ran is a Result, whatever its
+// exit code; Run's error is for a program that could not start or was
+// cancelled.
+type Result struct {
+	Stdout, Stderr []byte // the first MaxOutput bytes of each stream
+	// ExitCode is the program's exit status, or minus the signal number when
+	// a signal ended it (-9 after SIGKILL), as Python's subprocess reports
+	// it: the feedback of some dialects carries it as "returncode".
+	ExitCode int
+	TimedOut bool // stopped at Timeout
+	// Truncated: a stream wrote more than MaxOutput bytes.
+	Truncated bool
+	// StdoutBytes and StderrBytes count everything each stream wrote, kept
+	// or not.
+	StdoutBytes, StderrBytes int64
+	Duration                 time.Duration // from start until the program was reaped
+}
+
+// StartError is a program that could not be started: not found, not
+// executable, or its directory is missing. Hint says what to do.
+type StartError struct {
+	Command string
+	Dir     string
+	Err     error
+	Hint    string
+}
+
+func (e *StartError) Error() string {
+	return fmt.Sprintf("start %q: %v", e.Command, e.Err)
+}
+
+// Unwrap returns the underlying error (exec.ErrNotFound, fs.ErrNotExist,
+// fs.ErrPermission, ...).
+func (e *StartError) Unwrap() error { return e.Err }
+
+// ErrUnsupported is returned by Run where programs cannot be run safely:
+// stopping a whole process group needs Linux here.
+var ErrUnsupported = errors.New("running programs is supported on Linux only")
+
+// name is how messages call the program.
+func (s Spec) name() string {
+	if s.Shell {
+		return "sh -c " + s.Command
+	}
+	return s.Command
+}
+
+// startError explains why the program did not start.
+func startError(s Spec, err error) error {
+	e := &StartError{Command: s.name(), Dir: s.Dir, Err: err}
+	switch {
+	case errors.Is(err, exec.ErrNotFound):
+		e.Hint = fmt.Sprintf("%q is not installed or not on PATH: install it, give its full path, "+
+			"or check the spelling of the command", s.Command)
+	case errors.Is(err, exec.ErrDot):
+		e.Hint = fmt.Sprintf("%q was found only in the current directory, which autocoder does not search: "+
+			"write ./%s to mean that file", s.Command, s.Command)
+	case isChdir(err):
+		e.Hint = fmt.Sprintf("the working directory %q does not exist or is not a directory: create it first "+
+			"or run the program elsewhere", s.Dir)
+	case isPermission(err):
+		e.Hint = fmt.Sprintf("%q is not executable: make it executable (chmod +x) or run it with its interpreter, "+
+			"such as sh %s", s.Command, s.Command)
+	default:
+		e.Hint = "check the command and its working directory"
+	}
+	return e
+}
+
+func isChdir(err error) bool {
+	var pe *fs.PathError
+	return errors.As(err, &pe) && pe.Op == "chdir"
+}
+
+func isPermission(err error) bool {
+	return errors.Is(err, fs.ErrPermission)
+}
