@@ -85,6 +85,10 @@ type SyntaxError struct {
 	Msg       string // what is wrong, lower case
 	Quote     string // a short quote of the text at the error ("" at the end of input)
 	Hint      string // what to write instead
+	// Suspect, when set, is the start of the last string before the error
+	// that held a raw line break: the likeliest place of a missing closing
+	// quote, since such a string reads on through the text after it.
+	Suspect *Pos
 }
 
 func (e *SyntaxError) Error() string {

@@ -1,0 +1,277 @@
+// Package acjson reads and writes the autocoder JSON dialect: JSON objects
+// between the markers #####-- and --##### (DIALECTS.md §1, seeds 000 and
+// 001).
+//
+// Start reading at Parse: it finds every opener, reads one JSON value after
+// it with the tolerant reader (protocol/tjson) and expects the closer right
+// after that value, so a file_content holding --##### is read whole and a
+// response with many blocks gives many steps. shape.go maps the JSON to a
+// txn.Step; feedback.go writes the executor's answer.
+//
+// Strict first: a block whose JSON encoding/json accepts carries no repair.
+// The step is always built from the tolerant reader's tree, because that
+// tree knows the line and column of every field (for errors that point at
+// the field), and on strict JSON it is the same value encoding/json reads
+// (the FuzzTolerant property of tjson). Only when encoding/json refuses the
+// block do the tolerant reader's repairs go into Step.Repairs.
+//
+// Decisions a reader of this dialect should know:
+//   - a missing "type" means "operate"; "operate/finish" copied from the
+//     prompt's template is an error, since either reading would be a guess;
+//   - a missing step_id becomes "step-N", N the block's 1-based number in
+//     the document; a program without a name becomes "program-N";
+//   - unknown fields are ignored and recorded as a Repair (a misspelt
+//     "file_contents" would otherwise vanish silently), except those the
+//     prompts themselves show (metadata.timestamp, metadata.type and a
+//     program's reason), which are ignored without one;
+//   - a field that the action does not use (modify_content on create_file,
+//     an empty file_content beside modify_content, as the template has
+//     them) is ignored with a Repair; a field given twice is an error.
+package acjson
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/autocoder/autocoder/protocol/tjson"
+	"github.com/autocoder/autocoder/txn"
+)
+
+// Dialect is the name of this dialect in txn.Step.Dialect and txn.ParseError.
+const Dialect = "autocoder-json"
+
+// The markers around a block.
+var (
+	Opener = []byte("#####--")
+	Closer = []byte("--#####")
+)
+
+// Parse returns the blocks of text in document order: a *txn.Step for each
+// block that reads unambiguously, a *txn.ParseError for each that does not.
+// Start and End of each item are the byte offsets of the block's markers
+// (End exclusive); items never overlap. A broken block ends at its closer
+// (found the way the reference's regular expression finds it), and reading
+// goes on after it.
+func Parse(text []byte) []txn.Item {
+	r := reader{text: text, cur: tjson.Start}
+	var items []txn.Item
+	for from, n := 0, 1; ; n++ {
+		i := bytes.Index(text[from:], Opener)
+		if i < 0 {
+			return items
+		}
+		item := r.block(from+i, n)
+		items = append(items, item)
+		from = item.End
+	}
+}
+
+type reader struct {
+	text []byte
+	cur  tjson.Pos // last position computed, to advance from
+}
+
+// pos returns the document position of byte offset off; offsets are asked
+// for in increasing order almost always, so the cost is linear overall.
+func (r *reader) pos(off int) tjson.Pos {
+	if off < r.cur.Offset {
+		r.cur = tjson.Start
+	}
+	r.cur = tjson.Advance(r.text, r.cur, off)
+	return r.cur
+}
+
+// block reads the block whose opener is at start; n is its 1-based number.
+func (r *reader) block(start, n int) txn.Item {
+	text := r.text
+	valOff := start + len(Opener)
+	node, end, reps, err := tjson.ParseNode(text, r.pos(valOff))
+	if err != nil {
+		var se *tjson.SyntaxError
+		if !errors.As(err, &se) {
+			panic(fmt.Sprintf("tjson returned %T, not *SyntaxError", err))
+		}
+		return r.broken(start, valOff, se)
+	}
+	j := skipWhite(text, end)
+	if !bytes.HasPrefix(text[j:], Closer) {
+		return r.noCloser(start, j)
+	}
+	item := txn.Item{Start: start, End: j + len(Closer)}
+	var repairs []txn.Repair
+	if !json.Valid(text[valOff:end]) {
+		for _, rp := range reps {
+			repairs = append(repairs, txn.Repair{Pos: txn.Pos(rp.Pos), What: rp.What})
+		}
+	}
+	step, perr := build(node, n, txn.Pos(r.pos(start)), repairs)
+	if perr != nil {
+		perr.Quote = quote(text, perr.Pos.Offset)
+		item.Err = perr
+	} else {
+		item.Step = step
+	}
+	return item
+}
+
+// broken makes the error of a block whose JSON cannot be read, ending the
+// block where extent says.
+func (r *reader) broken(start, valOff int, se *tjson.SyntaxError) txn.Item {
+	text := r.text
+	end, closeAt := r.extent(valOff, max(se.Offset, valOff))
+	perr := &txn.ParseError{
+		Dialect: Dialect,
+		Pos:     txn.Pos{Offset: se.Offset, Line: se.Line, Col: se.Col},
+		Msg:     se.Msg,
+		Quote:   se.Quote,
+		Hint:    se.Hint,
+	}
+	if se.Offset > end {
+		// The reader failed beyond the block: a string left open, or a #
+		// comment that took the next opener's line, read on past the
+		// block's end. Point inside the block, and say where reading
+		// stopped.
+		open := r.pos(start)
+		var what string
+		var at tjson.Pos
+		switch {
+		case closeAt >= 0:
+			at = r.pos(closeAt)
+			what = fmt.Sprintf("its --##### at line %d", at.Line)
+		case end < len(text):
+			at = r.pos(end)
+			what = fmt.Sprintf("the next #####-- at line %d", at.Line)
+		default:
+			at = r.pos(end)
+			what = "the end of the text"
+		}
+		perr.Msg = fmt.Sprintf("the JSON of the block opened at line %d is not complete before %s (reading on, at line %d, column %d: %s)",
+			open.Line, what, se.Line, se.Col, se.Msg)
+		perr.Hint = "close every string, { and [ of the block, and end it with --#####"
+		if s := se.Suspect; s != nil && s.Offset >= start && s.Offset < end {
+			at = *s
+			perr.Msg = fmt.Sprintf("the string at line %d, column %d runs on past the end of the block (%s)", s.Line, s.Col, what)
+			perr.Hint = "close the string with its quote before the end of the line where its text ends"
+		}
+		perr.Pos = txn.Pos(at)
+		perr.Quote = quote(text, at.Offset)
+		return txn.Item{Start: start, End: end, Err: perr}
+	}
+	switch {
+	case closeAt < 0:
+		at := r.pos(start)
+		perr.Msg += fmt.Sprintf("; the block opened at line %d has no closing --#####", at.Line)
+		perr.Hint += "; end every block with --##### on a line of its own"
+	case closeAt == se.Offset:
+		perr.Msg = fmt.Sprintf("the block ends at line %d (--#####) but its JSON is not complete: %s", se.Line, se.Msg)
+		perr.Hint = "close every { with } and every [ with ] before --#####"
+	case closeAt < se.Offset:
+		// The reader ran past the block's end into later text: a string
+		// or a comment left open swallowed the closer.
+		at := r.pos(closeAt)
+		perr.Msg += fmt.Sprintf("; the block ends before this, at line %d (--#####)", at.Line)
+		perr.Hint += fmt.Sprintf("; a string or comment left open runs past the --##### at line %d: check the quotes before it", at.Line)
+	default:
+		if c := bytes.Index(text[valOff:se.Offset], Closer); c >= 0 {
+			// The reference would have ended the block at this closer;
+			// say that it was read as content, so the model sees both.
+			at := r.pos(valOff + c)
+			perr.Hint += fmt.Sprintf("; note: the --##### at line %d, column %d was read as part of a string", at.Line, at.Col)
+		}
+		at := r.pos(closeAt)
+		perr.Msg += fmt.Sprintf(" (the block ends at line %d)", at.Line)
+	}
+	return txn.Item{Start: start, End: end, Err: perr}
+}
+
+// noCloser makes the error of a block whose JSON value reads but is not
+// followed by --#####; j is where the closer was expected.
+func (r *reader) noCloser(start, j int) txn.Item {
+	end, closeAt := r.extent(j, j)
+	at := r.pos(j)
+	perr := &txn.ParseError{
+		Dialect: Dialect,
+		Pos:     txn.Pos(at),
+		Quote:   quote(r.text, j),
+	}
+	if j >= len(r.text) {
+		perr.Msg = "the block has no closing --##### after its JSON value"
+		perr.Hint = "end the block with --##### right after the closing }"
+	} else {
+		perr.Msg = "unexpected text after the block's JSON value: expected --#####"
+		perr.Hint = "end the block with --##### right after the closing }; put prose after --#####, and a second value in a block of its own"
+		if closeAt >= 0 {
+			c := r.pos(closeAt)
+			perr.Msg += fmt.Sprintf(" (the block ends at line %d)", c.Line)
+		} else {
+			perr.Msg += " (and no --##### follows)"
+		}
+	}
+	return txn.Item{Start: start, End: end, Err: perr}
+}
+
+// extent finds where a broken block ends, the way the reference's regular
+// expression #####--\s*(.*?)\s*--##### would: at the first closer after
+// from. Two refinements keep the next blocks readable: when another opener
+// comes before any closer, the broken block ends where that opener begins;
+// and when the reader failed (at failAt) past the first closer with no
+// opener in between, that closer was content inside a string, and the block
+// ends at the first closer after the failure. closeAt is the closer's
+// offset, or -1 when the block has none.
+func (r *reader) extent(from, failAt int) (end, closeAt int) {
+	text := r.text
+	find := func(m []byte, at int) int {
+		if i := bytes.Index(text[at:], m); i >= 0 {
+			return at + i
+		}
+		return -1
+	}
+	c0, o := find(Closer, from), find(Opener, from)
+	switch {
+	case c0 < 0 || (o >= 0 && o < c0):
+		if o >= 0 {
+			return o, -1
+		}
+		return len(text), -1
+	case failAt <= c0 || (o >= 0 && o < failAt):
+		return c0 + len(Closer), c0
+	}
+	if c1 := find(Closer, failAt); c1 >= 0 && (o < 0 || c1 < o) {
+		return c1 + len(Closer), c1
+	}
+	return c0 + len(Closer), c0
+}
+
+func skipWhite(text []byte, i int) int {
+	for i < len(text) {
+		switch text[i] {
+		case ' ', '\t', '\r', '\n':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// quote returns a short piece of the text at off, up to the end of its line.
+func quote(text []byte, off int) string {
+	if off >= len(text) {
+		return ""
+	}
+	q := text[off:]
+	if i := bytes.IndexAny(q, "\r\n"); i >= 0 {
+		q = q[:i]
+	}
+	const max = 40
+	if len(q) > max {
+		q = q[:max]
+		for len(q) > 0 && !utf8.Valid(q) {
+			q = q[:len(q)-1]
+		}
+	}
+	return string(q)
+}

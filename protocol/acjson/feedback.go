@@ -1,0 +1,274 @@
+package acjson
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/autocoder/autocoder/txn"
+)
+
+// The executor's answer, in the shape the prompt teaches (DIALECTS.md §1,
+// "The executor's answer"). Fields beyond that shape are omitted when empty.
+type answer struct {
+	Metadata     answerMeta   `json:"metadata"`
+	FileActions  []fileAction `json:"file_actions"`
+	ProgramExecs programExecs `json:"program_execs"`
+	Error        string       `json:"error,omitempty"`
+	// Repairs tells the model what it wrote loosely, so it can write it
+	// strictly next time.
+	Repairs []txn.Repair `json:"repairs,omitempty"`
+}
+
+type answerMeta struct {
+	StepID  string `json:"step_id"`
+	Reason  string `json:"reason"`
+	Summary string `json:"summary"`
+}
+
+type fileAction struct {
+	Status   string        `json:"status"` // success or failure
+	Action   string        `json:"action"` // the request's own action_type
+	Path     string        `json:"path"`
+	Replaces []replaceInfo `json:"replaces,omitempty"`
+	Message  string        `json:"message,omitempty"`
+	Error    string        `json:"error,omitempty"`
+	Content  string        `json:"content,omitempty"`
+}
+
+type replaceInfo struct {
+	ID       string `json:"id"`
+	Replaced bool   `json:"replaced"`
+	Matches  int    `json:"matches"`
+	Verified bool   `json:"verified"`
+}
+
+type programExec struct {
+	name       string
+	Status     string `json:"status"` // success, failure or timeout
+	Stdout     string `json:"stdout"`
+	Stderr     string `json:"stderr"`
+	ReturnCode int    `json:"returncode"`
+	Error      string `json:"error,omitempty"`
+}
+
+// programExecs is a JSON object keyed by program name that keeps the order
+// the programs ran in (a Go map would sort the names).
+type programExecs []programExec
+
+func (p programExecs) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	for i, e := range p {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		k, err := marshal(e.name)
+		if err != nil {
+			return nil, err
+		}
+		v, err := marshal(e)
+		if err != nil {
+			return nil, err
+		}
+		buf.Write(k)
+		buf.WriteByte(':')
+		buf.Write(v)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+// marshal is json.Marshal without HTML escaping: the answer is read by a
+// model, for which "<" is clearer than "\u003c".
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// kindActions names an op kind in this dialect, for ops that did not come
+// from an autocoder JSON block.
+var kindActions = map[txn.OpKind]string{
+	txn.OpWrite:   "create_file",
+	txn.OpReplace: "replace_file",
+	txn.OpDelete:  "delete_file",
+	txn.OpMkdir:   "create_directory",
+	txn.OpRmdir:   "delete_directory",
+	txn.OpRead:    "read_file",
+	txn.OpList:    "list_tree",
+}
+
+// Feedback writes the executor's answer to results: one #####-- … --#####
+// block per result, in order, each holding the documented JSON (metadata,
+// file_actions, program_execs). Each file action names the request's own
+// action_type (from Step.Source); hints of the matcher and the engine go
+// into "error" after the error itself, since that is the field a model
+// reads. metadata.summary says what became of the step. A block that could
+// not be read (Result.ParseErr) is answered with its error, line and column,
+// so the model can resend it.
+func Feedback(results []txn.Result) []byte {
+	var out bytes.Buffer
+	for i, r := range results {
+		if i > 0 {
+			out.WriteByte('\n')
+		}
+		raw, err := marshal(answerFor(r))
+		var body bytes.Buffer
+		if err == nil {
+			err = json.Indent(&body, raw, "", "  ")
+		}
+		if err != nil {
+			// Only a value json cannot encode gets here, and the answer
+			// holds strings, numbers and booleans only.
+			panic(fmt.Sprintf("acjson: encoding feedback: %v", err))
+		}
+		out.Write(Opener)
+		out.WriteByte('\n')
+		out.Write(body.Bytes())
+		out.WriteByte('\n')
+		out.Write(Closer)
+		out.WriteByte('\n')
+	}
+	return out.Bytes()
+}
+
+func answerFor(r txn.Result) answer {
+	a := answer{FileActions: []fileAction{}, ProgramExecs: programExecs{}}
+	a.Metadata.StepID = r.StepID
+	if r.Step != nil {
+		if a.Metadata.StepID == "" {
+			a.Metadata.StepID = r.Step.ID
+		}
+		a.Metadata.Reason = r.Step.Reason
+		a.Repairs = r.Step.Repairs
+	}
+	if pe := r.ParseErr; pe != nil {
+		a.Metadata.Summary = "the block could not be read; nothing of it was applied"
+		a.Error = withHint(fmt.Sprintf("line %d, column %d: %s", pe.Pos.Line, pe.Pos.Col, pe.Msg), pe.Hint)
+		if pe.Quote != "" {
+			a.Error = withHint(fmt.Sprintf("line %d, column %d: %s (near %q)", pe.Pos.Line, pe.Pos.Col, pe.Msg, pe.Quote), pe.Hint)
+		}
+		return a
+	}
+	a.Metadata.Summary = summary(r)
+	a.Error = withHint(r.Error, r.Hint)
+
+	var src *Source
+	var ops []txn.Op
+	if r.Step != nil {
+		src, _ = r.Step.Source.(*Source)
+		ops = r.Step.Ops
+	}
+	for i, or := range r.Ops {
+		fa := fileAction{
+			Status:  "success",
+			Path:    or.Path,
+			Message: or.Message,
+			Error:   withHint(or.Error, or.Hint),
+			Content: or.Output,
+		}
+		if fa.Content == "" {
+			fa.Content = or.Diff
+		}
+		switch or.Status {
+		case txn.StatusFailed, txn.StatusSkipped:
+			fa.Status = "failure"
+		}
+		fa.Action = kindActions[or.Kind]
+		if src != nil && i < len(src.Actions) {
+			fa.Action = src.Actions[i]
+		}
+		if fa.Action == "" {
+			fa.Action = string(or.Kind)
+		}
+		if or.Kind == txn.OpReplace {
+			fa.Replaces = replaces(or, ops, i)
+		}
+		a.FileActions = append(a.FileActions, fa)
+	}
+	seen := map[string]int{}
+	for _, pr := range r.Programs {
+		name := pr.Name
+		// Two programs of one name would collide as keys of one object.
+		if seen[name]++; seen[name] > 1 {
+			name = fmt.Sprintf("%s#%d", name, seen[name])
+		}
+		status := pr.Status
+		if status != "success" && status != "timeout" {
+			status = "failure" // the documented values; Error says why
+		}
+		a.ProgramExecs = append(a.ProgramExecs, programExec{
+			name: name, Status: status, Stdout: pr.Stdout, Stderr: pr.Stderr,
+			ReturnCode: pr.ReturnCode, Error: pr.Error,
+		})
+	}
+	return a
+}
+
+// replaces reports each edit of the op: the matcher's count where it got to
+// the edit, and replaced/verified only when the whole op succeeded, since
+// an op's edits are applied together or not at all.
+func replaces(or txn.OpResult, ops []txn.Op, i int) []replaceInfo {
+	ok := or.Status == txn.StatusApplied || or.Status == txn.StatusPlanned || or.Status == txn.StatusUnchanged
+	var edits []txn.Edit
+	if i < len(ops) && ops[i].Kind == txn.OpReplace {
+		edits = ops[i].Edits
+	}
+	n := len(edits)
+	for _, rr := range or.Replaces {
+		n = max(n, rr.Index+1)
+	}
+	out := make([]replaceInfo, n)
+	for k := range out {
+		out[k] = replaceInfo{ID: fmt.Sprintf("edit-%d", k+1), Replaced: ok, Verified: ok}
+		if k < len(edits) && edits[k].Identifier != "" {
+			out[k].ID = edits[k].Identifier
+		}
+	}
+	for _, rr := range or.Replaces {
+		if rr.Index >= 0 {
+			out[rr.Index].Matches = rr.Matches
+		}
+	}
+	return out
+}
+
+func summary(r txn.Result) string {
+	switch r.Status {
+	case txn.StatusApplied:
+		if r.Commit != "" {
+			return "applied as commit " + r.Commit
+		}
+		return "applied"
+	case txn.StatusUnchanged:
+		return "nothing to change: no commit"
+	case txn.StatusPlanned:
+		return "dry run: would be applied; nothing was changed"
+	case txn.StatusFailed:
+		return "failed and rolled back: nothing of this step remains"
+	case txn.StatusSkipped:
+		return "skipped: an earlier step failed"
+	case txn.StatusRead:
+		return "read only: nothing was changed"
+	}
+	if r.Step != nil && r.Step.Finish {
+		return r.Step.Summary
+	}
+	return string(r.Status)
+}
+
+func withHint(err, hint string) string {
+	switch {
+	case hint == "":
+		return err
+	case err == "":
+		return "hint: " + hint
+	}
+	return strings.TrimRight(err, "\n") + "\nhint: " + hint
+}
