@@ -240,6 +240,10 @@ func replaces(or txn.OpResult, ops []txn.Op, i int) []replaceInfo {
 }
 
 func summary(r txn.Result) string {
+	if r.Step != nil && r.Step.Finish && r.Step.Summary != "" {
+		// The task's own summary is the answer to a finish step.
+		return r.Step.Summary
+	}
 	switch r.Status {
 	case txn.StatusApplied:
 		if r.Commit != "" {
@@ -256,9 +260,6 @@ func summary(r txn.Result) string {
 		return "skipped: an earlier step failed"
 	case txn.StatusRead:
 		return "read only: nothing was changed"
-	}
-	if r.Step != nil && r.Step.Finish {
-		return r.Step.Summary
 	}
 	return string(r.Status)
 }

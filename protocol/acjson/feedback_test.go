@@ -1,0 +1,95 @@
+package acjson
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/autocoder/autocoder/txn"
+)
+
+// feedbackResults are results of every kind, for steps read from a real
+// block so that Source carries the request's own action types.
+func feedbackResults(t *testing.T) []txn.Result {
+	text := `#####--
+{"metadata": {"step_id": "code_002", "reason": "实现游戏初始化逻辑"},
+ "file_operations": [
+  {"action_type": "replace_file", "path": "tetris/game.py", "modify_content": [
+    {"identifier": "Tetris.__init__", "old_content": "pass", "new_content": "self.x = 1"},
+    {"old_content": "a", "new_content": "b"}]},
+  {"action_type": "replace_file", "path": "README.md", "file_content": "# <Demo>\n"},
+  {"action_type": "read_file", "path": "tetris/game.py"},
+  {"action_type": "create_directory", "path": "tetris/assets"}],
+ "program_operations": [{"name": "run_game", "command": "python tetris/game.py"}, {"name": "run_game", "command": "true"}]}
+--#####
+#####--
+{"metadata": {"step_id": "fail_003"}, "file_operations": [{"action_type": "replace_file", "path": "a.py", "modify_content": [{"identifier": "f", "old_content": "x", "new_content": "y"}]}]}
+--#####
+#####--
+{"type": "finish", "metadata": {"summary": "全部完成"}}
+--#####
+#####--
+{"type": "operate/finish"}
+--#####`
+	items := Parse([]byte(text))
+	if len(items) != 4 || items[3].Err == nil {
+		t.Fatalf("items %+v", items)
+	}
+	return []txn.Result{
+		{Step: items[0].Step, StepID: "code_002", Status: txn.StatusApplied, Commit: "1a2b3c4",
+			Ops: []txn.OpResult{
+				{Kind: txn.OpReplace, Path: "tetris/game.py", Status: txn.StatusApplied,
+					Replaces: []txn.ReplaceResult{{Index: 0, Matches: 1}, {Index: 1, Matches: 1}}},
+				{Kind: txn.OpWrite, Path: "README.md", Status: txn.StatusApplied, Message: "replaced an existing file"},
+				{Kind: txn.OpRead, Path: "tetris/game.py", Status: txn.StatusApplied, Output: "import pygame  # <3\n"},
+				{Kind: txn.OpMkdir, Path: "tetris/assets", Status: txn.StatusApplied, Message: "git does not record empty directories"},
+			},
+			Programs: []txn.ProgramResult{
+				{Name: "run_game", Status: "failure", Stdout: "", Stderr: "pygame.error: No available video device\n", ReturnCode: 1},
+				{Name: "run_game", Status: "refused", Error: "programs are off: allow them in autocoder.toml"},
+			}},
+		{Step: items[1].Step, StepID: "fail_003", Status: txn.StatusFailed, Error: "step failed: an edit did not apply", Code: 1,
+			Ops: []txn.OpResult{{Kind: txn.OpReplace, Path: "a.py", Status: txn.StatusFailed,
+				Replaces: []txn.ReplaceResult{{Index: 0, Matches: 2}},
+				Error:    "old_content occurs 2 times in a.py (lines 3, 9)",
+				Hint:     "add lines of context around old_content so it occurs once"}}},
+		{Step: items[2].Step, StepID: items[2].Step.ID, Status: txn.StatusUnchanged},
+		{ParseErr: items[3].Err, StepID: "step-4", Status: txn.StatusFailed},
+	}
+}
+
+func TestFeedbackGolden(t *testing.T) {
+	out := Feedback(feedbackResults(t))
+	golden(t, "testdata/feedback.golden.md", out)
+
+	// The answer reads back as this dialect's blocks, each strict JSON with
+	// the documented fields.
+	items := Parse(out)
+	if len(items) != 4 {
+		t.Fatalf("feedback holds %d blocks, want 4", len(items))
+	}
+	for i, part := range strings.Split(string(out), "#####--")[1:] {
+		body := part[:strings.Index(part, "--#####")]
+		var a map[string]any
+		if err := json.Unmarshal([]byte(body), &a); err != nil {
+			t.Fatalf("block %d is not strict JSON: %v", i, err)
+		}
+		for _, k := range []string{"metadata", "file_actions", "program_execs"} {
+			if _, ok := a[k]; !ok {
+				t.Errorf("block %d lacks %q", i, k)
+			}
+		}
+	}
+	s := string(out)
+	for _, want := range []string{
+		`"action": "replace_file",` + "\n" + `      "path": "README.md"`, // the request's own action type, not create_file
+		`"id": "Tetris.__init__"`,
+		"hint: add lines of context",
+		`"run_game#2"`,
+		`# <3`, // no HTML escaping
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("feedback lacks %q", want)
+		}
+	}
+}
