@@ -147,9 +147,14 @@ func parse(name string, data []byte) (Config, error) {
 	l.str(f.Verify.Command, "verify.command", &c.Verify.Command)
 	l.duration(f.Verify.Timeout, "verify.timeout", &c.Verify.Timeout)
 
+	// Rules between values (timeout within max_timeout) only make sense
+	// once every value has its type; a type error already says enough.
 	if len(l.errs) == 0 {
 		l.validate(c)
 	}
+	// Every problem at once: fixing a file one error per run is tedious
+	// for a person and costs a model a round trip each. A half-read file is
+	// never returned, so no caller can run on part of the user's settings.
 	if len(l.errs) > 0 {
 		return Config{}, errors.Join(l.errs...)
 	}
@@ -329,6 +334,8 @@ func (l *loader) size(v value, key string, dst *int64) {
 	if !v.set {
 		return
 	}
+	// Sizes are plain numbers of bytes, not "10MiB" strings: one obvious
+	// way to write them, and the shipped file says what each default is.
 	n, ok := v.v.(int64)
 	if !ok {
 		l.bad(key, "want a whole number of bytes, found "+describe(v.v),
@@ -350,6 +357,8 @@ func (l *loader) duration(v value, key string, dst *time.Duration) {
 	hint := fmt.Sprintf("write %s = %q: a number with a unit, s, m or h", leaf(key), human(*dst))
 	s, ok := v.v.(string)
 	if !ok {
+		// A bare number is the likeliest mistake, and the decoder would
+		// read it as nanoseconds: say which unit to add.
 		msg := "want a duration string, found " + describe(v.v)
 		if n, isInt := v.v.(int64); isInt {
 			hint = fmt.Sprintf("write %s = \"%ds\" for %d seconds: a bare number has no unit", leaf(key), n, n)
