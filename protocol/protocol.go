@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/autocoder/autocoder/protocol/acjson"
 	"github.com/autocoder/autocoder/protocol/axon"
 	"github.com/autocoder/autocoder/txn"
 )
@@ -25,6 +26,7 @@ type reader struct {
 // dialects claim a block at the same offset, the earlier one's is kept.
 var dialects = []reader{
 	{axon.Dialect, axon.Parse},
+	{acjson.Dialect, acjson.Parse},
 }
 
 // Parse finds every block of every dialect in text and returns their items

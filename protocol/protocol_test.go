@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/autocoder/autocoder/txn"
 )
@@ -272,7 +273,9 @@ func checkItems(t *testing.T, text []byte, items []txn.Item) {
 				t.Fatalf("item %d: position %+v outside the item [%d,%d)", i, p, it.Start, it.End)
 			}
 			line := 1 + bytes.Count(text[:p.Offset], []byte{'\n'})
-			col := p.Offset - (bytes.LastIndexByte(text[:p.Offset], '\n') + 1) + 1
+			// Columns count characters, as tjson's do: a model or a person
+			// counts the characters of a line, not its UTF-8 bytes.
+			col := 1 + utf8.RuneCount(text[bytes.LastIndexByte(text[:p.Offset], '\n')+1:p.Offset])
 			if line != p.Line || col != p.Col {
 				t.Fatalf("item %d: position %+v, but offset %d is %d:%d", i, p, p.Offset, line, col)
 			}

@@ -18,11 +18,16 @@
 // the block's final line ending: a block of the lines a and b writes
 // "a\nb\n", a block of one empty line writes "\n", and an empty block writes
 // nothing. An inline argument's value is the argument exactly.
+//
+// Positions are those of txn.Pos; columns count characters, not bytes, as
+// the tjson reader's do, so that an error's column is the one a model or a
+// person counts.
 package axon
 
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/autocoder/autocoder/protocol/fence"
 	"github.com/autocoder/autocoder/txn"
@@ -188,8 +193,8 @@ func (a *act) readLine(text []byte) {
 		words, err := splitArgs(rest)
 		if err != nil {
 			qe := err.(*quoteError)
-			col := strings.Index(a.line, rest) + qe.Col
-			a.fail(txn.Pos{Offset: a.linePos.Offset + col - 1, Line: a.linePos.Line, Col: a.linePos.Col + col - 1},
+			at := strings.Index(a.line, rest) + qe.Col - 1 // byte index of the quote in the line
+			a.fail(txn.Pos{Offset: a.linePos.Offset + at, Line: a.linePos.Line, Col: a.linePos.Col + utf8.RuneCountInString(a.line[:at])},
 				"act line: "+err.Error(), a.line,
 				fmt.Sprintf("close the %c quote, or give the argument in a block of its own after the act block", qe.Quote))
 			return

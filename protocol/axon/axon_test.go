@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/autocoder/autocoder/txn"
 )
@@ -140,7 +141,9 @@ func TestParse(t *testing.T) {
 		{"empty act block", "~~~~~act\n\n~~~~~\n",
 			[]string{`error 1:1 the act block names no act`}},
 		{"unterminated quote", "~~~~~act\nwrite_file \"a.txt\n~~~~~\n~~~~~\nx\n~~~~~\n",
-			[]string{`error 2:12 act line: unterminated " quote at column 1`}},
+			[]string{`error 2:12 act line: unterminated " quote`}},
+		{"columns count characters", "~~~~~act\nread_file 好 'x\n~~~~~\n",
+			[]string{`error 2:13 act line: unterminated ' quote`}},
 		{"empty path", mkact("delete_file", "  \n"),
 			[]string{`error 4:1 delete_file: the path is empty`}},
 		{"two-line path", mkact("write_file", "a\nb\n", "x\n"),
@@ -301,7 +304,9 @@ func checkItems(t *testing.T, text []byte, items []txn.Item) {
 				t.Fatalf("item %d: position %+v outside the item [%d,%d)", i, p, it.Start, it.End)
 			}
 			line := 1 + bytes.Count(text[:p.Offset], []byte{'\n'})
-			col := p.Offset - (bytes.LastIndexByte(text[:p.Offset], '\n') + 1) + 1
+			// Columns count characters, as tjson's do: a model or a person
+			// counts the characters of a line, not its UTF-8 bytes.
+			col := 1 + utf8.RuneCount(text[bytes.LastIndexByte(text[:p.Offset], '\n')+1:p.Offset])
 			if line != p.Line || col != p.Col {
 				t.Fatalf("item %d: position %+v, but offset %d is %d:%d", i, p, p.Offset, line, col)
 			}

@@ -13,7 +13,7 @@ type quoteError struct {
 }
 
 func (e *quoteError) Error() string {
-	return fmt.Sprintf("unterminated %c quote at column %d", e.Quote, e.Col)
+	return fmt.Sprintf("unterminated %c quote", e.Quote)
 }
 
 // splitArgs splits an act line the way a POSIX shell splits words, without
