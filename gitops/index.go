@@ -18,6 +18,7 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha1"
+	"encoding"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -130,6 +131,12 @@ type Index struct {
 	fresh      []IndexEntry // entries given to Update
 	freshNames []byte
 
+	// hashDone is closed when startHash is done with sum (the SHA-1 of
+	// data up to the trailer) and checkpoints.
+	hashDone    <-chan struct{}
+	sum         []byte
+	checkpoints []idxCheckpoint
+
 	// mtime is the index file's own mtime when it was read (or last written
 	// by WriteIndex), git's istate->timestamp for racy checks; 0 if there
 	// was no file.
@@ -157,18 +164,75 @@ func ReadIndex(path string) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read index: %w", err)
 	}
-	data := make([]byte, fi.Size())
-	if _, err := io.ReadFull(f, data); err != nil {
-		return nil, fmt.Errorf("read index %s: %w", path, err)
-	}
 	st := StatOf(fi)
-	return parseIndex(path, data, st.MtimeSec, st.MtimeNsec)
+	ix := &Index{path: path, data: make([]byte, fi.Size()), mtimeSec: st.MtimeSec, mtimeNsec: st.MtimeNsec}
+	// Hash each chunk on the other core as soon as it is read, so that
+	// verifying the checksum costs little more than reading.
+	hashed := ix.startHash()
+	for off := 0; off < len(ix.data); {
+		n, err := io.ReadFull(f, ix.data[off:min(off+idxChunk, len(ix.data))])
+		if err != nil {
+			close(hashed)
+			return nil, fmt.Errorf("read index %s: %w", path, err)
+		}
+		off += n
+		hashed <- off
+	}
+	close(hashed)
+	if err := ix.parse(); err != nil {
+		return nil, err
+	}
+	return ix, nil
+}
+
+// idxChunk is how much of the file is read (and hashed) at a time. The
+// hash state after each chunk is kept: a write whose output starts with the
+// same bytes resumes from it instead of hashing them again.
+const idxChunk = 256 << 10
+
+// idxCheckpoint is the SHA-1 state after the first off bytes of the file.
+type idxCheckpoint struct {
+	off   int
+	state []byte // from encoding.BinaryMarshaler; nil for the initial state
+}
+
+// startHash starts hashing ix.data up to its trailer in the background:
+// the caller sends how many bytes are ready, and closes the channel when
+// done (or giving up); parse collects the result.
+func (ix *Index) startHash() chan<- int {
+	ready := make(chan int, len(ix.data)/idxChunk+2)
+	done := make(chan struct{})
+	ix.hashDone = done
+	go func() {
+		defer close(done)
+		end := max(len(ix.data)-idxHashLen, 0)
+		h := sha1.New()
+		cps := []idxCheckpoint{{off: 0}}
+		pos := 0
+		for n := range ready {
+			if n = min(n, end); n > pos {
+				h.Write(ix.data[pos:n])
+				pos = n
+				if st, err := h.(encoding.BinaryMarshaler).MarshalBinary(); err == nil {
+					cps = append(cps, idxCheckpoint{pos, st})
+				}
+			}
+		}
+		if pos == end {
+			ix.sum = h.Sum(nil)
+			ix.checkpoints = cps
+		}
+	}()
+	return ready
 }
 
 // parseIndex makes an Index of data, the content of the file path whose
 // mtime was sec, nsec.
 func parseIndex(path string, data []byte, sec, nsec uint32) (*Index, error) {
 	ix := &Index{path: path, data: data, mtimeSec: sec, mtimeNsec: nsec}
+	hashed := ix.startHash()
+	hashed <- len(data)
+	close(hashed)
 	if err := ix.parse(); err != nil {
 		return nil, err
 	}
@@ -199,22 +263,16 @@ func (ix *Index) parse() error {
 	}
 	end := len(d) - idxHashLen
 
-	// Verify the checksum on the other core while this one indexes the
-	// entries: both are one pass over the file. An all-zero trailer is
-	// git's index.skipHash, which means "not computed".
-	sumc := make(chan [20]byte, 1)
-	skipHash := bytes.Equal(d[end:], make([]byte, idxHashLen))
-	if !skipHash {
-		go func() { sumc <- sha1.Sum(d[:end]) }()
-	}
-
-	if err := ix.scanEntries(end); err != nil {
+	// The checksum is being verified on the other core (startHash) while
+	// this one indexes the entries. An all-zero trailer is git's
+	// index.skipHash, which means "not computed".
+	err := ix.scanEntries(end)
+	<-ix.hashDone
+	if err != nil {
 		return err
 	}
-	if !skipHash {
-		if sum := <-sumc; !bytes.Equal(sum[:], d[end:]) {
-			return ix.damaged("checksum mismatch")
-		}
+	if !bytes.Equal(d[end:], make([]byte, idxHashLen)) && !bytes.Equal(ix.sum, d[end:]) {
+		return ix.damaged("checksum mismatch")
 	}
 	return nil
 }
@@ -786,19 +844,66 @@ func (ix *Index) racy(s *idxSlot) bool {
 	return mode != idxModeGitlink && size != 0 && ix.mtimeSec <= mtime
 }
 
-// idxWriter hashes what it writes and remembers the first error.
+// idxWriter hashes what it writes and remembers the first error. While
+// the output is still byte for byte the file that was read, it does not
+// hash: on the first difference it resumes from the read's last hash
+// checkpoint before that point, so an update near the end of a large index
+// costs a fraction of a full SHA-1 pass.
 type idxWriter struct {
-	w   *bufio.Writer
-	h   hash.Hash
-	n   int64
-	err error
+	ix   *Index
+	w    *bufio.Writer
+	h    hash.Hash // nil while the output equals ix.data so far
+	n    int64
+	err  error
+	same bool // the output so far is ix.data[:n]
 }
 
+// diverge starts hashing: from the checkpoint nearest before n, then the
+// bytes between it and n, which are the file's own.
+func (w *idxWriter) diverge() {
+	w.same = false
+	w.h = sha1.New()
+	var cp idxCheckpoint
+	for _, c := range w.ix.checkpoints {
+		if c.off <= int(w.n) {
+			cp = c
+		}
+	}
+	if cp.state != nil {
+		if err := w.h.(encoding.BinaryUnmarshaler).UnmarshalBinary(cp.state); err != nil {
+			w.h.Reset()
+			cp.off = 0
+		}
+	}
+	w.h.Write(w.ix.data[cp.off:w.n])
+}
+
+// raw writes ix.data[a:b].
+func (w *idxWriter) raw(a, b int) {
+	if a == b {
+		return
+	}
+	if w.same && a != int(w.n) {
+		w.diverge()
+	}
+	w.emit(w.ix.data[a:b])
+}
+
+// write writes p.
 func (w *idxWriter) write(p []byte) {
+	if w.same && (int(w.n)+len(p) > len(w.ix.data)-idxHashLen || !bytes.Equal(p, w.ix.data[w.n:int(w.n)+len(p)])) {
+		w.diverge()
+	}
+	w.emit(p)
+}
+
+func (w *idxWriter) emit(p []byte) {
 	if w.err != nil {
 		return
 	}
-	w.h.Write(p)
+	if !w.same {
+		w.h.Write(p)
+	}
 	var n int
 	n, w.err = w.w.Write(p)
 	w.n += int64(n)
@@ -814,7 +919,13 @@ func (w *idxWriter) write(p []byte) {
 // autocoder cannot afford to hash every such file, so it smudges them all,
 // which costs git nothing but a content check on its next refresh.
 func (ix *Index) WriteTo(w io.Writer) (int64, error) {
-	iw := &idxWriter{w: bufio.NewWriterSize(w, 256<<10), h: sha1.New()}
+	if ix.hashDone != nil {
+		<-ix.hashDone
+	}
+	iw := &idxWriter{ix: ix, w: bufio.NewWriterSize(w, 256<<10), same: len(ix.checkpoints) > 0}
+	if !iw.same {
+		iw.h = sha1.New()
+	}
 	var hdr [idxHeaderLen]byte
 	copy(hdr[:], "DIRC")
 	binary.BigEndian.PutUint32(hdr[4:], ix.version)
@@ -835,12 +946,12 @@ func (ix *Index) WriteTo(w io.Writer) (int64, error) {
 		racy := ix.racy(s)
 		if copyRaw && !racy {
 			if int(s.off) != runEnd {
-				iw.write(ix.data[runStart:runEnd])
+				iw.raw(runStart, runEnd)
 				runStart = int(s.off)
 			}
 			runEnd = int(s.off + s.size)
 		} else {
-			iw.write(ix.data[runStart:runEnd])
+			iw.raw(runStart, runEnd)
 			runStart, runEnd = 0, 0
 			if copyRaw {
 				scratch = append(scratch[:0], ix.data[s.off:s.off+s.size]...)
@@ -859,7 +970,7 @@ func (ix *Index) WriteTo(w io.Writer) (int64, error) {
 			prevEnd = s.off + s.size
 		}
 	}
-	iw.write(ix.data[runStart:runEnd])
+	iw.raw(runStart, runEnd)
 
 	for _, x := range ix.exts {
 		body := x.data
@@ -874,6 +985,9 @@ func (ix *Index) WriteTo(w io.Writer) (int64, error) {
 		binary.BigEndian.PutUint32(eh[4:], uint32(len(body)))
 		iw.write(eh[:])
 		iw.write(body)
+	}
+	if iw.same {
+		iw.diverge()
 	}
 	if iw.err == nil {
 		sum := iw.h.Sum(nil)

@@ -44,8 +44,9 @@ func benchIndex(b *testing.B, n, version int) string {
 func BenchmarkIndexUpdate(b *testing.B) {
 	for _, bc := range []struct {
 		n, version int
-	}{{1000, 2}, {100000, 2}, {100000, 4}} {
-		b.Run(fmt.Sprintf("entries=%d/v%d", bc.n, bc.version), func(b *testing.B) {
+		op         string // modify an entry, or insert a new one (the entry count changes)
+	}{{1000, 2, "modify"}, {100000, 2, "modify"}, {100000, 2, "insert"}, {100000, 4, "modify"}, {100000, 4, "insert"}} {
+		b.Run(fmt.Sprintf("entries=%d/v%d/%s", bc.n, bc.version, bc.op), func(b *testing.B) {
 			path := benchIndex(b, bc.n, bc.version)
 			ix, err := ReadIndex(path)
 			if err != nil {
@@ -69,6 +70,9 @@ func BenchmarkIndexUpdate(b *testing.B) {
 				}
 				e.Hash[0] = byte(i)
 				e.Stat.Size = uint32(i)
+				if bc.op == "insert" {
+					e.Path = fmt.Sprintf("src/pkg%03d/sub%02d/new.go", bc.n/2000, bc.n/200%10)
+				}
 				if err := ix.Update([]IndexEntry{e}, nil); err != nil {
 					b.Fatal(err)
 				}
