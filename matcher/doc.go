@@ -41,8 +41,9 @@ func newDoc(text []byte) *doc {
 	return d
 }
 
-// buildBlocks cuts text into blocks at line ends. The text is copied so that
-// the caller's content is never aliased by later splices.
+// buildBlocks cuts text into blocks at line ends. Blocks alias text: no
+// block buffer is ever written, because splice builds its text in fresh
+// memory, so the caller's content stays untouched without a copy.
 func buildBlocks(text []byte) []*block {
 	var bs []*block
 	for len(text) > 0 {
@@ -53,7 +54,7 @@ func buildBlocks(text []byte) []*block {
 				n = blockTarget + i + 1
 			}
 		}
-		bs = append(bs, newBlock(bytes.Clone(text[:n])))
+		bs = append(bs, newBlock(text[:n:n]))
 		text = text[n:]
 	}
 	return bs

@@ -39,11 +39,13 @@ func nearest(d *doc, old []byte) *Region {
 	}
 	win := min(k, n)
 	trimmed := make([]string, k)
-	keys := map[uint64]bool{}
+	// A hit on a long line says more than a hit on "}" or "return err",
+	// which occur everywhere: hits weigh by length, up to 16 bytes.
+	keys := map[uint64]float64{}
 	for j, l := range lines {
 		trimmed[j] = string(bytes.Trim(l, " \t\r"))
 		if trimmed[j] != "" {
-			keys[hashKey2(l)] = true
+			keys[hashKey2(l)] = min(1, float64(len(trimmed[j]))/16)
 		}
 	}
 	blankKey := hashKey2(nil)
@@ -51,9 +53,11 @@ func nearest(d *doc, old []byte) *Region {
 	hits := 0
 	for bi, b := range d.blocks {
 		for j, x := range b.k2 {
-			if x != blankKey && keys[x] {
-				scores[d.lineBase[bi]+j] = 1
-				hits++
+			if x != blankKey {
+				if w, ok := keys[x]; ok {
+					scores[d.lineBase[bi]+j] = w
+					hits++
+				}
 			}
 		}
 	}
@@ -103,8 +107,8 @@ func trigramScores(d *doc, old []string, scores []float64) {
 	}
 	avg := max(1, total/max(1, len(old)))
 	for i := range scores {
-		if scores[i] == 1 {
-			continue
+		if scores[i] > 0 {
+			continue // an equal line already scored
 		}
 		l := bytes.Trim(d.content(i), " \t")
 		if len(l) < 3 {
