@@ -379,3 +379,78 @@ func (r *Repo) ReadCommit(h Hash) (*Commit, error) {
 	}
 	return c, nil
 }
+
+// TreeDiff is one path that differs between two trees; a zero Mode on a
+// side means the path is absent there.
+type TreeDiff struct {
+	Path     string
+	From, To TreeEntry
+}
+
+// DiffTrees lists the files (blobs, links, submodules) that differ between
+// trees a and b (zero: empty), in path order. Equal subtrees are skipped by
+// name, so the cost follows the size of the difference.
+func (r *Repo) DiffTrees(a, b Hash) ([]TreeDiff, error) {
+	var out []TreeDiff
+	err := r.diffTrees(a, b, "", &out)
+	return out, err
+}
+
+func (r *Repo) diffTrees(a, b Hash, prefix string, out *[]TreeDiff) error {
+	if a == b {
+		return nil
+	}
+	load := func(h Hash) (map[string]TreeEntry, error) {
+		m := map[string]TreeEntry{}
+		if h.IsZero() {
+			return m, nil
+		}
+		es, err := r.ReadTree(h)
+		for _, e := range es {
+			m[e.Name] = e
+		}
+		return m, err
+	}
+	am, err := load(a)
+	if err != nil {
+		return err
+	}
+	bm, err := load(b)
+	if err != nil {
+		return err
+	}
+	names := make([]string, 0, len(am)+len(bm))
+	for n := range am {
+		names = append(names, n)
+	}
+	for n := range bm {
+		if _, ok := am[n]; !ok {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		ea, eb := am[n], bm[n]
+		if ea.Mode == eb.Mode && ea.Hash == eb.Hash {
+			continue
+		}
+		p := prefix + n
+		var sa, sb Hash
+		if ea.Mode == ModeTree {
+			sa, ea = ea.Hash, TreeEntry{}
+		}
+		if eb.Mode == ModeTree {
+			sb, eb = eb.Hash, TreeEntry{}
+		}
+		if !sa.IsZero() || !sb.IsZero() {
+			if err := r.diffTrees(sa, sb, p+"/", out); err != nil {
+				return err
+			}
+		}
+		if ea.Mode != 0 || eb.Mode != 0 {
+			ea.Name, eb.Name = p, p
+			*out = append(*out, TreeDiff{Path: p, From: ea, To: eb})
+		}
+	}
+	return nil
+}

@@ -145,41 +145,72 @@ type RefUpdate struct {
 	AlsoLogHEAD bool
 }
 
-// UpdateRef writes one ref under git's lock protocol, taking the lock
-// through own (see LockVia), verifying the old value under the lock, and
-// appending the reflog. Deleting a ref also deletes its reflog, as git does.
+// UpdateRef writes one ref under git's lock protocol: BeginRefUpdate, then
+// Commit.
 func (r *Repo) UpdateRef(u RefUpdate, own string) error {
+	t, err := r.BeginRefUpdate(u, own)
+	if err != nil {
+		return err
+	}
+	return t.Commit()
+}
+
+// RefTxn is a ref update whose lock is held: the old value is verified and
+// nobody else can move the ref until Commit or Rollback.
+type RefTxn struct {
+	r    *Repo
+	u    RefUpdate
+	lock *LockFile
+	file string
+}
+
+// BeginRefUpdate takes the ref's lock through own (see LockVia) and checks,
+// under the lock, that the ref still has the value u.Old. Taking it before
+// any other write lets a caller refuse cleanly when git holds the ref.
+func (r *Repo) BeginRefUpdate(u RefUpdate, own string) (*RefTxn, error) {
 	file := r.refFile(u.Name)
 	if err := os.MkdirAll(filepath.Dir(file), 0o777); err != nil {
-		return fmt.Errorf("update %s: %w", u.Name, err)
+		return nil, fmt.Errorf("update %s: %w", u.Name, err)
 	}
 	lock, err := LockVia(file, own)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer lock.Rollback()
 	cur, _, err := r.ResolveRef(u.Name)
 	if err != nil {
-		return err
+		lock.Rollback()
+		return nil, err
 	}
 	if cur != u.Old {
-		return &RefChangedError{Ref: u.Name, Want: u.Old, Got: cur}
+		lock.Rollback()
+		return nil, &RefChangedError{Ref: u.Name, Want: u.Old, Got: cur}
 	}
+	return &RefTxn{r: r, u: u, lock: lock, file: file}, nil
+}
+
+// Rollback releases the lock and leaves the ref as it was.
+func (t *RefTxn) Rollback() { t.lock.Rollback() }
+
+// Commit writes the new value (or deletes the ref and its reflog, as git
+// does, when New is zero) and appends the reflog line.
+func (t *RefTxn) Commit() error {
+	r, u := t.r, t.u
 	if u.New.IsZero() {
+		defer t.lock.Rollback()
 		if err := r.deletePacked(u.Name); err != nil {
 			return err
 		}
-		if err := os.Remove(file); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := os.Remove(t.file); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("delete %s: %w", u.Name, err)
 		}
-		lock.Rollback()
 		os.Remove(r.logFile(u.Name))
 		return nil
 	}
-	if _, err := lock.Write([]byte(u.New.String() + "\n")); err != nil {
+	if _, err := t.lock.Write([]byte(u.New.String() + "\n")); err != nil {
+		t.lock.Rollback()
 		return fmt.Errorf("update %s: %w", u.Name, err)
 	}
-	if err := lock.Commit(); err != nil {
+	if err := t.lock.Commit(); err != nil {
 		return err
 	}
 	line := reflogLine(u.Old, u.New, u.Who, u.Message)

@@ -1,0 +1,274 @@
+// Package gittest makes real git repositories in temporary folders for
+// tests, drives them with the git CLI and judges them with it: git, not our
+// own reader, says whether what autocoder wrote is right. Snapshot and
+// AssertUnchanged prove that a failed operation left no trace.
+package gittest
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// Repo is a repository under test.
+type Repo struct {
+	T   testing.TB
+	Dir string
+}
+
+// Isolate gives the test its own HOME with a git identity, and keeps the
+// machine's git configuration out. Call it once per test before New.
+func Isolate(t testing.TB) string {
+	t.Helper()
+	home := t.TempDir()
+	if st, ok := t.(interface{ Setenv(string, string) }); ok {
+		st.Setenv("HOME", home)
+		st.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+		st.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+		for _, v := range []string{"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL",
+			"GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"} {
+			st.Setenv(v, "")
+			os.Unsetenv(v)
+		}
+	}
+	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = Test User\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n"), 0o666)
+	return home
+}
+
+// New makes an empty repository (no commit yet) in a temporary folder.
+func New(t testing.TB) *Repo {
+	t.Helper()
+	dir := t.TempDir()
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	r := &Repo{T: t, Dir: dir}
+	r.Git("init", "-q", "-b", "main")
+	return r
+}
+
+// NewWithCommit makes a repository with one commit holding files.
+func NewWithCommit(t testing.TB, files map[string]string) *Repo {
+	t.Helper()
+	r := New(t)
+	for p, c := range files {
+		r.Write(p, c)
+	}
+	r.Git("add", "-A")
+	r.Git("commit", "-q", "-m", "initial")
+	return r
+}
+
+// Git runs git in the repository and fails the test if it fails.
+func (r *Repo) Git(args ...string) string {
+	r.T.Helper()
+	out, err := r.GitErr(args...)
+	if err != nil {
+		r.T.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// GitErr runs git and returns its combined output and error.
+func (r *Repo) GitErr(args ...string) (string, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = r.Dir
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// Write writes a file (making folders), relative to the root.
+func (r *Repo) Write(rel, content string) {
+	r.T.Helper()
+	p := filepath.Join(r.Dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
+		r.T.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o666); err != nil {
+		r.T.Fatal(err)
+	}
+}
+
+// Read reads a file relative to the root; "" with ok false if missing.
+func (r *Repo) Read(rel string) (string, bool) {
+	b, err := os.ReadFile(filepath.Join(r.Dir, filepath.FromSlash(rel)))
+	return string(b), err == nil
+}
+
+// MustRead reads a file and fails the test when it is missing.
+func (r *Repo) MustRead(rel string) string {
+	r.T.Helper()
+	s, ok := r.Read(rel)
+	if !ok {
+		r.T.Fatalf("%s does not exist", rel)
+	}
+	return s
+}
+
+// Status is `git status --porcelain` (untracked files included).
+func (r *Repo) Status() string {
+	r.T.Helper()
+	// --no-optional-locks: a plain status refreshes and rewrites the index,
+	// which would make a snapshot change what it observes.
+	return r.Git("--no-optional-locks", "status", "--porcelain", "--untracked-files=all")
+}
+
+// AssertClean fails unless git status shows nothing.
+func (r *Repo) AssertClean() {
+	r.T.Helper()
+	if s := r.Status(); s != "" {
+		r.T.Fatalf("git status is not clean:\n%s", s)
+	}
+}
+
+// Fsck fails unless `git fsck --strict` is silent and succeeds. Dangling
+// objects are not errors: a failed step may leave the objects it wrote
+// before it failed, unreferenced, as git itself does; git gc prunes them.
+func (r *Repo) Fsck() {
+	r.T.Helper()
+	out, err := r.GitErr("fsck", "--strict", "--no-progress", "--no-dangling")
+	if err != nil || strings.TrimSpace(out) != "" {
+		r.T.Fatalf("git fsck --strict: %v\n%s", err, out)
+	}
+}
+
+// Snapshot is everything a failed operation must leave as it was: every
+// worktree file's bytes and mode, the raw index, HEAD and every ref, and git
+// status.
+type Snapshot struct {
+	Files  map[string]string // path -> mode + sha256
+	Index  string            // sha256 of .git/index, or "" when absent
+	Stage  string            // git ls-files -s: the index's entries without stat data
+	HEAD   string
+	Refs   string
+	Status string
+	Locks  []string // *.lock files under .git
+}
+
+// Snapshot takes a snapshot.
+func (r *Repo) Snapshot() Snapshot {
+	r.T.Helper()
+	s := Snapshot{Files: map[string]string{}}
+	filepath.WalkDir(r.Dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		rel, _ := filepath.Rel(r.Dir, p)
+		if d.IsDir() {
+			if d.Name() == ".git" {
+				return filepath.SkipDir
+			}
+			if rel != "." {
+				s.Files[rel+"/"] = "dir"
+			}
+			return nil
+		}
+		fi, _ := os.Lstat(p)
+		var data []byte
+		if fi.Mode()&os.ModeSymlink != 0 {
+			t, _ := os.Readlink(p)
+			data = []byte("link:" + t)
+		} else {
+			data, _ = os.ReadFile(p)
+		}
+		sum := sha256.Sum256(data)
+		s.Files[rel] = fmt.Sprintf("%v %x", fi.Mode(), sum)
+		return nil
+	})
+	gitDir := strings.TrimSpace(r.Git("rev-parse", "--absolute-git-dir"))
+	if b, err := os.ReadFile(filepath.Join(gitDir, "index")); err == nil {
+		s.Index = fmt.Sprintf("%x", sha256.Sum256(b))
+	}
+	s.Stage, _ = r.GitErr("--no-optional-locks", "ls-files", "-s")
+	h, _ := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	s.HEAD = string(h)
+	s.Refs, _ = r.GitErr("for-each-ref", "--format=%(refname) %(objectname)")
+	s.Status = r.Status()
+	common := strings.TrimSpace(r.Git("rev-parse", "--git-common-dir"))
+	if !filepath.IsAbs(common) {
+		common = filepath.Join(r.Dir, common)
+	}
+	filepath.WalkDir(common, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".lock") {
+			s.Locks = append(s.Locks, p)
+		}
+		return nil
+	})
+	sort.Strings(s.Locks)
+	return s
+}
+
+// AssertUnchanged fails when anything differs from before, the index
+// byte for byte.
+func (r *Repo) AssertUnchanged(before Snapshot) {
+	r.T.Helper()
+	r.assertSame(before, true)
+}
+
+// AssertRestored fails when anything differs from before, except the stat
+// data of index entries: after a rollback that rewrote files, their entries
+// must carry the new stat data (git would re-hash them otherwise).
+func (r *Repo) AssertRestored(before Snapshot) {
+	r.T.Helper()
+	r.assertSame(before, false)
+}
+
+func (r *Repo) assertSame(before Snapshot, rawIndex bool) {
+	r.T.Helper()
+	after := r.Snapshot()
+	var diffs []string
+	for p, v := range before.Files {
+		if after.Files[p] != v {
+			diffs = append(diffs, fmt.Sprintf("file %s: %q -> %q", p, v, after.Files[p]))
+		}
+	}
+	for p, v := range after.Files {
+		if _, ok := before.Files[p]; !ok {
+			diffs = append(diffs, fmt.Sprintf("new file %s (%s)", p, v))
+		}
+	}
+	if rawIndex && before.Index != after.Index {
+		diffs = append(diffs, "the index file changed")
+	}
+	if before.Stage != after.Stage {
+		diffs = append(diffs, fmt.Sprintf("index entries:\n%s->\n%s", before.Stage, after.Stage))
+	}
+	if before.HEAD != after.HEAD {
+		diffs = append(diffs, fmt.Sprintf("HEAD: %q -> %q", before.HEAD, after.HEAD))
+	}
+	if before.Refs != after.Refs {
+		diffs = append(diffs, fmt.Sprintf("refs:\n%s->\n%s", before.Refs, after.Refs))
+	}
+	if before.Status != after.Status {
+		diffs = append(diffs, fmt.Sprintf("status:\n%s->\n%s", before.Status, after.Status))
+	}
+	if strings.Join(before.Locks, ",") != strings.Join(after.Locks, ",") {
+		diffs = append(diffs, fmt.Sprintf("lock files: %v -> %v", before.Locks, after.Locks))
+	}
+	if len(diffs) > 0 {
+		r.T.Fatalf("the repository changed:\n%s", strings.Join(diffs, "\n"))
+	}
+}
+
+// Bytes reads a file's raw bytes (for CRLF and BOM checks).
+func (r *Repo) Bytes(rel string) []byte {
+	b, _ := os.ReadFile(filepath.Join(r.Dir, filepath.FromSlash(rel)))
+	return b
+}
+
+// HasLine reports whether out has a line equal to line.
+func HasLine(out, line string) bool {
+	for _, l := range strings.Split(out, "\n") {
+		if l == line {
+			return true
+		}
+	}
+	return false
+}
+

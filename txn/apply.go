@@ -1,0 +1,519 @@
+package txn
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/autocoder/autocoder/checks"
+	"github.com/autocoder/autocoder/gitops"
+	"github.com/autocoder/autocoder/matcher"
+)
+
+// DirtyError is a step that would touch the user's uncommitted work: a
+// modified, staged, conflicted or untracked file. Nothing is changed.
+type DirtyError struct {
+	Path string
+	Why  string
+}
+
+func (e *DirtyError) Error() string { return fmt.Sprintf("refused %s: %s", e.Path, e.Why) }
+
+// Hint says what to do.
+func (e *DirtyError) Hint() string {
+	return "autocoder never mixes your uncommitted work into a step, nor risks it on rollback: commit or stash your changes to " + e.Path + " (git stash), then apply again"
+}
+
+// OpError is a failed op, with the op's place in the response.
+type OpError struct {
+	Op  *Op
+	Err error
+}
+
+func (e *OpError) Error() string {
+	where := ""
+	if e.Op.Pos.Line > 0 {
+		where = fmt.Sprintf(" (response line %d)", e.Op.Pos.Line)
+	}
+	return fmt.Sprintf("%s %s%s: %v", e.Op.Kind, e.Op.Path, where, e.Err)
+}
+
+func (e *OpError) Unwrap() error { return e.Err }
+
+// NotFoundError is a path an op needs that does not exist.
+type NotFoundError struct{ Path, Fix string }
+
+func (e *NotFoundError) Error() string { return e.Path + " does not exist" }
+
+// Hint says what to do.
+func (e *NotFoundError) Hint() string { return e.Fix }
+
+// file is one path's state while a step is resolved in memory.
+type file struct {
+	rel string
+	// As found before the step (after earlier steps of a dry run).
+	origExists bool
+	origDir    bool
+	origLink   bool
+	origData   []byte
+	origMode   uint32
+	// As the step leaves it.
+	exists bool
+	data   []byte
+	mode   uint32
+	dir    bool // a folder (only as origDir; steps write files)
+}
+
+// workspace resolves one step against the worktree. overlay, in a dry run,
+// holds the files as earlier steps of the run left them.
+type workspace struct {
+	e       *Engine
+	files   map[string]*file
+	order   []string
+	dirs    []string
+	overlay map[string]*file
+}
+
+func (w *workspace) get(rel string) (*file, error) {
+	if f, ok := w.files[rel]; ok {
+		return f, nil
+	}
+	f := &file{rel: rel}
+	if o, ok := w.overlay[rel]; ok {
+		f.origExists, f.origData, f.origMode = o.exists, o.data, o.mode
+	} else {
+		full := w.e.Repo.Abs(rel)
+		fi, err := os.Lstat(full)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) || isNotDirErr(err):
+		case err != nil:
+			return nil, err
+		case fi.IsDir():
+			f.origDir = true
+		case fi.Mode()&os.ModeSymlink != 0:
+			target, err := os.Readlink(full)
+			if err != nil {
+				return nil, err
+			}
+			f.origExists, f.origLink, f.origData, f.origMode = true, true, []byte(target), gitops.ModeSymlink
+		case fi.Mode().IsRegular():
+			if fi.Size() > w.e.opts.MaxFileBytes {
+				return nil, &checks.RefusedError{Path: rel, Why: fmt.Sprintf("the file has %d bytes, over the limit of %d", fi.Size(), w.e.opts.MaxFileBytes),
+					Fix: "edit large files by hand, or raise [apply] max_file_bytes in autocoder.toml"}
+			}
+			data, err := os.ReadFile(full)
+			if err != nil {
+				return nil, err
+			}
+			f.origExists, f.origData = true, data
+			f.origMode = gitops.ModeFile
+			if fi.Mode()&0o111 != 0 {
+				f.origMode = gitops.ModeExec
+			}
+		default:
+			return nil, &checks.RefusedError{Path: rel, Why: "it is not a regular file", Fix: "steps change regular files only"}
+		}
+	}
+	f.exists, f.data, f.mode, f.dir = f.origExists, f.origData, f.origMode, f.origDir
+	w.files[rel] = f
+	w.order = append(w.order, rel)
+	return f, nil
+}
+
+func isNotDirErr(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "not a directory")
+}
+
+// resolvePath applies the path policy.
+func (w *workspace) resolvePath(raw string) (string, error) {
+	return w.e.Policy.Resolve(raw)
+}
+
+// setContent writes content to a file state, refusing folders and links.
+func (w *workspace) setContent(f *file, data []byte) error {
+	if f.dir {
+		return &DirtyError{Path: f.rel, Why: "it is a folder, not a file"}
+	}
+	if f.origLink {
+		return &checks.RefusedError{Path: f.rel, Why: "it is a symbolic link; autocoder never writes through one",
+			Fix: "write to the file the link points to, if it is inside the repository"}
+	}
+	if err := w.parentsAreFolders(f.rel); err != nil {
+		return err
+	}
+	if !f.exists {
+		f.mode = gitops.ModeFile
+	}
+	f.exists, f.data = true, data
+	return nil
+}
+
+// parentsAreFolders refuses a path below something that is a file.
+func (w *workspace) parentsAreFolders(rel string) error {
+	for d := path.Dir(rel); d != "."; d = path.Dir(d) {
+		if f, ok := w.files[d]; ok && f.exists {
+			return &ConflictPathError{Path: rel, File: d}
+		}
+		if o, ok := w.overlay[d]; ok && o.exists {
+			return &ConflictPathError{Path: rel, File: d}
+		}
+		fi, err := os.Lstat(w.e.Repo.Abs(d))
+		if err == nil && !fi.IsDir() {
+			if f, ok := w.files[d]; ok && !f.exists {
+				continue // deleted by this step
+			}
+			return &ConflictPathError{Path: rel, File: d}
+		}
+	}
+	return nil
+}
+
+// ConflictPathError is a file that would have to live below a file.
+type ConflictPathError struct{ Path, File string }
+
+func (e *ConflictPathError) Error() string {
+	return fmt.Sprintf("cannot create %s: %s is a file, not a folder", e.Path, e.File)
+}
+
+// Hint says what to do.
+func (e *ConflictPathError) Hint() string {
+	return "delete " + e.File + " first in the same step, or choose another path"
+}
+
+// resolve runs the checks and computes every op in memory. It changes
+// nothing on disk. Ops results go into res.
+func (w *workspace) resolve(s *Step, res *Result) error {
+	for i := range s.Checks {
+		c := &s.Checks[i]
+		var err error
+		switch c.Kind {
+		case CheckFilesExist:
+			err = checks.FilesExist(w.e.Policy, c.Paths)
+		case CheckCwdMatch:
+			err = checks.CwdMatch(w.e.Repo.Root, c.Want)
+		default:
+			err = fmt.Errorf("unknown check %q", c.Kind)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	for i := range s.Ops {
+		op := &s.Ops[i]
+		r := OpResult{Kind: op.Kind, Path: op.Path, To: op.To, Status: StatusApplied}
+		err := w.resolveOp(op, &r)
+		if err != nil {
+			r.Status, r.Error, r.Hint = StatusFailed, err.Error(), Hint(err)
+			res.Ops = append(res.Ops, r)
+			return &OpError{Op: op, Err: err}
+		}
+		res.Ops = append(res.Ops, r)
+	}
+	if len(s.Programs) > 0 {
+		return &ProgramRefusedError{Command: s.Programs[0].Command}
+	}
+	return nil
+}
+
+// ProgramRefusedError is a program that the policy does not allow.
+type ProgramRefusedError struct{ Command string }
+
+func (e *ProgramRefusedError) Error() string {
+	return fmt.Sprintf("refused to run %q: programs are off", e.Command)
+}
+
+// Hint says what to do.
+func (e *ProgramRefusedError) Hint() string {
+	return "programs run only where autocoder.toml allows them ([programs] enabled = true and an allow list); run the command yourself and send its output"
+}
+
+func (w *workspace) resolveOp(op *Op, r *OpResult) error {
+	rel, err := w.resolvePath(op.Path)
+	if err != nil {
+		return err
+	}
+	r.Path = rel
+	if !op.Kind.Writes() {
+		return w.read(op, rel, r)
+	}
+	f, err := w.get(rel)
+	if err != nil {
+		return err
+	}
+	if op.ExpectedSHA256 != "" {
+		if err := checks.SHA256(rel, f.data, f.exists, op.ExpectedSHA256); err != nil {
+			return err
+		}
+	}
+	switch op.Kind {
+	case OpWrite:
+		if f.exists {
+			r.Message = "replaced an existing file"
+		} else {
+			r.Message = "created"
+		}
+		return w.setContent(f, op.Content)
+	case OpAppend:
+		if !f.exists && op.MustExist {
+			return &NotFoundError{Path: rel, Fix: "append_file needs an existing file; use write_file to create it"}
+		}
+		data := append(append([]byte{}, f.data...), op.Content...)
+		r.Message = "appended"
+		return w.setContent(f, data)
+	case OpReplace:
+		if !f.exists {
+			return &NotFoundError{Path: rel, Fix: "check the path (list the tree), or create the file with its whole content"}
+		}
+		if f.origLink {
+			return w.setContent(f, nil) // refuses with the symlink message
+		}
+		edits := make([]matcher.Edit, len(op.Edits))
+		for i, ed := range op.Edits {
+			edits[i] = matcher.Edit{Old: ed.Old, New: ed.New, Identifier: ed.Identifier}
+		}
+		out, rs, err := matcher.ReplaceAll(f.data, edits)
+		if err != nil {
+			return err
+		}
+		for i, m := range rs {
+			r.Replaces = append(r.Replaces, ReplaceResult{Index: i, Tier: m.Tier.String(), Matches: 1,
+				AlreadyApplied: m.AlreadyApplied, StartLine: m.StartLine, EndLine: m.EndLine})
+		}
+		r.Message = "replaced"
+		return w.setContent(f, out)
+	case OpDelete:
+		if f.dir {
+			if !op.Recursive {
+				return &NotFoundError{Path: rel, Fix: "it is a folder: delete it with recursive=true (fs.rm) or delete_directory"}
+			}
+			return w.deleteDir(rel, r)
+		}
+		if !f.exists {
+			if op.Force {
+				r.Status, r.Message = StatusUnchanged, "already absent"
+				return nil
+			}
+			return &NotFoundError{Path: rel, Fix: "nothing to delete; check the path"}
+		}
+		f.exists, f.data = false, nil
+		r.Message = "deleted"
+		return nil
+	case OpRmdir:
+		if !f.dir {
+			if f.exists {
+				return &NotFoundError{Path: rel, Fix: "it is a file: use delete_file"}
+			}
+			return &NotFoundError{Path: rel, Fix: "no such folder; check the path"}
+		}
+		return w.deleteDir(rel, r)
+	case OpMkdir:
+		if f.dir {
+			r.Status, r.Message = StatusUnchanged, "the folder already exists"
+			return nil
+		}
+		if f.exists {
+			return &ConflictPathError{Path: rel + "/", File: rel}
+		}
+		if err := w.parentsAreFolders(rel); err != nil {
+			return err
+		}
+		w.dirs = append(w.dirs, rel)
+		r.Message = "created the folder; git does not record empty folders, so it enters a commit with its first file"
+		return nil
+	case OpChmod:
+		if !f.exists || f.origLink {
+			return &NotFoundError{Path: rel, Fix: "chmod needs an existing regular file"}
+		}
+		m, err := strconv.ParseUint(strings.TrimSpace(op.Mode), 8, 32)
+		if err != nil || len(strings.TrimSpace(op.Mode)) < 3 || len(strings.TrimSpace(op.Mode)) > 4 {
+			return fmt.Errorf("mode %q is not an octal mode such as \"755\" or \"0644\"", op.Mode)
+		}
+		if m&0o111 != 0 {
+			f.mode = gitops.ModeExec
+		} else {
+			f.mode = gitops.ModeFile
+		}
+		r.Message = "git records only the executable bit"
+		return nil
+	case OpMove:
+		to, err := w.resolvePath(op.To)
+		if err != nil {
+			return err
+		}
+		r.To = to
+		if !f.exists || f.origLink {
+			return &NotFoundError{Path: rel, Fix: "move needs an existing regular file; check the path"}
+		}
+		t, err := w.get(to)
+		if err != nil {
+			return err
+		}
+		if t.exists && !op.Overwrite {
+			return &ConflictPathError{Path: to, File: to + " (it exists; set overwrite to replace it)"}
+		}
+		data, mode := f.data, f.mode
+		f.exists, f.data = false, nil
+		if err := w.setContent(t, data); err != nil {
+			return err
+		}
+		t.mode = mode
+		r.Message = "moved to " + to
+		return nil
+	}
+	return fmt.Errorf("unknown operation %q", op.Kind)
+}
+
+// deleteDir deletes the tracked files below rel; a folder that holds files
+// git does not track is refused, since undo could not bring them back.
+func (w *workspace) deleteDir(rel string, r *OpResult) error {
+	var untracked []string
+	tracked, err := w.e.trackedUnder(rel)
+	if err != nil {
+		return err
+	}
+	isTracked := map[string]bool{}
+	for _, p := range tracked {
+		isTracked[p] = true
+	}
+	root := w.e.Repo.Abs(rel)
+	filepathWalk(root, func(p string, d fs.DirEntry) {
+		if d.IsDir() {
+			return
+		}
+		if rp, ok := w.e.Repo.Rel(p); ok && !isTracked[rp] {
+			untracked = append(untracked, rp)
+		}
+	})
+	if len(untracked) > 0 {
+		sort.Strings(untracked)
+		if len(untracked) > 5 {
+			untracked = append(untracked[:5], "…")
+		}
+		return &DirtyError{Path: rel, Why: "the folder holds files git does not track (" + strings.Join(untracked, ", ") + "); undo could not bring them back"}
+	}
+	for _, p := range tracked {
+		f, err := w.get(p)
+		if err != nil {
+			return err
+		}
+		f.exists, f.data = false, nil
+	}
+	r.Message = fmt.Sprintf("deleted %d file(s)", len(tracked))
+	return nil
+}
+
+func filepathWalk(root string, fn func(string, fs.DirEntry)) {
+	_ = walkDir(root, fn)
+}
+
+// read runs a read op; it sees the step's own earlier writes.
+func (w *workspace) read(op *Op, rel string, r *OpResult) error {
+	r.Status = StatusRead
+	if f, ok := w.files[rel]; ok && op.Kind == OpRead && op.Read == nil {
+		if !f.exists {
+			return &NotFoundError{Path: rel, Fix: "check the path (list the tree first)"}
+		}
+		r.Output = string(f.data)
+		return nil
+	}
+	o := *op
+	o.Path = rel
+	if op.Kind == OpDiff && op.To != "" {
+		to, err := w.resolvePath(op.To)
+		if err != nil {
+			return err
+		}
+		o.To = to
+	}
+	if w.e.opts.Reader == nil {
+		return fmt.Errorf("%s is not supported here", op.Kind)
+	}
+	out, err := w.e.opts.Reader(os.DirFS(w.e.Repo.Root), o)
+	if err != nil {
+		return err
+	}
+	r.Output = out
+	return nil
+}
+
+// changes lists the paths whose state the step changes, against HEAD.
+func (w *workspace) changes(headTree gitops.Hash) ([]pathChange, error) {
+	var out []pathChange
+	sort.Strings(w.order)
+	for _, rel := range w.order {
+		f := w.files[rel]
+		old, ok, err := w.e.Repo.Lookup(headTree, rel)
+		if err != nil {
+			return nil, err
+		}
+		c := pathChange{Path: rel}
+		if ok && old.Mode != gitops.ModeTree {
+			c.Old = entry{Exists: true, Mode: old.Mode, Hash: old.Hash}
+		}
+		if f.exists {
+			mode := f.mode
+			if !w.e.fileMode && c.Old.Exists && f.mode == f.origMode {
+				mode = c.Old.Mode // the worktree's executable bit does not count
+			}
+			c.New = entry{Exists: true, Mode: mode, Hash: gitops.BlobHash(f.data)}
+		}
+		if c.Old.same(c.New) && f.exists == f.origExists && bytes.Equal(f.data, f.origData) {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// guard refuses a step that would touch the user's uncommitted work: every
+// changed path must be the same in the worktree, the index and HEAD.
+func (w *workspace) guard(ch []pathChange, ix *gitops.Index) error {
+	for _, c := range ch {
+		f := w.files[c.Path]
+		for _, st := range ix.Stages(c.Path) {
+			if st.Stage != 0 {
+				return &DirtyError{Path: c.Path, Why: "it has unresolved merge conflicts"}
+			}
+		}
+		ie, inIndex := ix.Entry(c.Path)
+		if inIndex && ie.IntentToAdd {
+			return &DirtyError{Path: c.Path, Why: "it is staged with git add -N (intent to add)"}
+		}
+		if inIndex != c.Old.Exists || (inIndex && (gitops.Hash(ie.Hash) != c.Old.Hash || !w.e.sameMode(ie.Mode, c.Old.Mode))) {
+			return &DirtyError{Path: c.Path, Why: "it has staged changes"}
+		}
+		switch {
+		case f.origDir:
+			return &DirtyError{Path: c.Path, Why: "it is a folder in the worktree"}
+		case f.origExists && !inIndex:
+			return &DirtyError{Path: c.Path, Why: "it is an untracked file that the step would overwrite"}
+		case !f.origExists && inIndex:
+			return &DirtyError{Path: c.Path, Why: "it is deleted in the worktree but the deletion is not committed"}
+		case f.origExists && (gitops.BlobHash(f.origData) != gitops.Hash(ie.Hash) || !w.e.sameMode(f.origMode, ie.Mode)):
+			return &DirtyError{Path: c.Path, Why: "it has uncommitted changes"}
+		}
+	}
+	return nil
+}
+
+func (e *Engine) sameMode(a, b uint32) bool {
+	if !e.fileMode && a != gitops.ModeSymlink && b != gitops.ModeSymlink {
+		return true
+	}
+	return a == b
+}
+
+// trackedUnder lists the index's stage-0 paths below dir.
+func (e *Engine) trackedUnder(dir string) ([]string, error) {
+	ix, err := gitops.ReadIndex(e.Repo.GitDir + "/index")
+	if err != nil {
+		return nil, err
+	}
+	return ix.HasPrefix(dir), nil
+}

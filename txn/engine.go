@@ -1,0 +1,242 @@
+package txn
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/autocoder/autocoder/checks"
+	"github.com/autocoder/autocoder/gitops"
+)
+
+// Options configure an Engine.
+type Options struct {
+	BranchPrefix string // "autocoder/"
+	Branch       string // --branch: the work branch to use or create; "" picks one
+	MaxFileBytes int64  // files larger than this are never edited (0: 10 MiB)
+	// Deny reports paths the configuration denies (see checks.Policy).
+	Deny func(rel string) (pattern string, denied bool)
+	// Programs decides whether a program may run and runs it. Nil: every
+	// program is refused by the policy (programs are off by default).
+	Programs ProgramRunner
+	// Reader runs the read-only ops (read, list, search, diff) against the
+	// repository root; cmd wires txn/reads.Run. Nil: only whole-file reads
+	// of files the step itself wrote work.
+	Reader func(fsys fs.FS, op Op) (string, error)
+	// Log receives notes for the user (recovery, warnings); nil discards.
+	Log io.Writer
+	// Now stamps commits when the identity has no fixed date; nil: time.Now.
+	Now func() time.Time
+}
+
+// ProgramRunner runs one program of a step in the repository root, or
+// refuses it by policy.
+type ProgramRunner func(root string, p Program) (ProgramResult, error)
+
+// Engine applies steps to one repository. It holds the repository's
+// autocoder lock from Open to Close, so one process works at a time.
+type Engine struct {
+	Repo   *gitops.Repo
+	Policy *checks.Policy
+	opts   Options
+	dir    string // <gitdir>/autocoder: journal, lock, redo stacks
+	lockf  *os.File
+
+	author, committer gitops.Signature
+	identErr          error
+	fileMode          bool // core.fileMode: whether the executable bit counts
+
+	gitlinks map[string]bool // submodule paths in the index, loaded lazily
+	crash    crashPoint
+}
+
+// BusyError is another autocoder process working in the same repository.
+type BusyError struct{ Holder string }
+
+func (e *BusyError) Error() string {
+	return "another autocoder is working in this repository (" + e.Holder + ")"
+}
+
+// Hint says what to do.
+func (e *BusyError) Hint() string {
+	return "wait for it to finish and run the command again"
+}
+
+// Open takes the repository's autocoder lock and finishes or rolls back a
+// step that a killed process left in its journal. The engine owns repo from
+// here on: Close closes it.
+func Open(repo *gitops.Repo, opts Options) (*Engine, error) {
+	if opts.BranchPrefix == "" {
+		opts.BranchPrefix = "autocoder/"
+	}
+	if opts.MaxFileBytes == 0 {
+		opts.MaxFileBytes = 10 << 20
+	}
+	if opts.Log == nil {
+		opts.Log = io.Discard
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	e := &Engine{Repo: repo, opts: opts, dir: filepath.Join(repo.GitDir, "autocoder")}
+	e.fileMode = !strings.EqualFold(repo.ConfigValue("core", "filemode"), "false")
+	e.Policy = &checks.Policy{Root: repo.Root, Deny: opts.Deny, Gitlink: e.isGitlink}
+	e.crash = crashFromEnv()
+	if err := os.MkdirAll(e.dir, 0o777); err != nil {
+		repo.Close()
+		return nil, err
+	}
+	if err := e.lock(); err != nil {
+		repo.Close()
+		return nil, err
+	}
+	if err := e.recover(); err != nil {
+		e.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// lock takes <gitdir>/autocoder/lock with flock, which the kernel releases
+// when the process dies, so a killed autocoder never blocks the next one.
+func (e *Engine) lock() error {
+	p := filepath.Join(e.dir, "lock")
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o666)
+	if err != nil {
+		return fmt.Errorf("take the autocoder lock: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		holder, _ := os.ReadFile(p)
+		f.Close()
+		h := strings.TrimSpace(string(holder))
+		if h == "" {
+			h = "holder unknown"
+		}
+		return &BusyError{Holder: h}
+	}
+	host, _ := os.Hostname()
+	f.Truncate(0)
+	f.WriteAt([]byte(fmt.Sprintf("pid %d on %s, %s, since %s\n", os.Getpid(), host,
+		strings.Join(os.Args, " "), time.Now().Format(time.RFC3339))), 0)
+	e.lockf = f
+	return nil
+}
+
+// Close releases the lock and the repository.
+func (e *Engine) Close() error {
+	if e.lockf != nil {
+		e.lockf.Truncate(0)
+		e.lockf.Close() // closing releases the flock
+		e.lockf = nil
+	}
+	return e.Repo.Close()
+}
+
+// identity resolves the user's identity once, on the first commit.
+func (e *Engine) identity() (author, committer gitops.Signature, err error) {
+	if e.author.Email == "" && e.identErr == nil {
+		e.author, e.committer, e.identErr = e.Repo.Identity()
+	}
+	if e.identErr != nil {
+		return author, committer, e.identErr
+	}
+	author, committer = e.author, e.committer
+	now := e.opts.Now()
+	if author.When.IsZero() {
+		author.When = now.In(author.When.Location())
+	}
+	if committer.When.IsZero() {
+		committer.When = now.In(committer.When.Location())
+	}
+	return author, committer, nil
+}
+
+func (e *Engine) isGitlink(rel string) bool {
+	if e.gitlinks == nil {
+		e.gitlinks = map[string]bool{}
+		// Submodules are rare; .gitmodules tells us cheaply whether to look.
+		if b, err := os.ReadFile(filepath.Join(e.Repo.Root, ".gitmodules")); err == nil {
+			for _, line := range strings.Split(string(b), "\n") {
+				k, v, ok := strings.Cut(strings.TrimSpace(line), "=")
+				if ok && strings.TrimSpace(k) == "path" {
+					e.gitlinks[strings.TrimSpace(v)] = true
+				}
+			}
+		}
+	}
+	return e.gitlinks[rel]
+}
+
+// crashPoint is a fault-injection hook for the tests: with
+// AUTOCODER_TEST_CRASH_AT=N the process kills itself with SIGKILL at the
+// N-th point of a transaction it reaches, so the crash test can stop a run
+// at every point and check what the next command makes of it; with
+// AUTOCODER_TEST_FAIL_AT=N the N-th point returns an error instead, which
+// exercises the rollback at every point. Unset, both cost a comparison.
+type crashPoint struct {
+	crashAt, failAt, seen int
+}
+
+// errInjected is the failure AUTOCODER_TEST_FAIL_AT injects.
+var errInjected = errors.New("injected failure (AUTOCODER_TEST_FAIL_AT)")
+
+func crashFromEnv() crashPoint {
+	c, _ := strconv.Atoi(os.Getenv("AUTOCODER_TEST_CRASH_AT"))
+	f, _ := strconv.Atoi(os.Getenv("AUTOCODER_TEST_FAIL_AT"))
+	return crashPoint{crashAt: c, failAt: f}
+}
+
+func (c *crashPoint) point() error {
+	if c.crashAt <= 0 && c.failAt <= 0 {
+		return nil
+	}
+	c.seen++
+	if c.seen == c.crashAt {
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		time.Sleep(time.Second)
+	}
+	if c.seen == c.failAt {
+		return errInjected
+	}
+	return nil
+}
+
+// Code is the exit-code class of an error: 3 a precondition failed, 4
+// refused by the safety policy (paths, dirty files, locks, programs), 1 any
+// other failure of a step.
+func Code(err error) int {
+	var pre *checks.PreconditionError
+	var ref *checks.RefusedError
+	var lk *gitops.LockedError
+	var busy *BusyError
+	var dirty *DirtyError
+	var prog *ProgramRefusedError
+	var undo *UndoRefusedError
+	var moved *gitops.RefChangedError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &pre):
+		return 3
+	case errors.As(err, &ref), errors.As(err, &lk), errors.As(err, &busy), errors.As(err, &dirty),
+		errors.As(err, &prog), errors.As(err, &undo), errors.As(err, &moved):
+		return 4
+	}
+	return 1
+}
+
+// Hint returns the hint of an error that has one.
+func Hint(err error) string {
+	var h interface{ Hint() string }
+	if errors.As(err, &h) {
+		return h.Hint()
+	}
+	return ""
+}

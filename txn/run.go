@@ -1,0 +1,361 @@
+package txn
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/autocoder/autocoder/gitops"
+	"github.com/hexops/gotextdiff"
+	"github.com/hexops/gotextdiff/myers"
+	"github.com/hexops/gotextdiff/span"
+)
+
+// RunOptions change how Run applies a response.
+type RunOptions struct {
+	Atomic bool // all steps or none
+	DryRun bool // change nothing; each op result carries its unified diff
+}
+
+// Run applies items in document order and stops at the first failure: a
+// step that fails leaves no trace, earlier steps stay (unless Atomic), later
+// ones are reported as skipped. An unreadable block counts as a failed step.
+func (e *Engine) Run(items []Item, o RunOptions) []Result {
+	var results []Result
+	overlay := map[string]*file{}
+	start, startErr := e.Repo.ReadHEAD()
+	failed := false
+	for _, it := range items {
+		if failed {
+			r := Result{Status: StatusSkipped}
+			if it.Step != nil {
+				r.Step, r.StepID = it.Step, it.Step.ID
+			} else {
+				r.ParseErr = it.Err
+			}
+			results = append(results, r)
+			continue
+		}
+		var r Result
+		switch {
+		case it.Err != nil:
+			r = Result{ParseErr: it.Err, Status: StatusFailed, Error: it.Err.Error(), Hint: it.Err.Hint, Code: 1}
+		case o.DryRun:
+			r = e.plan(it.Step, overlay)
+		default:
+			r = e.Apply(it.Step)
+		}
+		results = append(results, r)
+		if r.Status == StatusFailed {
+			failed = true
+			stop := it.Step != nil && it.Step.StopRun
+			_ = stop // a failed step stops the run in every dialect
+		}
+	}
+	if failed && o.Atomic && !o.DryRun && startErr == nil {
+		if err := e.rollbackTo(start); err != nil {
+			results = append(results, Result{StepID: "atomic-rollback", Status: StatusFailed,
+				Error: "--atomic: could not take back the applied steps: " + err.Error(), Hint: Hint(err), Code: Code(err)})
+			return results
+		}
+		for i := range results {
+			if results[i].Status == StatusApplied {
+				results[i].Status = StatusFailed
+				results[i].Error = "rolled back by --atomic: a later step failed"
+				results[i].Commit = ""
+			}
+		}
+	}
+	return results
+}
+
+// Apply applies one step as a transaction: one commit on the work branch,
+// or no trace at all.
+func (e *Engine) Apply(s *Step) Result {
+	res := Result{Step: s, StepID: s.ID}
+	fail := func(err error) Result {
+		res.Status, res.Error, res.Hint, res.Code = StatusFailed, err.Error(), Hint(err), Code(err)
+		return res
+	}
+	if s.Finish {
+		res.Status = StatusRead
+		return res
+	}
+	head, err := e.Repo.ReadHEAD()
+	if err != nil {
+		return fail(err)
+	}
+	headTree, err := e.treeOf(head.Hash)
+	if err != nil {
+		return fail(err)
+	}
+	w := &workspace{e: e, files: map[string]*file{}}
+	if err := w.resolve(s, &res); err != nil {
+		return fail(err)
+	}
+	ch, err := w.changes(headTree)
+	if err != nil {
+		return fail(err)
+	}
+	if len(ch) == 0 {
+		for _, d := range w.dirs {
+			if err := mkdirAll(e.Repo.Abs(d)); err != nil {
+				return fail(err)
+			}
+		}
+		res.Status = StatusUnchanged
+		if !s.WritesFiles() {
+			res.Status = StatusRead
+		}
+		return res
+	}
+	held, err := e.lockIndex()
+	if err != nil {
+		return fail(err)
+	}
+	if err := w.guard(ch, held.ix); err != nil {
+		held.lock.Rollback()
+		return fail(err)
+	}
+	commit, p, err := e.buildCommit(s, head, headTree, w, ch)
+	if err != nil {
+		held.lock.Rollback()
+		return fail(err)
+	}
+	if err := e.execute(p, held); err != nil {
+		return fail(err)
+	}
+	e.clearRedo(p.Ref)
+	res.Status, res.Commit = StatusApplied, commit.String()
+	return res
+}
+
+func (e *Engine) treeOf(commit gitops.Hash) (gitops.Hash, error) {
+	if commit.IsZero() {
+		return gitops.ZeroHash, nil
+	}
+	c, err := e.Repo.ReadCommit(commit)
+	if err != nil {
+		return gitops.ZeroHash, err
+	}
+	return c.Tree, nil
+}
+
+// buildCommit writes the step's blobs, trees and commit object (objects
+// nobody references yet, harmless if the step fails) and returns the plan.
+func (e *Engine) buildCommit(s *Step, head gitops.Head, headTree gitops.Hash, w *workspace, ch []pathChange) (gitops.Hash, *plan, error) {
+	ref, oldRef, newHEAD, err := e.workBranch(head)
+	if err != nil {
+		return gitops.ZeroHash, nil, err
+	}
+	author, committer, err := e.identity()
+	if err != nil {
+		return gitops.ZeroHash, nil, err
+	}
+	content := map[string][]byte{}
+	var tc []gitops.Change
+	for _, c := range ch {
+		if !c.New.Exists {
+			tc = append(tc, gitops.Change{Path: c.Path, Delete: true})
+			continue
+		}
+		data := w.files[c.Path].data
+		if _, err := e.Repo.WriteBlob(data); err != nil {
+			return gitops.ZeroHash, nil, err
+		}
+		content[c.Path] = data
+		tc = append(tc, gitops.Change{Path: c.Path, Mode: c.New.Mode, Hash: c.New.Hash})
+	}
+	tree, err := e.Repo.EditTree(headTree, tc)
+	if err != nil {
+		return gitops.ZeroHash, nil, err
+	}
+	var parents []gitops.Hash
+	if !head.Hash.IsZero() {
+		parents = []gitops.Hash{head.Hash}
+	}
+	msg := CommitMessage(s)
+	commit, err := e.Repo.WriteCommit(tree, parents, author, committer, msg)
+	if err != nil {
+		return gitops.ZeroHash, nil, err
+	}
+	subject, _, _ := strings.Cut(msg, "\n")
+	kind := "commit"
+	if len(parents) == 0 {
+		kind = "commit (initial)"
+	}
+	p := &plan{
+		Kind: "apply", StepID: s.ID, Ref: ref, OldRef: oldRef, NewRef: commit,
+		OldHEAD: head.Raw, NewHEAD: newHEAD, HeadFrom: head.Hash, HeadTo: head.Hash, Paths: ch, Dirs: w.dirs,
+		Message: "autocoder " + kind + ": " + subject,
+		content: content, who: committer,
+	}
+	return commit, p, nil
+}
+
+// CommitMessage is a step's commit message: the reason as subject, the
+// summary as body, and the Autocoder-Step trailer.
+func CommitMessage(s *Step) string {
+	subject := strings.TrimSpace(s.Reason)
+	if i := strings.IndexByte(subject, '\n'); i >= 0 {
+		subject = strings.TrimSpace(subject[:i])
+	}
+	if subject == "" {
+		subject = "autocoder step " + s.ID
+	}
+	var b strings.Builder
+	b.WriteString(subject)
+	b.WriteString("\n\n")
+	if body := strings.TrimSpace(s.Summary); body != "" {
+		b.WriteString(body)
+		b.WriteString("\n\n")
+	}
+	if rest := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(s.Reason), subject)); rest != "" && strings.TrimSpace(s.Summary) == "" {
+		b.WriteString(rest)
+		b.WriteString("\n\n")
+	}
+	fmt.Fprintf(&b, "Autocoder-Step: %s\n", oneLine(s.ID))
+	return b.String()
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// BranchError is a --branch that cannot be used.
+type BranchError struct{ Name, Why, Fix string }
+
+func (e *BranchError) Error() string { return "work branch " + e.Name + ": " + e.Why }
+
+// Hint says what to do.
+func (e *BranchError) Hint() string { return e.Fix }
+
+var badRefChars = regexp.MustCompile(`[\x00-\x20~^:?*\[\\\x7f]|\.\.|@\{|//|/\.|\.lock$|\.$|^/|/$`)
+
+// workBranch decides where a step's commit goes: on the current work
+// branch, or on a new one created from HEAD (also a detached or unborn
+// one). It returns the ref, its current value and what HEAD must say.
+func (e *Engine) workBranch(head gitops.Head) (ref string, old gitops.Hash, newHEAD string, err error) {
+	prefix := e.opts.BranchPrefix
+	want := e.opts.Branch
+	if want != "" && !strings.HasPrefix(want, prefix) {
+		want = prefix + want
+	}
+	if strings.HasPrefix(head.Branch, "refs/heads/"+prefix) && (want == "" || head.Branch == "refs/heads/"+want) {
+		return head.Branch, head.Hash, head.Raw, nil
+	}
+	if want == "" {
+		base := strings.TrimPrefix(head.Branch, "refs/heads/")
+		if head.Detached() {
+			base = "detached-" + head.Hash.String()[:8]
+		}
+		want = prefix + base
+		for n := 2; e.Repo.BranchExists(want); n++ {
+			want = fmt.Sprintf("%s%s-%d", prefix, base, n)
+		}
+	}
+	if badRefChars.MatchString(want) {
+		return "", gitops.ZeroHash, "", &BranchError{Name: want, Why: "not a valid branch name",
+			Fix: "use letters, digits, '-', '_' and '/' (see git check-ref-format)"}
+	}
+	ref = "refs/heads/" + want
+	tip, exists, err := e.Repo.ResolveRef(ref)
+	if err != nil {
+		return "", gitops.ZeroHash, "", err
+	}
+	if exists && tip != head.Hash {
+		return "", gitops.ZeroHash, "", &BranchError{Name: want, Why: "it exists and points to " + tip.String()[:12] + ", not to HEAD",
+			Fix: "switch to it first (git switch " + want + "), or choose a new name with --branch"}
+	}
+	return ref, tip, "ref: " + ref + "\n", nil
+}
+
+// plan computes a step without changing anything (--dry-run): the same
+// resolve and guard as Apply, and a unified diff per changed file. overlay
+// carries the files as earlier steps of the run would leave them.
+func (e *Engine) plan(s *Step, overlay map[string]*file) Result {
+	res := Result{Step: s, StepID: s.ID}
+	fail := func(err error) Result {
+		res.Status, res.Error, res.Hint, res.Code = StatusFailed, err.Error(), Hint(err), Code(err)
+		return res
+	}
+	if s.Finish {
+		res.Status = StatusRead
+		return res
+	}
+	head, err := e.Repo.ReadHEAD()
+	if err != nil {
+		return fail(err)
+	}
+	headTree, err := e.treeOf(head.Hash)
+	if err != nil {
+		return fail(err)
+	}
+	w := &workspace{e: e, files: map[string]*file{}, overlay: overlay}
+	if err := w.resolve(s, &res); err != nil {
+		return fail(err)
+	}
+	ch, err := w.changes(headTree)
+	if err != nil {
+		return fail(err)
+	}
+	// Only paths not changed by earlier planned steps are checked against
+	// the user's work: the others are ours.
+	var fresh []pathChange
+	for _, c := range ch {
+		if _, ok := overlay[c.Path]; !ok {
+			fresh = append(fresh, c)
+		}
+	}
+	ix, err := gitops.ReadIndex(e.Repo.GitDir + "/index")
+	if err != nil {
+		return fail(err)
+	}
+	if err := w.guard(fresh, ix); err != nil {
+		return fail(err)
+	}
+	diffs := map[string]string{}
+	changed := false
+	for _, rel := range w.order {
+		f := w.files[rel]
+		if f.exists == f.origExists && string(f.data) == string(f.origData) && f.mode == f.origMode {
+			continue
+		}
+		changed = true
+		diffs[rel] = unifiedDiff(rel, f)
+		overlay[rel] = &file{rel: rel, exists: f.exists, data: f.data, mode: f.mode}
+	}
+	for i := range res.Ops {
+		res.Ops[i].Diff = diffs[res.Ops[i].Path]
+		if res.Ops[i].To != "" {
+			res.Ops[i].Diff += diffs[res.Ops[i].To]
+		}
+		if res.Ops[i].Status == StatusApplied {
+			res.Ops[i].Status = StatusPlanned
+		}
+	}
+	switch {
+	case changed:
+		res.Status = StatusPlanned
+	case s.WritesFiles():
+		res.Status = StatusUnchanged
+	default:
+		res.Status = StatusRead
+	}
+	return res
+}
+
+func unifiedDiff(rel string, f *file) string {
+	from, to := "a/"+rel, "b/"+rel
+	if !f.origExists {
+		from = "/dev/null"
+	}
+	if !f.exists {
+		to = "/dev/null"
+	}
+	old, new := string(f.origData), string(f.data)
+	edits := myers.ComputeEdits(span.URIFromPath(rel), old, new)
+	d := fmt.Sprint(gotextdiff.ToUnified(from, to, old, edits))
+	if f.mode != f.origMode && f.exists && f.origExists {
+		d = fmt.Sprintf("old mode %o\nnew mode %o\n", f.origMode, f.mode) + d
+	}
+	return d
+}

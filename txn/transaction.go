@@ -1,0 +1,486 @@
+package txn
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/autocoder/autocoder/gitops"
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// entry is one path's state in a commit: absent, or a blob with a mode.
+type entry struct {
+	Exists bool        `json:"exists"`
+	Mode   uint32      `json:"mode,omitempty"`
+	Hash   gitops.Hash `json:"hash"`
+}
+
+func (a entry) same(b entry) bool {
+	return a.Exists == b.Exists && (!a.Exists || (a.Mode == b.Mode && a.Hash == b.Hash))
+}
+
+// pathChange is one path a transaction moves from Old to New.
+type pathChange struct {
+	Path string `json:"path"`
+	Old  entry  `json:"old"`
+	New  entry  `json:"new"`
+}
+
+// plan is everything one transaction changes, and all that is needed to
+// move it back: the touched paths (worktree file and index entry) with their
+// states before and after, the branch ref and HEAD. Apply, undo, redo and
+// the rollback of --atomic are all plans. The plan is the journal: it is
+// written under .git before the first change and removed after the last.
+type plan struct {
+	Kind    string       `json:"kind"` // apply, undo, redo, rollback
+	StepID  string       `json:"step_id"`
+	Ref     string       `json:"ref"` // refs/heads/autocoder/…
+	OldRef  gitops.Hash  `json:"old_ref"`
+	NewRef  gitops.Hash  `json:"new_ref"` // zero: delete the ref
+	OldHEAD string       `json:"old_head"`
+	NewHEAD string       `json:"new_head"`
+	Paths   []pathChange `json:"paths"`
+	Dirs    []string     `json:"dirs,omitempty"` // empty folders created (mkdir)
+	Message string       `json:"message"`        // reflog message
+	// HeadFrom and HeadTo are the commits HEAD names before and after, for
+	// the reflog line of a HEAD change (a new branch, --atomic's return).
+	HeadFrom gitops.Hash `json:"head_from"`
+	HeadTo   gitops.Hash `json:"head_to"`
+
+	content map[string][]byte // new contents in memory (apply), else read from blobs
+	who     gitops.Signature
+}
+
+func (e *Engine) journalPath() string { return filepath.Join(e.dir, "journal.json") }
+func (e *Engine) own(name string) string {
+	return filepath.Join(e.dir, "own-"+name)
+}
+
+func (e *Engine) writeJournal(p *plan) error {
+	b, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	tmp := e.journalPath() + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return fmt.Errorf("write journal: %w", err)
+	}
+	_, err = f.Write(b)
+	if err == nil {
+		// The journal is the one file that must survive a power cut: it is
+		// how the next run learns what to restore.
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, e.journalPath())
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write journal: %w", err)
+	}
+	return nil
+}
+
+func (e *Engine) clearJournal() error {
+	if err := os.Remove(e.journalPath()); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("clear journal: %w", err)
+	}
+	return nil
+}
+
+// execute runs a plan as a transaction: journal, move forward, clear; on a
+// failure move back and clear. held is an index lock the caller already
+// holds (with the index read under it), or nil.
+func (e *Engine) execute(p *plan, held *heldIndex) error {
+	if err := e.writeJournal(p); err != nil {
+		if held != nil {
+			held.lock.Rollback()
+		}
+		return err
+	}
+	if err := e.crash.point(); err != nil {
+		held.lock.Rollback()
+		e.clearJournal()
+		return err
+	}
+	if wrote, err := e.moveTo(p, true, held); err != nil {
+		if !wrote {
+			// Refused before the first write (a lock held by git, a moved
+			// ref): there is nothing to take back.
+			e.clearJournal()
+			return err
+		}
+		if _, rb := e.moveTo(p, false, nil); rb != nil {
+			return fmt.Errorf("%w; rolling back failed too: %v; the journal %s is kept and the next autocoder command finishes the rollback", err, rb, e.journalPath())
+		}
+		e.clearJournal()
+		return err
+	}
+	e.crash.point() // a failure here is past the commit point: ignored
+	return e.clearJournal()
+}
+
+type heldIndex struct {
+	lock *gitops.LockFile
+	ix   *gitops.Index
+}
+
+// lockIndex takes index.lock (through our private name, see gitops.LockVia)
+// and reads the index under it, as git's protocol requires.
+func (e *Engine) lockIndex() (*heldIndex, error) {
+	p := filepath.Join(e.Repo.GitDir, "index")
+	lock, err := gitops.LockVia(p, e.own("index"))
+	if err != nil {
+		return nil, err
+	}
+	ix, err := gitops.ReadIndex(p)
+	if err != nil {
+		lock.Rollback()
+		return nil, err
+	}
+	return &heldIndex{lock: lock, ix: ix}, nil
+}
+
+// moveTo brings the worktree files, the index entries, the ref and HEAD of
+// the plan to its New state (forward) or its Old state. It is idempotent,
+// so recovery can call it whatever point a killed run had reached.
+//
+// wrote reports whether anything had been written when it returned.
+func (e *Engine) moveTo(p *plan, forward bool, held *heldIndex) (wrote bool, err error) {
+	target := func(c pathChange) entry {
+		if forward {
+			return c.New
+		}
+		return c.Old
+	}
+	// Both locks before the first write, so that a lock held by git is a
+	// clean refusal rather than a rollback.
+	if held == nil {
+		if held, err = e.lockIndex(); err != nil {
+			return false, err
+		}
+	}
+	refTxn, err := e.lockRef(p, forward)
+	if err != nil {
+		held.lock.Rollback()
+		return false, err
+	}
+	release := func() {
+		held.lock.Rollback()
+		if refTxn != nil {
+			refTxn.Rollback()
+		}
+	}
+	// Worktree files. Deletions first, so a file may replace a folder that
+	// the same plan empties, and the reverse.
+	for pass := 0; pass < 2; pass++ {
+		for _, c := range p.Paths {
+			t := target(c)
+			if (pass == 0) == t.Exists {
+				continue
+			}
+			wrote = true
+			if err := e.placeFile(p, c.Path, t, forward); err != nil {
+				release()
+				return true, err
+			}
+			if err := e.crash.point(); err != nil {
+				release()
+				return true, err
+			}
+		}
+	}
+	for _, d := range p.Dirs {
+		full := e.Repo.Abs(d)
+		if forward {
+			if err := os.MkdirAll(full, 0o777); err != nil {
+				release()
+				return true, fmt.Errorf("create folder %s: %w", d, err)
+			}
+		} else {
+			os.Remove(full) // only if still empty
+		}
+	}
+	// Index entries of the touched paths only.
+	var set []gitops.IndexEntry
+	var remove []string
+	for _, c := range p.Paths {
+		t := target(c)
+		if !t.Exists {
+			remove = append(remove, c.Path)
+			continue
+		}
+		fi, err := os.Lstat(e.Repo.Abs(c.Path))
+		if err != nil {
+			release()
+			return true, fmt.Errorf("stat %s: %w", c.Path, err)
+		}
+		set = append(set, gitops.IndexEntry{Path: c.Path, Mode: t.Mode, Hash: t.Hash, Stat: gitops.StatOf(fi)})
+	}
+	if err := held.ix.Update(set, remove); err != nil {
+		release()
+		return true, fmt.Errorf("update the index: %w", err)
+	}
+	if err := gitops.WriteIndex(held.lock, held.ix); err != nil {
+		release()
+		return true, fmt.Errorf("write the index: %w", err)
+	}
+	release = func() {
+		if refTxn != nil {
+			refTxn.Rollback()
+		}
+	}
+	if err := e.crash.point(); err != nil {
+		release()
+		return true, err
+	}
+	// HEAD before the ref, in both directions: HEAD's reflog then reads in
+	// order (the checkout, then the commit), and a crash between the two
+	// leaves the ref unmoved, so recovery goes back.
+	if err := e.moveHEAD(p, forward); err != nil {
+		release()
+		return true, err
+	}
+	if err := e.crash.point(); err != nil {
+		release()
+		return true, err
+	}
+	// The branch ref: the commit point of a forward move.
+	if refTxn == nil {
+		return true, nil
+	}
+	return true, refTxn.Commit()
+}
+
+// lockRef takes the branch ref's lock for a move, verifying under the lock
+// that the ref is where the plan says it comes from (or already where it
+// goes: then there is nothing to do and no lock).
+func (e *Engine) lockRef(p *plan, forward bool) (*gitops.RefTxn, error) {
+	want, other := p.NewRef, p.OldRef
+	if !forward {
+		want, other = p.OldRef, p.NewRef
+	}
+	cur, _, err := e.Repo.ResolveRef(p.Ref)
+	if err != nil {
+		return nil, err
+	}
+	if cur == want {
+		return nil, nil
+	}
+	if cur != other {
+		return nil, &gitops.RefChangedError{Ref: p.Ref, Want: other, Got: cur}
+	}
+	msg := p.Message
+	headRaw := p.NewHEAD
+	if !forward {
+		msg = "autocoder: roll back " + p.Kind + " of " + p.StepID
+		headRaw = p.OldHEAD
+	}
+	return e.Repo.BeginRefUpdate(gitops.RefUpdate{
+		Name: p.Ref, Old: cur, New: want, Message: msg, Who: p.who,
+		AlsoLogHEAD: strings.TrimSpace(headRaw) == "ref: "+p.Ref,
+	}, e.own("ref"))
+}
+
+func (e *Engine) moveHEAD(p *plan, forward bool) error {
+	if p.OldHEAD == p.NewHEAD {
+		return nil
+	}
+	want, from := p.NewHEAD, p.OldHEAD
+	if !forward {
+		want, from = p.OldHEAD, p.NewHEAD
+	}
+	cur, err := os.ReadFile(filepath.Join(e.Repo.GitDir, "HEAD"))
+	if err != nil {
+		return err
+	}
+	if string(cur) == want {
+		return nil
+	}
+	fromHash, toHash := p.HeadFrom, p.HeadTo
+	msg := "checkout: moving from " + headName(from) + " to " + headName(want)
+	if !forward {
+		fromHash, toHash = p.HeadTo, p.HeadFrom
+		msg = "autocoder: roll back " + p.Kind + " of " + p.StepID + ": " + msg
+	}
+	return e.Repo.SetHEAD(want, e.own("HEAD"), fromHash, toHash, p.who, msg)
+}
+
+func headName(raw string) string {
+	s := strings.TrimSpace(raw)
+	if t, ok := strings.CutPrefix(s, "ref: "); ok {
+		return strings.TrimPrefix(t, "refs/heads/")
+	}
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}
+
+// tmpName is where a file's new content is written before the rename; a
+// fixed name per path lets recovery remove what a killed run left.
+func tmpName(full string) string {
+	return filepath.Join(filepath.Dir(full), ".autocoder-tmp-"+filepath.Base(full))
+}
+
+// placeFile makes the worktree file rel hold t: its content and mode, or
+// nothing. Content goes to a temporary file that is renamed over the path,
+// so no reader ever sees half a file.
+func (e *Engine) placeFile(p *plan, rel string, t entry, forward bool) error {
+	full := e.Repo.Abs(rel)
+	if !t.Exists {
+		if err := os.Remove(full); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("delete %s: %w", rel, err)
+		}
+		e.pruneDirs(path.Dir(rel))
+		return nil
+	}
+	var data []byte
+	if forward && p.content != nil {
+		if c, ok := p.content[rel]; ok {
+			data = c
+		}
+	}
+	if data == nil {
+		var err error
+		if data, err = e.Repo.ReadBlob(t.Hash); err != nil {
+			return err
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(full), 0o777); err != nil {
+		return fmt.Errorf("create folder of %s: %w", rel, err)
+	}
+	if fi, err := os.Lstat(full); err == nil && fi.IsDir() {
+		// The plan turns an (empty by now) folder into a file.
+		if err := os.Remove(full); err != nil {
+			return fmt.Errorf("replace folder %s with a file: %w", rel, err)
+		}
+	}
+	if t.Mode == gitops.ModeSymlink {
+		os.Remove(full)
+		if err := os.Symlink(string(data), full); err != nil {
+			return fmt.Errorf("restore link %s: %w", rel, err)
+		}
+		return nil
+	}
+	perm := os.FileMode(0o666)
+	if t.Mode == gitops.ModeExec {
+		perm = 0o777
+	}
+	tmp := tmpName(full)
+	os.Remove(tmp)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", rel, err)
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", rel, err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", rel, err)
+	}
+	if err := os.Rename(tmp, full); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", rel, err)
+	}
+	return nil
+}
+
+// pruneDirs removes folders left empty by a deletion, up to the root, as
+// git does.
+func (e *Engine) pruneDirs(dir string) {
+	for dir != "." && dir != "/" && dir != "" {
+		if os.Remove(e.Repo.Abs(dir)) != nil {
+			return
+		}
+		dir = path.Dir(dir)
+	}
+}
+
+// recover finishes or undoes a transaction that a killed process left in
+// the journal. The ref write is the commit point: if the ref already holds
+// the new commit, the rest is completed; otherwise everything goes back.
+func (e *Engine) recover() error {
+	b, err := os.ReadFile(e.journalPath())
+	if errors.Is(err, os.ErrNotExist) {
+		return e.releaseStaleLocks(nil)
+	}
+	if err != nil {
+		return fmt.Errorf("read journal: %w", err)
+	}
+	var p plan
+	if err := json.Unmarshal(b, &p); err != nil {
+		return fmt.Errorf("read journal %s: %w; hint: it is damaged; move it away and check `git status`", e.journalPath(), err)
+	}
+	if err := e.releaseStaleLocks(&p); err != nil {
+		return err
+	}
+	for _, c := range p.Paths {
+		os.Remove(tmpName(e.Repo.Abs(c.Path)))
+	}
+	p.who = e.recoveryIdentity()
+	cur, _, err := e.Repo.ResolveRef(p.Ref)
+	if err != nil {
+		return err
+	}
+	forward := cur == p.NewRef && p.NewRef != p.OldRef
+	if _, err := e.moveTo(&p, forward, nil); err != nil {
+		return fmt.Errorf("recover the interrupted %s of step %s: %w; the journal %s is kept", p.Kind, p.StepID, err, e.journalPath())
+	}
+	if forward {
+		fmt.Fprintf(e.opts.Log, "autocoder: an earlier run was interrupted after step %s was committed (%s); finished it\n", p.StepID, p.Kind)
+	} else {
+		fmt.Fprintf(e.opts.Log, "autocoder: an earlier run was interrupted during step %s (%s); restored the %d touched path(s), the index and %s to the state before it\n",
+			p.StepID, p.Kind, len(p.Paths), strings.TrimPrefix(p.Ref, "refs/heads/"))
+	}
+	return e.clearJournal()
+}
+
+// releaseStaleLocks removes lock files that a killed autocoder took through
+// its private names; any other lock stays.
+func (e *Engine) releaseStaleLocks(p *plan) error {
+	targets := map[string]string{
+		"index": filepath.Join(e.Repo.GitDir, "index"),
+		"HEAD":  filepath.Join(e.Repo.GitDir, "HEAD"),
+	}
+	if p != nil {
+		targets["ref"] = filepath.Join(e.Repo.CommonDir, filepath.FromSlash(p.Ref))
+	}
+	for name, t := range targets {
+		removed, err := gitops.ReleaseStale(t, e.own(name))
+		if err != nil {
+			return err
+		}
+		if removed {
+			fmt.Fprintf(e.opts.Log, "autocoder: removed %s.lock left by an interrupted autocoder run\n", t)
+		}
+	}
+	// A stale own-ref file without a journal: the ref lock it names is
+	// unknown; removing our private file is all that is safe.
+	if p == nil {
+		os.Remove(e.own("ref"))
+	}
+	return nil
+}
+
+func (e *Engine) recoveryIdentity() gitops.Signature {
+	_, c, err := e.identity()
+	if err != nil {
+		return gitops.Signature{Name: "autocoder", Email: "autocoder@localhost", When: e.opts.Now()}
+	}
+	return c
+}
+
+var _ = plumbing.ZeroHash
