@@ -13,6 +13,7 @@ import (
 
 	"github.com/autocoder/autocoder/protocol/acjson"
 	"github.com/autocoder/autocoder/protocol/axon"
+	"github.com/autocoder/autocoder/protocol/mcp"
 	"github.com/autocoder/autocoder/txn"
 )
 
@@ -27,6 +28,7 @@ type reader struct {
 var dialects = []reader{
 	{axon.Dialect, axon.Parse},
 	{acjson.Dialect, acjson.Parse},
+	{mcp.Dialect, mcp.Parse},
 }
 
 // Parse finds every block of every dialect in text and returns their items
