@@ -12,8 +12,10 @@
 // The step is always built from the tolerant reader's tree, because that
 // tree knows the line and column of every field (for errors that point at
 // the field), and on strict JSON it is the same value encoding/json reads
-// (the FuzzTolerant property of tjson). Only when encoding/json refuses the
-// block do the tolerant reader's repairs go into Step.Repairs.
+// (the FuzzTolerant property of tjson). Every repair the tolerant reader
+// records is a construct encoding/json refuses, so encoding/json checks only
+// the blocks that needed none; the repairs of the others go into
+// Step.Repairs.
 //
 // Decisions a reader of this dialect should know:
 //   - a missing "type" means "operate"; "operate/finish" copied from the
@@ -77,10 +79,7 @@ type reader struct {
 // pos returns the document position of byte offset off; offsets are asked
 // for in increasing order almost always, so the cost is linear overall.
 func (r *reader) pos(off int) tjson.Pos {
-	if off < r.cur.Offset {
-		r.cur = tjson.Start
-	}
-	r.cur = tjson.Advance(r.text, r.cur, off)
+	r.cur = tjson.Locate(r.text, tjson.Start, r.cur, off)
 	return r.cur
 }
 
@@ -88,6 +87,7 @@ func (r *reader) pos(off int) tjson.Pos {
 func (r *reader) block(start, n int) txn.Item {
 	text := r.text
 	valOff := start + len(Opener)
+	at := txn.Pos(r.pos(start)) // before valOff: positions are asked for in order
 	node, end, reps, err := tjson.ParseNode(text, r.pos(valOff))
 	if err != nil {
 		var se *tjson.SyntaxError
@@ -101,13 +101,19 @@ func (r *reader) block(start, n int) txn.Item {
 		return r.noCloser(start, j)
 	}
 	item := txn.Item{Start: start, End: j + len(Closer)}
+	// Strict first. Every repair of the tolerant reader is a construct
+	// encoding/json refuses, so a block with repairs is not strict and
+	// needs no second reading; a block without is checked by encoding/json.
 	var repairs []txn.Repair
-	if !json.Valid(text[valOff:end]) {
-		for _, rp := range reps {
-			repairs = append(repairs, txn.Repair{Pos: txn.Pos(rp.Pos), What: rp.What})
-		}
+	for _, rp := range reps {
+		repairs = append(repairs, txn.Repair{Pos: txn.Pos(rp.Pos), What: rp.What})
 	}
-	step, perr := build(node, n, txn.Pos(r.pos(start)), repairs)
+	if len(reps) == 0 && !json.Valid(text[valOff:end]) {
+		// The readers disagree (FuzzTolerant guards against it): say so
+		// rather than call the block strict.
+		repairs = append(repairs, txn.Repair{Pos: at, What: "encoding/json refuses this block; it was read tolerantly"})
+	}
+	step, perr := build(node, n, at, repairs)
 	if perr != nil {
 		perr.Quote = quote(text, perr.Pos.Offset)
 		item.Err = perr

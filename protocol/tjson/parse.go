@@ -49,13 +49,9 @@ type parser struct {
 }
 
 // pos returns the document position of byte offset off. Positions are asked
-// for in increasing order almost always; going back (only for errors) starts
-// again from the beginning.
+// for in increasing order almost always; the few steps back are short.
 func (p *parser) pos(off int) Pos {
-	if off < p.cur.Offset {
-		p.cur = p.start
-	}
-	p.cur = Advance(p.data, p.cur, off)
+	p.cur = Locate(p.data, p.start, p.cur, off)
 	return p.cur
 }
 
@@ -157,9 +153,9 @@ func (p *parser) value() *Node {
 	case c == '[':
 		return p.array()
 	case c == '"' || c == '\'':
-		start := p.off
+		at := p.pos(p.off)
 		s := p.str()
-		return &Node{Kind: String, Pos: p.pos(start), End: p.off, Text: s}
+		return &Node{Kind: String, Pos: at, End: p.off, Text: s}
 	case c == '-' || (c >= '0' && c <= '9'):
 		return p.number()
 	case identStart(d[p.off:]):
@@ -231,7 +227,7 @@ func (p *parser) object() *Node {
 		return n
 	}
 	for {
-		keyOff := p.off
+		keyPos := p.pos(p.off)
 		var key string
 		switch {
 		case p.off >= len(p.data):
@@ -240,7 +236,7 @@ func (p *parser) object() *Node {
 			key = p.str()
 		case identStart(p.data[p.off:]):
 			key = p.ident()
-			p.repair(keyOff, "quoted the key %s", key)
+			p.repair(keyPos.Offset, "quoted the key %s", key)
 		default:
 			p.fail(p.off, `write the key in double quotes, as in "name": value`, "unexpected %s: expected a key", p.describe(p.off))
 		}
@@ -254,7 +250,7 @@ func (p *parser) object() *Node {
 		p.off++
 		p.skipSpace()
 		v := p.value()
-		n.Members = append(n.Members, Member{Key: key, KeyPos: p.pos(keyOff), Value: v})
+		n.Members = append(n.Members, Member{Key: key, KeyPos: keyPos, Value: v})
 		after := p.off
 		newline := p.skipSpace()
 		if p.off >= len(p.data) {

@@ -38,9 +38,23 @@ func (p *parser) str() string {
 	return p.slow(start, q, false)
 }
 
-// slow reads a string byte by byte, processing escapes. For a triple-quoted
-// string raw control bytes are content; for an ordinary one raw line breaks
-// and tabs are accepted as a repair and other control bytes are an error.
+// special marks the bytes that end a run of plain string content: the
+// backslash and the control bytes. Quotes are checked apart, since which one
+// closes depends on the string.
+var special = func() (t [256]bool) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = true
+	}
+	t['\\'] = true
+	return t
+}()
+
+// slow reads a string that needs more than a copy: escapes, raw control
+// bytes, bytes that are not UTF-8, or a triple-quoted string. For a
+// triple-quoted string raw control bytes are content; for an ordinary one
+// raw line breaks and tabs are accepted as a repair and other control bytes
+// are an error. Each kind of repair is reported once per string, so that a
+// file of a thousand raw lines gives one repair, not a thousand.
 func (p *parser) slow(start int, q byte, triple bool) string {
 	d := p.data
 	buf := p.buf[:0]
@@ -48,9 +62,15 @@ func (p *parser) slow(start int, q byte, triple bool) string {
 	if triple {
 		i = start + 3
 	}
-	run := i // start of the bytes not yet copied to buf
 	var sawBreak, sawTab bool
+	unknown, firstUnknown := 0, 0
 	for {
+		j := i
+		for j < len(d) && !special[d[j]] && d[j] != q {
+			j++
+		}
+		buf = appendRun(buf, d[i:j])
+		i = j
 		if i >= len(d) {
 			p.unterminated(start, q, triple)
 		}
@@ -58,9 +78,8 @@ func (p *parser) slow(start int, q byte, triple bool) string {
 		switch {
 		case c == q:
 			if !triple {
-				buf = append(buf, d[run:i]...)
-				p.off = i + 1
-				return p.finish(buf)
+				i++
+				goto done
 			}
 			if i+2 < len(d) && d[i+1] == q && d[i+2] == q {
 				// In a run of more than three quotes the last three close
@@ -70,23 +89,27 @@ func (p *parser) slow(start int, q byte, triple bool) string {
 				for j < len(d) && d[j] == q {
 					j++
 				}
-				buf = append(buf, d[run:j-3]...)
-				p.off = j
-				return p.finish(buf)
+				buf = append(buf, d[i:j-3]...)
+				i = j
+				goto done
 			}
+			buf = append(buf, c)
 			i++
 		case c == '\\':
-			buf = append(buf, d[run:i]...)
-			buf, i = p.escape(buf, i, start, q, triple)
-			run = i
+			var unk bool
+			buf, i, unk = p.escape(buf, i, start, q, triple)
+			if unk {
+				if unknown == 0 {
+					firstUnknown = i - 1
+				}
+				unknown++
+			}
 		case c == '\r' && i+1 < len(d) && d[i+1] == '\n':
 			// The transport's line ending, not content.
-			buf = append(buf, d[run:i]...)
 			buf = append(buf, '\n')
 			i += 2
-			run = i
 			sawBreak = true
-		case c < 0x20:
+		default: // a control byte
 			switch {
 			case triple:
 			case c == '\n' || c == '\r':
@@ -96,87 +119,51 @@ func (p *parser) slow(start int, q byte, triple bool) string {
 			default:
 				p.fail(i, fmt.Sprintf(`write it as the escape \u%04x`, c), "control character U+%04X inside a string", c)
 			}
+			buf = append(buf, c)
 			i++
-		case c >= utf8.RuneSelf:
-			r, n := utf8.DecodeRune(d[i:])
-			if r == utf8.RuneError && n == 1 {
-				buf = append(buf, d[run:i]...)
-				buf = utf8.AppendRune(buf, unicode.ReplacementChar)
-				run = i + 1
-			}
-			i += n
-		default:
-			i++
-		}
-		if !triple && (sawBreak || sawTab) {
-			if sawBreak {
-				p.repair(start, "kept raw line breaks inside a string")
-				at := p.pos(start)
-				p.multiline = &at
-			} else {
-				p.repair(start, "kept a raw tab inside a string")
-			}
-			// Report each kind once per string: continue in a loop that
-			// records only the kind not seen yet.
-			return p.slowRest(start, q, buf, i, run, sawBreak, sawTab)
 		}
 	}
+done:
+	p.off = i
+	if !triple && sawBreak {
+		p.repair(start, "kept raw line breaks inside a string")
+		at := p.pos(start)
+		p.multiline = &at
+	}
+	if !triple && sawTab {
+		p.repair(start, "kept a raw tab inside a string")
+	}
+	if unknown > 0 {
+		r, _ := utf8.DecodeRune(d[firstUnknown+1:])
+		what := strconv.QuoteRune(r)
+		if r >= 0x20 && r != 0x7f {
+			what = string(r)
+		}
+		more := ""
+		if unknown > 1 {
+			more = fmt.Sprintf(" (and %d more unknown escapes in this string)", unknown-1)
+		}
+		p.repair(firstUnknown, `kept the unknown escape \%s as written%s`, what, more)
+	}
+	return p.finish(buf)
 }
 
-// slowRest continues slow after the first repair of an ordinary string was
-// recorded, so that a string with a thousand raw lines yields at most one
-// repair per kind.
-func (p *parser) slowRest(start int, q byte, buf []byte, i, run int, sawBreak, sawTab bool) string {
-	d := p.data
-	for {
-		if i >= len(d) {
-			p.unterminated(start, q, false)
-		}
-		c := d[i]
-		switch {
-		case c == q:
-			buf = append(buf, d[run:i]...)
-			p.off = i + 1
-			return p.finish(buf)
-		case c == '\\':
-			buf = append(buf, d[run:i]...)
-			buf, i = p.escape(buf, i, start, q, false)
-			run = i
-		case c == '\r' && i+1 < len(d) && d[i+1] == '\n':
-			buf = append(buf, d[run:i]...)
-			buf = append(buf, '\n')
-			i += 2
-			run = i
-		case c < 0x20:
-			switch {
-			case c == '\n' || c == '\r':
-				if !sawBreak {
-					sawBreak = true
-					p.repair(start, "kept raw line breaks inside a string")
-					at := p.pos(start)
-					p.multiline = &at
-				}
-			case c == '\t':
-				if !sawTab {
-					sawTab = true
-					p.repair(start, "kept a raw tab inside a string")
-				}
-			default:
-				p.fail(i, fmt.Sprintf(`write it as the escape \u%04x`, c), "control character U+%04X inside a string", c)
-			}
-			i++
-		case c >= utf8.RuneSelf:
-			r, n := utf8.DecodeRune(d[i:])
-			if r == utf8.RuneError && n == 1 {
-				buf = append(buf, d[run:i]...)
-				buf = utf8.AppendRune(buf, unicode.ReplacementChar)
-				run = i + 1
-			}
-			i += n
-		default:
-			i++
-		}
+// appendRun appends string content, replacing bytes that are not UTF-8 with
+// U+FFFD as encoding/json does.
+func appendRun(buf, run []byte) []byte {
+	if utf8.Valid(run) {
+		return append(buf, run...)
 	}
+	for len(run) > 0 {
+		r, n := utf8.DecodeRune(run)
+		if r == utf8.RuneError && n == 1 {
+			buf = utf8.AppendRune(buf, unicode.ReplacementChar)
+		} else {
+			buf = append(buf, run[:n]...)
+		}
+		run = run[n:]
+	}
+	return buf
 }
 
 func (p *parser) finish(buf []byte) string {
@@ -188,28 +175,28 @@ func (p *parser) finish(buf []byte) string {
 // escape processes the backslash escape at d[i] and returns the offset after
 // it. Standard JSON escapes mean what JSON says; \' means a quote; any other
 // escape (\d in a regular expression, say) is kept as written, which is what
-// Python does with it, and recorded.
-func (p *parser) escape(buf []byte, i, start int, q byte, triple bool) ([]byte, int) {
+// Python does with it, and reported as unknown for the caller to record.
+func (p *parser) escape(buf []byte, i, start int, q byte, triple bool) (out []byte, next int, unknown bool) {
 	d := p.data
 	if i+1 >= len(d) {
 		p.unterminated(start, q, triple)
 	}
 	switch e := d[i+1]; e {
 	case '"', '\\', '/':
-		return append(buf, e), i + 2
+		return append(buf, e), i + 2, false
 	case 'b':
-		return append(buf, '\b'), i + 2
+		return append(buf, '\b'), i + 2, false
 	case 'f':
-		return append(buf, '\f'), i + 2
+		return append(buf, '\f'), i + 2, false
 	case 'n':
-		return append(buf, '\n'), i + 2
+		return append(buf, '\n'), i + 2, false
 	case 'r':
-		return append(buf, '\r'), i + 2
+		return append(buf, '\r'), i + 2, false
 	case 't':
-		return append(buf, '\t'), i + 2
+		return append(buf, '\t'), i + 2, false
 	case '\'':
 		p.repair(i, `read the escape \' as '`)
-		return append(buf, '\''), i + 2
+		return append(buf, '\''), i + 2, false
 	case 'u':
 		r := getu4(d[i:])
 		if r < 0 {
@@ -220,22 +207,16 @@ func (p *parser) escape(buf []byte, i, start int, q byte, triple bool) ([]byte, 
 		// lone surrogate becomes U+FFFD and the next escape stays separate.
 		if utf16.IsSurrogate(r) {
 			if dec := utf16.DecodeRune(r, getu4(d[i:])); dec != unicode.ReplacementChar {
-				return utf8.AppendRune(buf, dec), i + 6
+				return utf8.AppendRune(buf, dec), i + 6, false
 			}
 			r = unicode.ReplacementChar
 		}
-		return utf8.AppendRune(buf, r), i
+		return utf8.AppendRune(buf, r), i, false
 	default:
-		r, _ := utf8.DecodeRune(d[i+1:])
-		what := strconv.QuoteRune(r)
-		if r >= 0x20 && r != 0x7f {
-			what = string(r)
-		}
-		p.repair(i, `kept the unknown escape \%s as written`, what)
 		// Only the backslash is copied here; the character after it is
 		// read by the caller's loop, so a raw line break or a closing
 		// quote after a backslash keeps its meaning.
-		return append(buf, '\\'), i + 1
+		return append(buf, '\\'), i + 1, true
 	}
 }
 

@@ -72,6 +72,31 @@ func Advance(data []byte, from Pos, off int) Pos {
 	return Pos{Offset: off, Line: from.Line + n, Col: 1 + utf8.RuneCount(seg[last+1:])}
 }
 
+// Locate returns the position of byte offset off, computed from near, a
+// known position before or after it; base is a known position at or before
+// off that bounds the walk back. Its cost is linear in the distance from
+// near (or, walking back across a line break, in the length of off's line),
+// so callers keep the last position and locate the next one from it. Like
+// Advance, it counts columns right only for offsets at a character's start.
+func Locate(data []byte, base, near Pos, off int) Pos {
+	if off >= near.Offset {
+		return Advance(data, near, off)
+	}
+	if off <= base.Offset {
+		return base
+	}
+	seg := data[off:near.Offset]
+	n := bytes.Count(seg, []byte{'\n'})
+	if n == 0 {
+		return Pos{Offset: off, Line: near.Line, Col: near.Col - utf8.RuneCount(seg)}
+	}
+	back := data[base.Offset:off]
+	if i := bytes.LastIndexByte(back, '\n'); i >= 0 {
+		return Pos{Offset: off, Line: near.Line - n, Col: 1 + utf8.RuneCount(back[i+1:])}
+	}
+	return Pos{Offset: off, Line: near.Line - n, Col: base.Col + utf8.RuneCount(back)}
+}
+
 // Repair is one deviation from strict JSON that the reader accepted.
 type Repair struct {
 	Pos  Pos    `json:"pos"`
