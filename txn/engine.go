@@ -14,6 +14,7 @@ import (
 
 	"github.com/autocoder/autocoder/checks"
 	"github.com/autocoder/autocoder/gitops"
+	"github.com/autocoder/autocoder/matcher"
 )
 
 // Options configure an Engine.
@@ -232,11 +233,18 @@ func Code(err error) int {
 	return 1
 }
 
-// Hint returns the hint of an error that has one.
+// Hint returns the hint of an error that has one. For an edit whose old
+// text was not found it adds the unified diff between that text and the
+// nearest region of the file, so that a model can copy the right lines.
 func Hint(err error) string {
 	var h interface{ Hint() string }
-	if errors.As(err, &h) {
-		return h.Hint()
+	if !errors.As(err, &h) {
+		return ""
 	}
-	return ""
+	hint := h.Hint()
+	var nm *matcher.NoMatchError
+	if errors.As(err, &nm) && nm.Nearest != nil && nm.Nearest.Diff != "" {
+		hint += "\n" + strings.TrimRight(nm.Nearest.Diff, "\n")
+	}
+	return hint
 }

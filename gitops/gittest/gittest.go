@@ -154,12 +154,30 @@ type Snapshot struct {
 // Snapshot takes a snapshot.
 func (r *Repo) Snapshot() Snapshot {
 	r.T.Helper()
+	s, err := TakeSnapshot(r.Dir)
+	if err != nil {
+		r.T.Fatal(err)
+	}
+	return s
+}
+
+// TakeSnapshot takes a snapshot of the repository whose worktree is dir.
+func TakeSnapshot(dir string) (Snapshot, error) {
 	s := Snapshot{Files: map[string]string{}}
-	filepath.WalkDir(r.Dir, func(p string, d fs.DirEntry, err error) error {
+	git := func(args ...string) (string, error) {
+		cmd := exec.Command("git", append([]string{"--no-optional-locks"}, args...)...)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, out)
+		}
+		return string(out), nil
+	}
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil
 		}
-		rel, _ := filepath.Rel(r.Dir, p)
+		rel, _ := filepath.Rel(dir, p)
 		if d.IsDir() {
 			if d.Name() == ".git" {
 				return filepath.SkipDir
@@ -181,18 +199,25 @@ func (r *Repo) Snapshot() Snapshot {
 		s.Files[rel] = fmt.Sprintf("%v %x", fi.Mode(), sum)
 		return nil
 	})
-	gitDir := strings.TrimSpace(r.Git("rev-parse", "--absolute-git-dir"))
+	gd, err := git("rev-parse", "--absolute-git-dir")
+	if err != nil {
+		return s, err
+	}
+	gitDir := strings.TrimSpace(gd)
 	if b, err := os.ReadFile(filepath.Join(gitDir, "index")); err == nil {
 		s.Index = fmt.Sprintf("%x", sha256.Sum256(b))
 	}
-	s.Stage, _ = r.GitErr("--no-optional-locks", "ls-files", "-s")
+	s.Stage, _ = git("ls-files", "-s")
 	h, _ := os.ReadFile(filepath.Join(gitDir, "HEAD"))
 	s.HEAD = string(h)
-	s.Refs, _ = r.GitErr("for-each-ref", "--format=%(refname) %(objectname)")
-	s.Status = r.Status()
-	common := strings.TrimSpace(r.Git("rev-parse", "--git-common-dir"))
+	s.Refs, _ = git("for-each-ref", "--format=%(refname) %(objectname)")
+	if s.Status, err = git("status", "--porcelain", "--untracked-files=all"); err != nil {
+		return s, err
+	}
+	common, _ := git("rev-parse", "--git-common-dir")
+	common = strings.TrimSpace(common)
 	if !filepath.IsAbs(common) {
-		common = filepath.Join(r.Dir, common)
+		common = filepath.Join(dir, common)
 	}
 	filepath.WalkDir(common, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".lock") {
@@ -201,7 +226,7 @@ func (r *Repo) Snapshot() Snapshot {
 		return nil
 	})
 	sort.Strings(s.Locks)
-	return s
+	return s, nil
 }
 
 // AssertUnchanged fails when anything differs from before, the index
@@ -221,7 +246,14 @@ func (r *Repo) AssertRestored(before Snapshot) {
 
 func (r *Repo) assertSame(before Snapshot, rawIndex bool) {
 	r.T.Helper()
-	after := r.Snapshot()
+	if diffs := before.Diff(r.Snapshot(), rawIndex); len(diffs) > 0 {
+		r.T.Fatalf("the repository changed:\n%s", strings.Join(diffs, "\n"))
+	}
+}
+
+// Diff lists what differs between two snapshots; rawIndex compares the
+// index file byte for byte, not only its entries.
+func (before Snapshot) Diff(after Snapshot, rawIndex bool) []string {
 	var diffs []string
 	for p, v := range before.Files {
 		if after.Files[p] != v {
@@ -251,9 +283,7 @@ func (r *Repo) assertSame(before Snapshot, rawIndex bool) {
 	if strings.Join(before.Locks, ",") != strings.Join(after.Locks, ",") {
 		diffs = append(diffs, fmt.Sprintf("lock files: %v -> %v", before.Locks, after.Locks))
 	}
-	if len(diffs) > 0 {
-		r.T.Fatalf("the repository changed:\n%s", strings.Join(diffs, "\n"))
-	}
+	return diffs
 }
 
 // Bytes reads a file's raw bytes (for CRLF and BOM checks).
@@ -271,4 +301,3 @@ func HasLine(out, line string) bool {
 	}
 	return false
 }
-

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/autocoder/autocoder/config"
+	"github.com/autocoder/autocoder/gitops"
+	"github.com/autocoder/autocoder/txn"
+	"github.com/autocoder/autocoder/txn/reads"
+	"github.com/urfave/cli/v2"
+)
+
+func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
+	app := &cli.App{
+		Name:      "autocoder",
+		Usage:     "apply a language model's instruction blocks to a git repository, one commit per step",
+		Reader:    stdin,
+		Writer:    stdout,
+		ErrWriter: stderr,
+		// urfave/cli calls os.Exit itself for its exit errors and misses
+		// wrapped ones; we map every error in report instead.
+		ExitErrHandler: func(*cli.Context, error) {},
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "C", Usage: "run as if started in `DIR`"},
+		},
+		Commands: []*cli.Command{
+			applyCommand(),
+			undoCommand(),
+			redoCommand(),
+			logCommand(),
+			parseCommand(),
+			demoCommand(),
+		},
+		OnUsageError: func(c *cli.Context, err error, _ bool) error {
+			return &usageError{msg: err.Error(), try: "Try: autocoder " + c.Command.Name + " --help"}
+		},
+		CommandNotFound: func(c *cli.Context, name string) {},
+	}
+	app.Action = func(c *cli.Context) error {
+		if c.NArg() > 0 {
+			return &usageError{msg: "unknown command " + c.Args().First(), try: "Try: autocoder --help"}
+		}
+		return cli.ShowAppHelp(c)
+	}
+	return app
+}
+
+// formatFlag is --format text|json, shared by the reporting commands.
+var formatFlag = &cli.StringFlag{Name: "format", Value: "text", Usage: "output `FORMAT`: text or json"}
+
+func format(c *cli.Context) (string, error) {
+	f := c.String("format")
+	if f != "text" && f != "json" {
+		return "", &usageError{msg: "--format must be text or json, not " + f, try: "Try: --format json"}
+	}
+	return f, nil
+}
+
+// openEngine opens the repository around -C (or the current folder) with
+// its autocoder.toml, recovering an interrupted run first.
+func openEngine(c *cli.Context, branch string) (*txn.Engine, config.Config, error) {
+	dir := c.String("C")
+	if dir == "" {
+		dir = "."
+	}
+	repo, err := gitops.Open(dir)
+	if err != nil {
+		return nil, config.Config{}, err
+	}
+	cfg, err := config.Load(repo.Root)
+	if err != nil {
+		repo.Close()
+		return nil, cfg, err
+	}
+	e, err := txn.Open(repo, txn.Options{
+		BranchPrefix: cfg.Apply.BranchPrefix,
+		Branch:       branch,
+		MaxFileBytes: cfg.Apply.MaxFileBytes,
+		Deny:         cfg.Denied,
+		Reader:       reads.Run,
+		Log:          c.App.ErrWriter,
+	})
+	if err != nil {
+		repo.Close()
+		return nil, cfg, err
+	}
+	return e, cfg, nil
+}
+
+// readInput reads FILE, or standard input for "-" or no argument.
+func readInput(c *cli.Context, limit int64) ([]byte, string, error) {
+	if c.NArg() > 1 {
+		return nil, "", &usageError{msg: "too many arguments", try: "Try: autocoder " + c.Command.Name + " [FILE|-]"}
+	}
+	name := c.Args().First()
+	var r io.Reader = c.App.Reader
+	if name != "" && name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, name, &usageError{msg: "cannot read the response: " + err.Error(), try: "Try: autocoder " + c.Command.Name + " path/to/response.md (or - for standard input)"}
+		}
+		defer f.Close()
+		r = f
+	} else {
+		name = "standard input"
+	}
+	if limit <= 0 {
+		limit = config.Default().Apply.MaxResponseBytes
+	}
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, name, err
+	}
+	if int64(len(data)) > limit {
+		return nil, name, &usageError{msg: fmt.Sprintf("the response is larger than %d bytes", limit),
+			try: "raise [apply] max_response_bytes in autocoder.toml, or split the response"}
+	}
+	return data, name, nil
+}

@@ -1,0 +1,213 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/autocoder/autocoder/protocol"
+	"github.com/autocoder/autocoder/txn"
+	"github.com/urfave/cli/v2"
+)
+
+func applyCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "apply",
+		Usage:     "apply every instruction block of a response, one commit per step",
+		ArgsUsage: "[FILE|-]",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "dry-run", Usage: "change nothing; print each step's unified diff"},
+			&cli.BoolFlag{Name: "atomic", Usage: "apply all steps or none"},
+			&cli.StringFlag{Name: "branch", Usage: "work branch `NAME` (autocoder/ is prepended when missing)"},
+			formatFlag,
+			&cli.StringFlag{Name: "feedback", Usage: "write the executor's answer in the response's dialect to `FILE` (- for standard output)"},
+		},
+		Action: runApply,
+	}
+}
+
+// noBlocksError is a response with no readable instruction block.
+type noBlocksError struct{ errs []*txn.ParseError }
+
+func (e *noBlocksError) Error() string {
+	if len(e.errs) == 0 {
+		return "no instruction block found in the response"
+	}
+	parts := make([]string, len(e.errs))
+	for i, pe := range e.errs {
+		parts[i] = pe.Error()
+	}
+	return "no readable instruction block: " + strings.Join(parts, "; ")
+}
+
+func (e *noBlocksError) Hint() string {
+	if len(e.errs) > 0 && e.errs[0].Hint != "" {
+		return e.errs[0].Hint
+	}
+	return "a block starts with #####-- (autocoder JSON), a ```mcp-request fence (FlyCode MCP) or a ~~~~~act fence (Axon); `autocoder parse FILE` shows what was found"
+}
+
+func runApply(c *cli.Context) error {
+	f, err := format(c)
+	if err != nil {
+		return err
+	}
+	e, cfg, err := openEngine(c, c.String("branch"))
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	text, _, err := readInput(c, cfg.Apply.MaxResponseBytes)
+	if err != nil {
+		return err
+	}
+	items := protocol.Parse(text)
+	if err := readable(items); err != nil {
+		return &exitError{code: reportUnreadable(c, f, err)}
+	}
+	results := e.Run(items, txn.RunOptions{Atomic: c.Bool("atomic"), DryRun: c.Bool("dry-run")})
+	branch := currentBranch(e)
+	code := resultsCode(results)
+	if err := writeFeedback(c, results); err != nil {
+		return err
+	}
+	if f == "json" {
+		writeJSON(c.App.Writer, map[string]any{"branch": branch, "dry_run": c.Bool("dry-run"),
+			"results": results, "exit_code": code})
+	} else {
+		printResults(c.App.Writer, c.App.ErrWriter, branch, results, c.Bool("dry-run"))
+	}
+	return &exitError{code: code}
+}
+
+// readable is nil when at least one block could be read.
+func readable(items []txn.Item) *noBlocksError {
+	var errs []*txn.ParseError
+	for _, it := range items {
+		if it.Step != nil {
+			return nil
+		}
+		errs = append(errs, it.Err)
+	}
+	return &noBlocksError{errs: errs}
+}
+
+func reportUnreadable(c *cli.Context, f string, err *noBlocksError) int {
+	if f == "json" {
+		writeJSON(c.App.Writer, map[string]any{"results": []any{}, "errors": err.errs, "exit_code": exitUsage})
+		return exitUsage
+	}
+	return report(c.App.ErrWriter, &usageError{msg: err.Error(), try: err.Hint()})
+}
+
+func currentBranch(e *txn.Engine) string {
+	h, err := e.Repo.ReadHEAD()
+	if err != nil || h.Branch == "" {
+		return ""
+	}
+	return strings.TrimPrefix(h.Branch, "refs/heads/")
+}
+
+func writeFeedback(c *cli.Context, results []txn.Result) error {
+	dest := c.String("feedback")
+	if dest == "" {
+		return nil
+	}
+	fb := protocol.Feedback(results)
+	if dest == "-" {
+		_, err := c.App.Writer.Write(fb)
+		return err
+	}
+	if err := os.WriteFile(dest, fb, 0o666); err != nil {
+		return fmt.Errorf("write feedback: %w", err)
+	}
+	return nil
+}
+
+func writeJSON(w io.Writer, v any) {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+}
+
+// printResults is the human output: one line per step, then what went wrong
+// and what to do, with the response's line numbers.
+func printResults(out, errw io.Writer, branch string, results []txn.Result, dry bool) {
+	for _, r := range results {
+		id := r.StepID
+		if r.ParseErr != nil {
+			id = fmt.Sprintf("(block at line %d)", r.ParseErr.Pos.Line)
+		}
+		commit := ""
+		if len(r.Commit) >= 12 {
+			commit = r.Commit[:12]
+		}
+		fmt.Fprintf(out, "%-9s  %-14s %-12s %s\n", r.Status, id, commit, describe(r))
+		for _, op := range r.Ops {
+			if dry && op.Diff != "" {
+				fmt.Fprint(out, indent(op.Diff))
+			}
+			for _, m := range op.Replaces {
+				if m.AlreadyApplied {
+					fmt.Fprintf(out, "    %s: edit %d was already applied; nothing changed\n", op.Path, m.Index+1)
+				} else if m.Tier != "" && m.Tier != "exact" {
+					fmt.Fprintf(out, "    %s: edit %d matched lines %d-%d by the %s tier\n", op.Path, m.Index+1, m.StartLine, m.EndLine, m.Tier)
+				}
+			}
+			if op.Status == txn.StatusRead && op.Output != "" {
+				fmt.Fprint(out, indent(op.Output))
+			}
+		}
+		if r.Status == txn.StatusFailed && r.Error != "" {
+			where := ""
+			if r.Step != nil && r.Step.Pos.Line > 0 && !strings.Contains(r.Error, "(response line") {
+				where = fmt.Sprintf(" (response line %d)", r.Step.Pos.Line)
+			}
+			fmt.Fprintf(errw, "autocoder: error: step %s%s: %s\n", id, where, r.Error)
+			if r.Hint != "" {
+				for _, line := range strings.Split(r.Hint, "\n") {
+					fmt.Fprintf(errw, "autocoder: hint: %s\n", line)
+				}
+			}
+		}
+	}
+	if branch != "" && !dry {
+		fmt.Fprintf(out, "work branch: %s (review with git log, drop steps with autocoder undo)\n", branch)
+	}
+}
+
+func describe(r txn.Result) string {
+	if r.Step == nil {
+		return ""
+	}
+	if r.Step.Finish {
+		return "finish: " + r.Step.Summary
+	}
+	if r.Step.Reason != "" {
+		s, _, _ := strings.Cut(strings.TrimSpace(r.Step.Reason), "\n")
+		return s
+	}
+	var parts []string
+	for _, op := range r.Step.Ops {
+		parts = append(parts, string(op.Kind)+" "+op.Path)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func indent(s string) string {
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(s, "\n") {
+		if line == "" {
+			continue
+		}
+		b.WriteString("    ")
+		b.WriteString(line)
+	}
+	if !strings.HasSuffix(s, "\n") {
+		b.WriteString("\n")
+	}
+	return b.String()
+}

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"embed"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+//go:embed demo/*.md
+var demoFiles embed.FS
+
+func demoCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "demo",
+		Usage: "run autocoder on bundled example responses in a throwaway repository",
+		Flags: []cli.Flag{&cli.StringFlag{Name: "dir", Usage: "make the repository in `DIR` (default: a new temporary folder)"}},
+		Action: func(c *cli.Context) error {
+			out := c.App.Writer
+			dir := c.String("dir")
+			if dir == "" {
+				var err error
+				if dir, err = os.MkdirTemp("", "autocoder-demo-"); err != nil {
+					return err
+				}
+			}
+			if err := demoRepo(dir); err != nil {
+				return err
+			}
+			fmt.Fprintf(out, "A throwaway repository: %s\n", dir)
+			step := func(args ...string) int {
+				fmt.Fprintf(out, "\n$ autocoder %s\n", strings.Join(args, " "))
+				return run(append([]string{"autocoder", "-C", dir}, args...), strings.NewReader(""), out, out)
+			}
+			entries, _ := demoFiles.ReadDir("demo")
+			for _, en := range entries {
+				name := en.Name()
+				b, _ := demoFiles.ReadFile("demo/" + name)
+				p := filepath.Join(dir, ".git", "autocoder-demo-"+name)
+				if err := os.WriteFile(p, b, 0o666); err != nil {
+					return err
+				}
+				fmt.Fprintf(out, "\n--- the model's response %s ---\n%s", name, b)
+				step("apply", p)
+			}
+			step("log")
+			step("undo")
+			step("redo")
+			fmt.Fprintf(out, "\nLook around: cd %s && git log --stat\n", dir)
+			return nil
+		},
+	}
+}
+
+// demoRepo makes an empty repository with an identity, so the demo needs
+// no set-up.
+func demoRepo(dir string) error {
+	git := func(args ...string) error {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+		return cmd.Run()
+	}
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return err
+	}
+	if err := git("init", "-q", "-b", "main"); err != nil {
+		return fmt.Errorf("demo: git init in %s: %w", dir, err)
+	}
+	if git("var", "GIT_AUTHOR_IDENT") != nil || git("var", "GIT_COMMITTER_IDENT") != nil {
+		git("config", "user.name", "autocoder demo")
+		git("config", "user.email", "demo@autocoder.invalid")
+	}
+	return nil
+}

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/autocoder/autocoder/gitops/gittest"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain registers the real binary: scripts run `autocoder` as a
+// separate process, exactly as a user does.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"autocoder": func() { os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr)) },
+	})
+}
+
+// TestScripts runs the end-to-end scripts in testdata/script, one per
+// behaviour. Besides testscript's own commands they have:
+//
+//	snap NAME       remember the repository in the current folder
+//	unchanged NAME  fail unless nothing changed since snap NAME (the index byte for byte)
+//	restored NAME   the same, but index entries may carry new stat data
+//	gitok           fail unless git status is clean and git fsck --strict is silent
+//	fsck            fail unless git fsck --strict is silent
+func TestScripts(t *testing.T) {
+	testscript.Run(t, scriptParams("testdata/script"))
+}
+
+func scriptParams(dir string) testscript.Params {
+	snaps := map[string]gittest.Snapshot{}
+	return testscript.Params{
+		Dir:                 dir,
+		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			home := filepath.Join(env.WorkDir, "home")
+			os.MkdirAll(home, 0o777)
+			env.Setenv("HOME", home)
+			env.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+			return os.WriteFile(filepath.Join(home, ".gitconfig"),
+				[]byte("[user]\n\tname = Script User\n\temail = script@example.com\n[init]\n\tdefaultBranch = main\n"), 0o666)
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"snap": func(ts *testscript.TestScript, neg bool, args []string) {
+				s, err := gittest.TakeSnapshot(ts.MkAbs("."))
+				ts.Check(err)
+				snaps[ts.Getenv("WORK")+args[0]] = s
+			},
+			"unchanged": func(ts *testscript.TestScript, neg bool, args []string) {
+				compareSnap(ts, snaps, args[0], true)
+			},
+			"restored": func(ts *testscript.TestScript, neg bool, args []string) {
+				compareSnap(ts, snaps, args[0], false)
+			},
+			"gitok": func(ts *testscript.TestScript, neg bool, args []string) {
+				out := gitOut(ts, "--no-optional-locks", "status", "--porcelain", "--untracked-files=all")
+				if out != "" {
+					ts.Fatalf("git status is not clean:\n%s", out)
+				}
+				fsck(ts)
+			},
+			"fsck": func(ts *testscript.TestScript, neg bool, args []string) { fsck(ts) },
+		},
+	}
+}
+
+func compareSnap(ts *testscript.TestScript, snaps map[string]gittest.Snapshot, name string, raw bool) {
+	before, ok := snaps[ts.Getenv("WORK")+name]
+	if !ok {
+		ts.Fatalf("no snapshot %s", name)
+	}
+	after, err := gittest.TakeSnapshot(ts.MkAbs("."))
+	ts.Check(err)
+	if d := before.Diff(after, raw); len(d) > 0 {
+		ts.Fatalf("the repository changed since snap %s:\n%s", name, strings.Join(d, "\n"))
+	}
+}
+
+func gitOut(ts *testscript.TestScript, args ...string) string {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = ts.MkAbs(".")
+	cmd.Env = append(os.Environ(), "HOME="+ts.Getenv("HOME"), "GIT_CONFIG_NOSYSTEM=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		ts.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func fsck(ts *testscript.TestScript) {
+	if out := gitOut(ts, "fsck", "--strict", "--no-progress", "--no-dangling"); strings.TrimSpace(out) != "" {
+		ts.Fatalf("git fsck --strict:\n%s", out)
+	}
+}
+
+var _ = fmt.Sprint
