@@ -307,6 +307,9 @@ func (ix *Index) scanEntries(end int) error {
 			}
 			hdr += 2
 		}
+		if pos+hdr >= end {
+			return ix.damaged("entry %d of %d truncated at byte %d", i+1, count, pos)
+		}
 		s := &ix.slots[i]
 		s.off = uint32(pos)
 		s.stage = uint8(flags & idxFlagStageMask >> 12)

@@ -6,7 +6,10 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"flag"
 	"fmt"
+	"maps"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -658,5 +661,218 @@ func TestIndexDropsPositionalExtensions(t *testing.T) {
 	}
 	if got := r.git("status", "--porcelain"); got != "M  a.txt\n?? untracked.txt\n" {
 		t.Errorf("git status = %q", got)
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite testdata/index/*.index from git")
+
+// seedIndexes are the indexes in testdata/index, made by git (go test
+// -run TestIndexSeeds -update): every version, conflicts with REUC, and a
+// TREE. They seed the fuzz target and must round-trip byte for byte.
+func TestIndexSeeds(t *testing.T) {
+	dir := filepath.Join("testdata", "index")
+	if *update {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range []string{"2", "3", "4"} {
+			r := committedRepo(t)
+			r.git("update-index", "--index-version", v)
+			if v == "3" {
+				r.git("update-index", "--skip-worktree", "in/b.txt")
+			}
+			if err := os.WriteFile(filepath.Join(dir, "v"+v+".index"), readFile(t, r.indexPath()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	seeds, _ := filepath.Glob(filepath.Join(dir, "*.index"))
+	if len(seeds) < 3 {
+		t.Fatalf("%d seeds in %s; run go test -run TestIndexSeeds -update", len(seeds), dir)
+	}
+	for _, p := range seeds {
+		ix, err := parseIndex(p, readFile(t, p), 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if _, err := ix.WriteTo(&buf); err != nil || !bytes.Equal(buf.Bytes(), readFile(t, p)) {
+			t.Errorf("%s does not round-trip (%v)", p, err)
+		}
+	}
+}
+
+// FuzzReadIndex: whatever the bytes, reading either fails with
+// *UnsupportedIndexError or gives an index that writes back byte for byte
+// (nothing racy, no extension dropped), and that still reads back with the
+// same entries after an update.
+func FuzzReadIndex(f *testing.F) {
+	// *.index are git's; *.bin are inputs the fuzzer once broke us with.
+	seeds, _ := filepath.Glob(filepath.Join("testdata", "index", "*"))
+	for _, p := range seeds {
+		b := readFile(f, p)
+		f.Add(b)
+		if len(b) > 20 && strings.HasSuffix(p, ".index") {
+			// The same with git's index.skipHash trailer, which lets the
+			// fuzzer past the checksum.
+			f.Add(slices.Concat(b[:len(b)-20], make([]byte, 20)))
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ix, err := parseIndex("index", data, 0, 0)
+		if err != nil {
+			var ue *UnsupportedIndexError
+			if !errors.As(err, &ue) {
+				t.Fatalf("untyped error %v", err)
+			}
+			return
+		}
+		var buf bytes.Buffer
+		if _, err := ix.WriteTo(&buf); err != nil {
+			t.Fatal(err)
+		}
+		if skipHash := bytes.Equal(data[len(data)-20:], make([]byte, 20)); !skipHash && len(dropped(data, ix)) == 0 && !bytes.Equal(buf.Bytes(), data) {
+			t.Fatalf("round trip changed the index at byte %d", firstDiff(buf.Bytes(), data))
+		}
+		e := IndexEntry{Path: "fuzz/new", Mode: 0o100644, Stat: Stat{Size: 3}}
+		if err := ix.Update([]IndexEntry{e}, nil); err != nil {
+			return // a path in the index blocks it, e.g. a file "fuzz"
+		}
+		checkWrittenEquals(t, ix)
+	})
+}
+
+// dropped lists the extensions of data that ix will not write.
+func dropped(data []byte, ix *Index) []string {
+	var kept, all []string
+	for _, x := range ix.exts {
+		kept = append(kept, x.sig)
+	}
+	end := len(data) - 20
+	pos := idxHeaderLen
+	for i := range ix.slots {
+		if !ix.slots[i].fresh {
+			pos = max(pos, int(ix.slots[i].off+ix.slots[i].size))
+		}
+	}
+	for pos+8 <= end {
+		all = append(all, string(data[pos:pos+4]))
+		pos += 8 + int(binary.BigEndian.Uint32(data[pos+4:]))
+	}
+	var out []string
+	for _, s := range all {
+		if !slices.Contains(kept, s) {
+			out = append(out, s)
+		}
+	}
+	if ix.treeBad {
+		out = append(out, "TREE")
+	}
+	return out
+}
+
+// checkWrittenEquals writes ix, reads the result back and compares every
+// entry.
+func checkWrittenEquals(t *testing.T, ix *Index) *Index {
+	t.Helper()
+	var buf bytes.Buffer
+	if _, err := ix.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	back, err := parseIndex(ix.path, buf.Bytes(), 0, 0)
+	if err != nil {
+		t.Fatalf("reading what WriteTo wrote: %v", err)
+	}
+	want, got := slices.Collect(ix.All()), slices.Collect(back.All())
+	if !slices.Equal(want, got) {
+		t.Fatalf("written index differs:\n got %+v\nwant %+v", got, want)
+	}
+	if back.Version() != ix.Version() {
+		t.Fatalf("version %d written as %d", ix.Version(), back.Version())
+	}
+	return back
+}
+
+// TestIndexUpdateProperties applies random updates to git-made indexes of
+// every version and checks each result against a model (a sorted list),
+// then lets git read the last one.
+func TestIndexUpdateProperties(t *testing.T) {
+	for _, v := range []string{"2", "3", "4"} {
+		t.Run("v"+v, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(1, uint64(len(v))))
+			r := newGitRepo(t)
+			names := []string{"a", "a.b", "a/b", "a/c/d", "ab", "b", "b/x/y/z", "c-1", "c/1", "c0", "long/" + strings.Repeat("n", 5000)}
+			for _, n := range names[1:6] {
+				r.write(n, n)
+			}
+			r.git("add", ".")
+			r.git("commit", "-q", "-m", "base")
+			r.git("update-index", "--index-version", v)
+			ix, err := ReadIndex(r.indexPath())
+			if err != nil {
+				t.Fatal(err)
+			}
+			model := map[string]IndexEntry{}
+			for e := range ix.All() {
+				model[e.Path] = e
+			}
+			for round := range 60 {
+				var set []IndexEntry
+				var remove []string
+				seen := map[string]bool{}
+				for range rng.IntN(4) {
+					p := names[rng.IntN(len(names))] + fmt.Sprint(rng.IntN(3))
+					if rng.IntN(3) == 0 {
+						remove = append(remove, p)
+						delete(model, p)
+						continue
+					}
+					if seen[p] || slices.ContainsFunc(set, func(e IndexEntry) bool {
+						return strings.HasPrefix(p, e.Path+"/") || strings.HasPrefix(e.Path, p+"/")
+					}) {
+						continue
+					}
+					seen[p] = true
+					e := IndexEntry{Path: p, Mode: 0o100644, Stat: Stat{Size: uint32(round), MtimeSec: 1}}
+					e.Hash[0], e.Hash[19] = byte(round), byte(len(p))
+					e.SkipWorktree = v == "3" && rng.IntN(2) == 0
+					set = append(set, e)
+				}
+				// The model: a set entry replaces its path and whatever
+				// is in its way as file or directory.
+				for _, e := range set {
+					for p := range model {
+						if p == e.Path || strings.HasPrefix(p, e.Path+"/") || strings.HasPrefix(e.Path, p+"/") {
+							delete(model, p)
+						}
+					}
+				}
+				for _, e := range set { // set wins over remove
+					model[e.Path] = e
+				}
+				if err := ix.Update(set, remove); err != nil {
+					t.Fatalf("round %d: %v", round, err)
+				}
+				want := slices.SortedFunc(maps.Values(model), func(a, b IndexEntry) int { return strings.Compare(a.Path, b.Path) })
+				if got := slices.Collect(ix.All()); !slices.Equal(got, want) {
+					t.Fatalf("round %d: set %v remove %v:\n got %v\nwant %v", round, set, remove, got, want)
+				}
+				ix = checkWrittenEquals(t, ix)
+			}
+			lock, err := Lock(r.indexPath())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := WriteIndex(lock, ix); err != nil {
+				t.Fatal(err)
+			}
+			var lines []string
+			for _, e := range slices.Collect(ix.All()) {
+				lines = append(lines, fmt.Sprintf("100644 %x 0\t%s", e.Hash, e.Path))
+			}
+			if got := strings.TrimSuffix(r.git("ls-files", "-s"), "\n"); got != strings.Join(lines, "\n") {
+				t.Errorf("git ls-files -s:\n%s\nwant:\n%s", got, strings.Join(lines, "\n"))
+			}
+		})
 	}
 }
