@@ -49,3 +49,17 @@ func BenchmarkParse10MB(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDialect runs each registered reader alone over the 10 MB
+// response, to tell which one a slow BenchmarkParse10MB spends its time in.
+func BenchmarkDialect(b *testing.B) {
+	text := response(10<<20, 1000)
+	for _, d := range dialects {
+		b.Run(d.name, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				d.parse(text)
+			}
+		})
+	}
+}
