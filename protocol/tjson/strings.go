@@ -66,10 +66,16 @@ func (p *parser) slow(start int, q byte, triple bool) string {
 	unknown, firstUnknown := 0, 0
 	for {
 		j := i
+		var high byte // the OR of the run's bytes: below 0x80, all ASCII
 		for j < len(d) && !special[d[j]] && d[j] != q {
+			high |= d[j]
 			j++
 		}
-		buf = appendRun(buf, d[i:j])
+		if high < utf8.RuneSelf {
+			buf = append(buf, d[i:j]...)
+		} else {
+			buf = appendRun(buf, d[i:j])
+		}
 		i = j
 		if i >= len(d) {
 			p.unterminated(start, q, triple)
