@@ -70,6 +70,7 @@ type ErrorData struct {
 	StepID  string `json:"stepId,omitempty"`
 	Line    int    `json:"line,omitempty"`   // of the request's block, for INVALID_INPUT
 	Column  int    `json:"column,omitempty"` // in characters
+	Quote   string `json:"quote,omitempty"`  // the text at line:column
 	Output  string `json:"output,omitempty"` // a failed program's output
 }
 
@@ -230,9 +231,11 @@ func meta(r txn.Result) map[string]any {
 //   - anything else: INTERNAL_ERROR.
 func ErrorFor(r txn.Result) *RPCError {
 	if r.ParseErr != nil {
-		e := &RPCError{Code: RPCCode(CodeInvalidInput), Message: r.ParseErr.Error(),
-			Data: ErrorData{AppCode: CodeInvalidInput, Hint: r.ParseErr.Hint, Line: r.ParseErr.Pos.Line, Column: r.ParseErr.Pos.Col}}
-		return e
+		// The quote goes in data rather than in the message, where JSON
+		// would escape its quotes twice.
+		pe := r.ParseErr
+		return &RPCError{Code: RPCCode(CodeInvalidInput), Message: fmt.Sprintf("line %d, column %d: %s", pe.Pos.Line, pe.Pos.Col, pe.Msg),
+			Data: ErrorData{AppCode: CodeInvalidInput, Hint: pe.Hint, Line: pe.Pos.Line, Column: pe.Pos.Col, Quote: pe.Quote}}
 	}
 	switch r.Status {
 	case txn.StatusSkipped:

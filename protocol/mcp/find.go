@@ -265,11 +265,14 @@ func (d *doc) readFenced(open, body int, f fence) block {
 		}
 		return b
 	}
-	// What follows the value decides whether the fence is closed.
-	after := d.skipWrappers(end, limit, &b)
+	// What follows the value decides whether the fence is closed. The
+	// wrapper lines skipped here are repairs only if the block takes them.
+	var trail block
+	after := d.skipWrappers(end, limit, &trail)
 	switch {
 	case after >= limit && closed:
 		b.end = closeEnd
+		b.repairs = append(b.repairs, trail.repairs...)
 	case after < limit && (d.text[d.firstNonSpace(after)] == '{' || d.text[d.firstNonSpace(after)] == '['):
 		b.end = closeEnd
 		d.fail(&b, d.firstNonSpace(after), "a second JSON value in one mcp-request block",
@@ -319,10 +322,12 @@ func (d *doc) readBare(open, body int) (block, bool) {
 	b.end = end
 	// A closing fence whose opening line was lost belongs to this block;
 	// left behind, it would open a fence that hides what follows.
-	after := d.skipWrappers(end, len(d.text), &b)
+	var trail block
+	after := d.skipWrappers(end, len(d.text), &trail)
 	if after < len(d.text) {
 		if line, next := d.line(after); bytes.Equal(bytes.TrimSpace(line), []byte("```")) || bytes.Equal(bytes.TrimSpace(line), []byte("~~~")) {
 			b.end = next
+			b.repairs = append(b.repairs, trail.repairs...)
 		}
 	}
 	return b, true

@@ -124,6 +124,10 @@ func (r *reqReader) read(root *node, b *block) (*txn.Step, error) {
 		switch id.kind {
 		case '"':
 			r.req.ID, _ = json.Marshal(id.str)
+			if id.str == "" {
+				// The id names the step and its commit trailer.
+				return nil, fail(id, `give a non-empty id, e.g. "call-001"`, "id is empty")
+			}
 		case 'n':
 			r.req.ID = json.RawMessage(id.num.String())
 		default:
@@ -285,7 +289,7 @@ func checkType(tool string, a *arg, v *node) error {
 		if v.kind != '"' {
 			return wrong()
 		}
-		if a.required && v.str == "" {
+		if a.required && !a.mayBeEmpty && v.str == "" {
 			return fail(v, "give a value", "%s: %s is empty", tool, a.name)
 		}
 		if a.enum != nil && !contains(a.enum, v.str) {

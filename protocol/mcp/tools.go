@@ -23,6 +23,8 @@ type arg struct {
 	enum     []string
 	min      int64 // integers: the smallest value accepted
 	desc     string
+	// mayBeEmpty lets a required string be "" (content: an empty file).
+	mayBeEmpty bool
 }
 
 // toolSpec is one of the twelve FlyCode tools.
@@ -74,7 +76,7 @@ var tools = []toolSpec{
 	{name: "fs.write", desc: "Write a file (overwrite) or add to its end (append). Answers WRITE_SUCCESS.",
 		args: []arg{pathArg,
 			{name: "mode", kind: aString, required: true, enum: []string{"overwrite", "append"}, desc: "overwrite or append"},
-			{name: "content", kind: aString, required: true, desc: "the text to write"},
+			{name: "content", kind: aString, required: true, mayBeEmpty: true, desc: "the text to write"},
 			{name: "expectedSha256", kind: aString, desc: "refuse (CONFLICT) unless the file's current SHA-256 is this"}},
 		aliases: map[string]string{"file": "path", "text": "content", "data": "content", "sha256": "expectedSha256"}},
 	{name: "fs.writeBatch", desc: "Write several files as one step: all of them or none. Answers WRITE_BATCH_SUCCESS.",
@@ -118,7 +120,7 @@ var tools = []toolSpec{
 // batchFileArgs are the keys of one fs.writeBatch entry.
 var batchFileArgs = []arg{
 	{name: "path", kind: aString, required: true},
-	{name: "content", kind: aString, required: true},
+	{name: "content", kind: aString, required: true, mayBeEmpty: true},
 	{name: "mode", kind: aString, enum: []string{"overwrite", "append"}},
 	{name: "expectedSha256", kind: aString},
 }

@@ -47,7 +47,7 @@ func CheckOptions(kind txn.OpKind, o *txn.ReadOptions) error {
 }
 
 func negative(option string, v int) error {
-	return &OptionError{Option: option, Value: strconv.Itoa(v), Reason: "must not be negative"}
+	return &OptionError{Option: option, Value: strconv.Itoa(v), Reason: "must not be negative", Hint: "give 0 or more"}
 }
 
 func checkRead(o *txn.ReadOptions) error {
@@ -80,7 +80,7 @@ func checkRead(o *txn.ReadOptions) error {
 			Hint: "drop line/lines, or use range (it counts bytes with base64/hex)"}
 	}
 	if o.Line < 0 {
-		return &OptionError{Option: "line", Value: strconv.Itoa(o.Line), Reason: "lines are numbered from 1"}
+		return &OptionError{Option: "line", Value: strconv.Itoa(o.Line), Reason: "lines are numbered from 1", Hint: "the first line is 1"}
 	}
 	if o.Range != "" {
 		if _, err := parseRange(o.Range); err != nil {
@@ -110,12 +110,12 @@ func checkSearch(o *txn.ReadOptions) error {
 		v    int64
 	}{{"limit", int64(o.Limit)}, {"contextLines", int64(o.ContextLines)}, {"minBytes", o.MinBytes}, {"maxBytes", o.MaxBytes}} {
 		if n.v < 0 {
-			return &OptionError{Option: n.name, Value: strconv.FormatInt(n.v, 10), Reason: "must not be negative"}
+			return &OptionError{Option: n.name, Value: strconv.FormatInt(n.v, 10), Reason: "must not be negative", Hint: "give 0 or more"}
 		}
 	}
 	if o.MaxBytes > 0 && o.MinBytes > o.MaxBytes {
 		return &OptionError{Option: "minBytes", Value: strconv.FormatInt(o.MinBytes, 10),
-			Reason: fmt.Sprintf("larger than maxBytes %d", o.MaxBytes)}
+			Reason: fmt.Sprintf("larger than maxBytes %d", o.MaxBytes), Hint: "minBytes is the lower bound of the size, maxBytes the upper"}
 	}
 	for _, ext := range o.Extensions {
 		if strings.Trim(ext, ".") == "" || strings.Contains(ext, "/") {

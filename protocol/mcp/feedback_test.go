@@ -1,0 +1,156 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/autocoder/autocoder/txn"
+)
+
+// feedbackInput is a response whose blocks the results below answer, in
+// order.
+const feedbackInput = "```mcp-request\n" + `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{}}` + "\n```\n" +
+	"```mcp-request\n" + `{"jsonrpc":"2.0","id":"list","method":"tools/list"}` + "\n```\n" +
+	"```mcp-request\n" + `{"jsonrpc":"2.0","id":"call-read","method":"tools/call","params":{"name":"fs.read","arguments":{"path":"a.txt","lines":"1-2"}}}` + "\n```\n" +
+	"mcp-request\n" + `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"fs.write","arguments":{"path":"a.txt","mode":"overwrite","content":"<b>&</b>\n"}}}` + "\n" +
+	"```mcp-request\n" + `{"jsonrpc":"2.0","id":"call-batch","method":"tools/call","params":{"name":"fs.writeBatch","arguments":{"files":[{"path":"x","content":"1"},{"path":"y","content":"2"}]}}}` + "\n```\n" +
+	"```mcp-request\n" + `{"jsonrpc":"2.0","id":"call-dry","method":"tools/call","params":{"name":"fs.write","arguments":{"path":"a.txt","mode":"append","content":"z\n"}}}` + "\n```\n" +
+	"```mcp-request\n" + `{"jsonrpc":"2.0","id":"call-run","method":"tools/call","params":{"name":"process.run","arguments":{"command":"go","args":["test"]}}}` + "\n```\n" +
+	"```mcp-request\n" + `{"jsonrpc":"2.0","id":"call-refused","method":"tools/call","params":{"name":"shell.exec","arguments":{"command":"rm -rf /"}}}` + "\n```\n" +
+	"```mcp-request\n" + `{"jsonrpc":"2.0","id":"call-conflict","method":"tools/call","params":{"name":"fs.write","arguments":{"path":"a.txt","mode":"overwrite","content":"","expectedSha256":"` + sha0 + `"}}}` + "\n```\n" +
+	"```mcp-request\n" + `{"jsonrpc":"2.0","id":"call-missing","method":"tools/call","params":{"name":"fs.read","arguments":{"path":"nope.txt"}}}` + "\n```\n" +
+	"```mcp-request\n" + `{"jsonrpc":"2.0","id":"call-forbidden","method":"tools/call","params":{"name":"fs.write","arguments":{"path":"/etc/passwd","mode":"overwrite","content":"x"}}}` + "\n```\n" +
+	"```mcp-request\n" + `{"jsonrpc":"2.0","id":"call-badline","method":"tools/call","params":{"name":"fs.read","arguments":{"path":"a.txt","line":99}}}` + "\n```\n" +
+	"```mcp-request\n" + `{"jsonrpc":"2.0","id":"call-skipped","method":"tools/call","params":{"name":"fs.rm","arguments":{"path":"a.txt"}}}` + "\n```\n" +
+	"```mcp-request\n" + `{"jsonrpc":"2.0","id":"call-internal","method":"tools/call","params":{"name":"fs.mkdir","arguments":{"path":"d"}}}` + "\n```\n" +
+	"```mcp-request\n" + `{"jsonrpc":"2.0","id":"call-invalid","method":"tools/call","params":{"name":"fs.mv","arguments":{"src":"a","dest":"b"}}}` + "\n```\n" +
+	"```mcp-request\n" + `{"jsonrpc":"2.0","id":"call-broken",}` + "\n```\n"
+
+const sha0 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+// feedbackResults builds what an engine would report for feedbackInput.
+func feedbackResults(t *testing.T) []txn.Result {
+	t.Helper()
+	items := Parse([]byte(feedbackInput))
+	if len(items) != 16 {
+		t.Fatalf("want 16 items, got %d", len(items))
+	}
+	step := func(i int) *txn.Step {
+		if items[i].Step == nil {
+			t.Fatalf("item %d: %v", i, items[i].Err)
+		}
+		return items[i].Step
+	}
+	res := func(i int, st txn.Status) txn.Result {
+		return txn.Result{Step: step(i), StepID: step(i).ID, Status: st}
+	}
+	var rs []txn.Result
+	rs = append(rs, res(0, txn.StatusUnchanged), res(1, txn.StatusUnchanged))
+	r := res(2, txn.StatusRead)
+	r.Ops = []txn.OpResult{{Kind: txn.OpRead, Path: "a.txt", Status: txn.StatusRead, Output: "line one\n第二行"}}
+	rs = append(rs, r)
+	r = res(3, txn.StatusApplied)
+	r.Commit = "0123456789abcdef0123456789abcdef01234567"
+	r.Ops = []txn.OpResult{{Kind: txn.OpWrite, Path: "a.txt", Status: txn.StatusApplied, Message: "replaced an existing file"}}
+	rs = append(rs, r)
+	r = res(4, txn.StatusApplied)
+	r.Commit = "89abcdef0123456789abcdef0123456789abcdef"
+	rs = append(rs, r)
+	r = res(5, txn.StatusPlanned)
+	r.Ops = []txn.OpResult{{Kind: txn.OpAppend, Path: "a.txt", Status: txn.StatusPlanned, Diff: "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1,2 @@\n x\n+z\n"}}
+	rs = append(rs, r)
+	r = res(6, txn.StatusApplied)
+	r.Programs = []txn.ProgramResult{{Name: "go", Status: "success", Stdout: "ok  \tpkg\t0.1s\n", ReturnCode: 0}}
+	rs = append(rs, r)
+	r = res(7, txn.StatusFailed)
+	r.Code, r.Error, r.Hint = 4, "shell.exec refused: programs are off", "allow the command in autocoder.toml [programs]"
+	r.Programs = []txn.ProgramResult{{Name: "rm -rf /", Status: "refused"}}
+	rs = append(rs, r)
+	r = res(8, txn.StatusFailed)
+	r.Code, r.Error, r.Hint = 3, "a.txt: expectedSha256 does not match: the file's SHA-256 is 5891b5b5…", "read the file again and retry with its current sha256"
+	rs = append(rs, r)
+	r = res(9, txn.StatusFailed)
+	r.Code = 1
+	r.Ops = []txn.OpResult{{Kind: txn.OpRead, Path: "nope.txt", Status: txn.StatusFailed, Error: "nope.txt: no such file or directory", Hint: "check the path"}}
+	rs = append(rs, r)
+	r = res(10, txn.StatusFailed)
+	r.Code, r.Error, r.Hint = 4, "/etc/passwd: outside the repository", "write inside the repository root"
+	rs = append(rs, r)
+	r = res(11, txn.StatusFailed)
+	r.Code = 1
+	r.Ops = []txn.OpResult{{Kind: txn.OpRead, Path: "a.txt", Status: txn.StatusFailed, Error: `invalid line "99": past the end: the file has 2 lines`, Hint: "ask for lines 1 to 2"}}
+	rs = append(rs, r)
+	rs = append(rs, res(12, txn.StatusSkipped))
+	r = res(13, txn.StatusFailed)
+	r.Code, r.Error = 1, "write d: disk full"
+	rs = append(rs, r)
+	rs = append(rs, txn.Result{ParseErr: items[14].Err, Status: txn.StatusFailed, Code: 2})
+	rs = append(rs, txn.Result{ParseErr: items[15].Err, Status: txn.StatusFailed, Code: 2})
+	// Results of other dialects are not answered here.
+	rs = append(rs, txn.Result{Step: &txn.Step{ID: "step-1", Dialect: "axon"}, StepID: "step-1", Status: txn.StatusApplied},
+		txn.Result{ParseErr: &txn.ParseError{Dialect: "autocoder-json", Msg: "x"}, Status: txn.StatusFailed})
+	return rs
+}
+
+func TestFeedbackGolden(t *testing.T) {
+	out := Feedback(feedbackResults(t))
+	compareGolden(t, "testdata/feedback/all.golden.md", out)
+
+	// Each answer is a block holding one valid JSON-RPC response whose id
+	// is its request's, and the answers are exactly as many as the mcp
+	// results: the response text must read back with this package's own
+	// rules as zero requests.
+	if items := Parse(out); len(items) != 0 {
+		t.Errorf("feedback reads as %d requests", len(items))
+	}
+	wantIDs := []string{`"init"`, `"list"`, `"call-read"`, `7`, `"call-batch"`, `"call-dry"`, `"call-run"`, `"call-refused"`,
+		`"call-conflict"`, `"call-missing"`, `"call-forbidden"`, `"call-badline"`, `"call-skipped"`, `"call-internal"`, `"call-invalid"`, `null`}
+	wantCodes := []string{"", "", "", "", "", "", "", CodePolicyBlocked, CodeConflict, CodeNotFound, CodeForbidden,
+		CodeInvalidInput, CodeNotExecuted, CodeInternal, CodeInvalidInput, CodeInvalidInput}
+	blocks := strings.Split(strings.TrimSpace(string(out)), "\n\n")
+	if len(blocks) != len(wantIDs) {
+		t.Fatalf("want %d blocks, got %d", len(wantIDs), len(blocks))
+	}
+	for i, b := range blocks {
+		body, ok := strings.CutPrefix(b, "```mcp-response\n")
+		body, ok2 := strings.CutSuffix(body, "\n```")
+		if !ok || !ok2 {
+			t.Fatalf("block %d is not an mcp-response block:\n%s", i, b)
+		}
+		var resp struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Result  json.RawMessage `json:"result"`
+			Error   *RPCError       `json:"error"`
+		}
+		dec := json.NewDecoder(strings.NewReader(body))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&resp); err != nil {
+			t.Fatalf("block %d: %v", i, err)
+		}
+		if resp.JSONRPC != "2.0" || string(resp.ID) != wantIDs[i] || (resp.Result == nil) == (resp.Error == nil) {
+			t.Errorf("block %d: %s", i, body)
+		}
+		if resp.Error != nil && (resp.Error.Data.AppCode != wantCodes[i] || resp.Error.Code != RPCCode(wantCodes[i])) {
+			t.Errorf("block %d: app code %s (%d), want %s", i, resp.Error.Data.AppCode, resp.Error.Code, wantCodes[i])
+		}
+		if resp.Error == nil && wantCodes[i] != "" {
+			t.Errorf("block %d: want error %s", i, wantCodes[i])
+		}
+	}
+	if !bytes.Contains(out, []byte(`"text":"WRITE_SUCCESS"`)) || !bytes.Contains(out, []byte(`"text":"WRITE_BATCH_SUCCESS"`)) ||
+		!bytes.Contains(out, []byte(`"protocolVersion":"2024-11-05"`)) {
+		t.Error("missing the reference's success texts")
+	}
+}
+
+func TestRPCCodes(t *testing.T) {
+	for code, want := range map[string]int{CodeInvalidInput: -32602, CodeForbidden: -32003, CodeNotFound: -32004,
+		CodeUnauthorized: -32001, CodePolicyBlocked: -32000, CodeConflict: -32000, CodeNotSupported: -32000, CodeInternal: -32000} {
+		if got := RPCCode(code); got != want {
+			t.Errorf("%s: %d, want %d", code, got, want)
+		}
+	}
+}
