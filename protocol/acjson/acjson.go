@@ -135,6 +135,11 @@ func (r *reader) broken(start, valOff int, se *tjson.SyntaxError) txn.Item {
 		Quote:   se.Quote,
 		Hint:    se.Hint,
 	}
+	if bytes.HasPrefix(text[min(se.Offset, len(text)):], []byte("```")) {
+		// Models sometimes fence the JSON inside the markers; the reference
+		// refuses that too, and reading past a fence would be a guess.
+		perr.Hint = "remove the ``` fence lines between #####-- and --#####: the markers hold the JSON itself"
+	}
 	if se.Offset > end {
 		// The reader failed beyond the block: a string left open, or a #
 		// comment that took the next opener's line, read on past the

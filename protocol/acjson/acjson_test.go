@@ -217,6 +217,7 @@ func TestBrokenBlocks(t *testing.T) {
 		{"no closer at all", "text\n#####--\n{\"a\": 1}\nmore text", 4, 1, "expected --#####", 0},
 		{"closer missing at the end", "#####--\n{\"a\": 1}", 2, 9, "no closing --#####", 0},
 		{"not JSON", "格式为```#####--xxx--#####```", 1, 14, `unexpected word "xxx"`, 0},
+		{"fenced JSON", "#####--\n```json\n{}\n```\n--#####", 2, 1, "unexpected '`'", 0},
 		{"two values", "#####--\n{}\n{}\n--#####", 3, 1, "expected --#####", 0},
 	}
 	for _, tc := range tests {
@@ -323,5 +324,14 @@ func TestBenchmarkResponse(t *testing.T) {
 	}
 	if a, b := string(items[0].Step.Ops[0].Content), string(items[1].Step.Ops[0].Content); a != b {
 		t.Errorf("strict and loose content differ")
+	}
+}
+
+// TestFencedJSONHint: JSON fenced inside the markers is refused with a hint
+// that says to drop the fence.
+func TestFencedJSONHint(t *testing.T) {
+	it := parseOne(t, "#####--\n```json\n{}\n```\n--#####")
+	if it.Err == nil || !strings.Contains(it.Err.Hint, "remove the ``` fence") {
+		t.Fatalf("got %+v", it.Err)
 	}
 }
