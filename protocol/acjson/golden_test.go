@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -91,14 +92,12 @@ func lineDiff(a, b string) string {
 			y = bl[i]
 		}
 		if x != y {
-			out.WriteString("line " + itoa(i+1) + ":\n- " + x + "\n+ " + y + "\n")
+			fmt.Fprintf(&out, "line %d:\n- %s\n+ %s\n", i+1, x, y)
 			shown++
 		}
 	}
 	return out.String()
 }
-
-func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
 
 func corpus(t testing.TB) []string {
 	files, err := filepath.Glob("../../testdata/responses/acjson-*.md")
