@@ -15,7 +15,6 @@ package gitops
 // hundreds (DESIGN.md, "gitops: facts measured").
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha1"
 	"encoding"
@@ -854,10 +853,9 @@ func (ix *Index) racy(s *idxSlot) bool {
 // costs a fraction of a full SHA-1 pass.
 type idxWriter struct {
 	ix   *Index
-	w    *bufio.Writer
+	w    *idxPipe
 	h    hash.Hash // nil while the output equals ix.data so far
 	n    int64
-	err  error
 	same bool // the output so far is ix.data[:n]
 }
 
@@ -889,27 +887,88 @@ func (w *idxWriter) raw(a, b int) {
 	if w.same && a != int(w.n) {
 		w.diverge()
 	}
-	w.emit(w.ix.data[a:b])
+	w.emit(w.ix.data[a:b], true)
 }
 
-// write writes p.
+// write writes p, which the caller may change afterwards.
 func (w *idxWriter) write(p []byte) {
 	if w.same && (int(w.n)+len(p) > len(w.ix.data)-idxHashLen || !bytes.Equal(p, w.ix.data[w.n:int(w.n)+len(p)])) {
 		w.diverge()
 	}
-	w.emit(p)
+	w.emit(p, false)
 }
 
-func (w *idxWriter) emit(p []byte) {
-	if w.err != nil {
-		return
-	}
+func (w *idxWriter) emit(p []byte, stable bool) {
+	w.w.write(p, stable) // first, so that the kernel copies while we hash
 	if !w.same {
 		w.h.Write(p)
 	}
-	var n int
-	n, w.err = w.w.Write(p)
-	w.n += int64(n)
+	w.n += int64(len(p))
+}
+
+// idxPipe writes on a goroutine of its own, so that the copy of the output
+// into the file overlaps hashing the next part on the other core.
+type idxPipe struct {
+	w    io.Writer
+	ch   chan []byte
+	done chan struct{}
+	buf  []byte
+	n    int64 // written; read after done
+	err  error // the first write error; read after done
+}
+
+const idxPipeBuf = 64 << 10
+
+func newIdxPipe(w io.Writer) *idxPipe {
+	p := &idxPipe{w: w, ch: make(chan []byte, 64), done: make(chan struct{}), buf: make([]byte, 0, idxPipeBuf)}
+	go func() {
+		defer close(p.done)
+		for b := range p.ch {
+			if p.err != nil {
+				continue
+			}
+			n, err := p.w.Write(b)
+			p.n += int64(n)
+			if err == nil && n < len(b) {
+				err = io.ErrShortWrite
+			}
+			p.err = err
+		}
+	}()
+	return p
+}
+
+// write queues b. A stable b (the file's own bytes, never modified) is
+// handed over as it is; other bytes are copied first.
+func (p *idxPipe) write(b []byte, stable bool) {
+	if stable && len(b) >= idxPipeBuf/4 {
+		p.flush()
+		p.ch <- b
+		return
+	}
+	if len(p.buf)+len(b) > cap(p.buf) {
+		p.flush()
+	}
+	if len(b) > cap(p.buf) {
+		p.ch <- slices.Clone(b)
+		return
+	}
+	p.buf = append(p.buf, b...)
+}
+
+func (p *idxPipe) flush() {
+	if len(p.buf) > 0 {
+		p.ch <- p.buf
+		p.buf = make([]byte, 0, idxPipeBuf)
+	}
+}
+
+// close waits for every queued write.
+func (p *idxPipe) close() (int64, error) {
+	p.flush()
+	close(p.ch)
+	<-p.done
+	return p.n, p.err
 }
 
 // WriteTo encodes the index into w, ending with the SHA-1 trailer.
@@ -925,7 +984,7 @@ func (ix *Index) WriteTo(w io.Writer) (int64, error) {
 	if ix.hashDone != nil {
 		<-ix.hashDone
 	}
-	iw := &idxWriter{ix: ix, w: bufio.NewWriterSize(w, 256<<10), same: len(ix.checkpoints) > 0}
+	iw := &idxWriter{ix: ix, w: newIdxPipe(w), same: len(ix.checkpoints) > 0}
 	if !iw.same {
 		iw.h = sha1.New()
 	}
@@ -992,19 +1051,12 @@ func (ix *Index) WriteTo(w io.Writer) (int64, error) {
 	if iw.same {
 		iw.diverge()
 	}
-	if iw.err == nil {
-		sum := iw.h.Sum(nil)
-		var n int
-		n, iw.err = iw.w.Write(sum)
-		iw.n += int64(n)
+	iw.w.write(iw.h.Sum(nil), false)
+	n, err := iw.w.close()
+	if err != nil {
+		return n, fmt.Errorf("write index: %w", err)
 	}
-	if iw.err == nil {
-		iw.err = iw.w.Flush()
-	}
-	if iw.err != nil {
-		return iw.n, fmt.Errorf("write index: %w", iw.err)
-	}
-	return iw.n, nil
+	return n, nil
 }
 
 // idxAppendEntry encodes e in the given version; prev is the path of the
