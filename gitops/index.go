@@ -543,7 +543,9 @@ func (ix *Index) All() iter.Seq[IndexEntry] {
 }
 
 // Update replaces or inserts the entries of set at stage 0 and removes every
-// stage of each path in remove, keeping git's order. Like git's
+// stage of each path in remove, keeping git's order. A path in remove names
+// a file, not a directory (list a directory's files with HasPrefix); one
+// that is also in set is replaced, not removed. Like git's
 // add_index_entry, a stage-0 entry also replaces the conflict stages of its
 // path, a file that stands where its parent directories go ("a" when "a/b"
 // is set), and the entries under it when it replaces a directory.

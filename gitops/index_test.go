@@ -876,3 +876,50 @@ func TestIndexUpdateProperties(t *testing.T) {
 		})
 	}
 }
+
+func TestIndexWriteIndexTwice(t *testing.T) {
+	r := committedRepo(t)
+	lock, err := Lock(r.indexPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := ReadIndex(r.indexPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.write("a.txt", "first step\n")
+	if err := ix.Update([]IndexEntry{r.entry("a.txt")}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteIndex(lock, ix); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(r.indexPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sec, nsec := ix.MTime(); sec != uint32(fi.ModTime().Unix()) || nsec != uint32(fi.ModTime().Nanosecond()) {
+		t.Errorf("MTime after WriteIndex = %d.%09d, want the new file's %v", sec, nsec, fi.ModTime())
+	}
+	// The same Index goes on to the next step under a new lock.
+	lock, err = Lock(r.indexPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.write("in/b.txt", "second step\n")
+	if err := ix.Update([]IndexEntry{r.entry("in/b.txt")}, []string{"out/c.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteIndex(lock, ix); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(r.dir, "out/c.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := r.git("status", "--porcelain"), "M  a.txt\nM  in/b.txt\nD  out/c.txt\n"; got != want {
+		t.Errorf("git status = %q, want %q", got, want)
+	}
+	if got, want := strings.TrimSpace(r.git("write-tree")), r.expectedTree(); got != want {
+		t.Errorf("git write-tree = %s, want %s", got, want)
+	}
+}
