@@ -215,22 +215,7 @@ func (w *workspace) resolve(s *Step, res *Result) error {
 		}
 		res.Ops = append(res.Ops, r)
 	}
-	if len(s.Programs) > 0 {
-		return &ProgramRefusedError{Command: s.Programs[0].Command}
-	}
-	return nil
-}
-
-// ProgramRefusedError is a program that the policy does not allow.
-type ProgramRefusedError struct{ Command string }
-
-func (e *ProgramRefusedError) Error() string {
-	return fmt.Sprintf("refused to run %q: programs are off", e.Command)
-}
-
-// Hint says what to do.
-func (e *ProgramRefusedError) Hint() string {
-	return "programs run only where autocoder.toml allows them ([programs] enabled = true and an allow list); run the command yourself and send its output"
+	return w.checkPrograms(s)
 }
 
 func (w *workspace) resolveOp(op *Op, r *OpResult) error {

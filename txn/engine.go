@@ -26,7 +26,10 @@ type Options struct {
 	Deny func(rel string) (pattern string, denied bool)
 	// Programs decides whether a program may run and runs it. Nil: every
 	// program is refused by the policy (programs are off by default).
-	Programs ProgramRunner
+	Programs ProgramPolicy
+	// Verify, when set, runs after a step's files are written and before
+	// its commit; an error rolls the step back (see VerifyError).
+	Verify func(root string) (output string, err error)
 	// Reader runs the read-only ops (read, list, search, diff) against the
 	// repository root; cmd wires txn/reads.Run. Nil: only whole-file reads
 	// of files the step itself wrote work.
@@ -36,10 +39,6 @@ type Options struct {
 	// Now stamps commits when the identity has no fixed date; nil: time.Now.
 	Now func() time.Time
 }
-
-// ProgramRunner runs one program of a step in the repository root, or
-// refuses it by policy.
-type ProgramRunner func(root string, p Program) (ProgramResult, error)
 
 // Engine applies steps to one repository. It holds the repository's
 // autocoder lock from Open to Close, so one process works at a time.

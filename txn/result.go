@@ -50,15 +50,17 @@ type ProgramResult struct {
 // Result is the outcome of one step (or of an unreadable block, when Step is
 // nil and ParseErr is set).
 type Result struct {
-	Step     *Step           `json:"-"`
-	ParseErr *ParseError     `json:"parse_error,omitempty"`
-	StepID   string          `json:"step_id"`
-	Status   Status          `json:"status"`
-	Commit   string          `json:"commit,omitempty"`
-	Ops      []OpResult      `json:"ops,omitempty"`
-	Programs []ProgramResult `json:"programs,omitempty"`
-	Error    string          `json:"error,omitempty"`
-	Hint     string          `json:"hint,omitempty"`
+	Step     *Step       `json:"-"`
+	ParseErr *ParseError `json:"parse_error,omitempty"`
+	StepID   string      `json:"step_id"`
+	Status   Status      `json:"status"`
+	Commit   string      `json:"commit,omitempty"`
+	// ProgramCommit records the files the step's programs changed.
+	ProgramCommit string          `json:"program_commit,omitempty"`
+	Ops           []OpResult      `json:"ops,omitempty"`
+	Programs      []ProgramResult `json:"programs,omitempty"`
+	Error         string          `json:"error,omitempty"`
+	Hint          string          `json:"hint,omitempty"`
 	// Code is the exit code class of a failure (see cmd/autocoder): 1 a step
 	// failed, 3 a precondition failed, 4 refused by the safety policy.
 	Code int `json:"code,omitempty"`

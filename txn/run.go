@@ -107,6 +107,10 @@ func (e *Engine) Apply(s *Step) Result {
 		if !s.WritesFiles() {
 			res.Status = StatusRead
 		}
+		if len(s.Programs) > 0 {
+			res.Status = StatusApplied
+			e.runPrograms(s, &res)
+		}
 		return res
 	}
 	held, err := e.lockIndex()
@@ -122,11 +126,23 @@ func (e *Engine) Apply(s *Step) Result {
 		held.lock.Rollback()
 		return fail(err)
 	}
+	if e.opts.Verify != nil {
+		p.verify = func() error {
+			out, err := e.opts.Verify(e.Repo.Root)
+			if err != nil {
+				return &VerifyError{Output: out, Err: err}
+			}
+			return nil
+		}
+	}
 	if err := e.execute(p, held); err != nil {
 		return fail(err)
 	}
 	e.clearRedo(p.Ref)
 	res.Status, res.Commit = StatusApplied, commit.String()
+	if len(s.Programs) > 0 {
+		e.runPrograms(s, &res)
+	}
 	return res
 }
 

@@ -54,6 +54,7 @@ type plan struct {
 
 	content map[string][]byte // new contents in memory (apply), else read from blobs
 	who     gitops.Signature
+	verify  func() error // runs once the files are written (apply with [verify])
 }
 
 func (e *Engine) journalPath() string { return filepath.Join(e.dir, "journal.json") }
@@ -208,6 +209,12 @@ func (e *Engine) moveTo(p *plan, forward bool, held *heldIndex) (wrote bool, err
 			}
 		} else {
 			os.Remove(full) // only if still empty
+		}
+	}
+	if forward && p.verify != nil {
+		if err := p.verify(); err != nil {
+			release()
+			return true, err
 		}
 	}
 	// Index entries of the touched paths only.

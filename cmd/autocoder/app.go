@@ -61,6 +61,10 @@ func format(c *cli.Context) (string, error) {
 // openEngine opens the repository around -C (or the current folder) with
 // its autocoder.toml, recovering an interrupted run first.
 func openEngine(c *cli.Context, branch string) (*txn.Engine, config.Config, error) {
+	return openEngineWith(c, branch, false)
+}
+
+func openEngineWith(c *cli.Context, branch string, allowPrograms bool) (*txn.Engine, config.Config, error) {
 	dir := c.String("C")
 	if dir == "" {
 		dir = "."
@@ -80,6 +84,8 @@ func openEngine(c *cli.Context, branch string) (*txn.Engine, config.Config, erro
 		MaxFileBytes: cfg.Apply.MaxFileBytes,
 		Deny:         cfg.Denied,
 		Reader:       reads.Run,
+		Programs:     programs{cfg: cfg, allowAll: allowPrograms},
+		Verify:       verifier(cfg),
 		Log:          c.App.ErrWriter,
 	})
 	if err != nil {

@@ -22,6 +22,7 @@ func applyCommand() *cli.Command {
 			&cli.BoolFlag{Name: "atomic", Usage: "apply all steps or none"},
 			&cli.StringFlag{Name: "branch", Usage: "work branch `NAME` (autocoder/ is prepended when missing)"},
 			formatFlag,
+			&cli.BoolFlag{Name: "allow-programs", Usage: "let the response run any program for this run (autocoder.toml [programs] otherwise decides)"},
 			&cli.StringFlag{Name: "feedback", Usage: "write the executor's answer in the response's dialect to `FILE` (- for standard output)"},
 		},
 		Action: runApply,
@@ -54,7 +55,7 @@ func runApply(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	e, cfg, err := openEngine(c, c.String("branch"))
+	e, cfg, err := openEngineWith(c, c.String("branch"), c.Bool("allow-programs"))
 	if err != nil {
 		return err
 	}
@@ -69,6 +70,9 @@ func runApply(c *cli.Context) error {
 	}
 	results := e.Run(items, txn.RunOptions{Atomic: c.Bool("atomic"), DryRun: c.Bool("dry-run")})
 	branch := currentBranch(e)
+	if !strings.HasPrefix(branch, cfg.Apply.BranchPrefix) {
+		branch = "" // not (or no longer) on a work branch
+	}
 	code := resultsCode(results)
 	if err := writeFeedback(c, results); err != nil {
 		return err
@@ -160,6 +164,21 @@ func printResults(out, errw io.Writer, branch string, results []txn.Result, dry 
 			if op.Status == txn.StatusRead && op.Output != "" {
 				fmt.Fprint(out, indent(op.Output))
 			}
+		}
+		for _, pr := range r.Programs {
+			fmt.Fprintf(out, "    program %s: %s (exit code %d)\n", pr.Name, pr.Status, pr.ReturnCode)
+			if pr.Stdout != "" {
+				fmt.Fprint(out, indent(pr.Stdout))
+			}
+			if pr.Stderr != "" {
+				fmt.Fprint(out, indent(pr.Stderr))
+			}
+			if pr.Error != "" {
+				fmt.Fprint(out, indent(pr.Error))
+			}
+		}
+		if r.ProgramCommit != "" {
+			fmt.Fprintf(out, "    the files the programs changed: commit %s\n", r.ProgramCommit[:12])
 		}
 		if r.Status == txn.StatusFailed && r.Error != "" {
 			where := ""

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/autocoder/autocoder/config"
+	"github.com/autocoder/autocoder/runner"
+	"github.com/autocoder/autocoder/txn"
+)
+
+// programs is the program policy of autocoder.toml (and --allow-programs)
+// over the runner.
+type programs struct {
+	cfg      config.Config
+	allowAll bool
+}
+
+func (p programs) Allowed(pr txn.Program) (bool, string) {
+	args := pr.Args
+	if pr.Shell {
+		args = nil
+	} else if args == nil {
+		args = []string{}
+	}
+	return p.cfg.ProgramAllowed(pr.Command, args, p.allowAll)
+}
+
+func (p programs) Run(dir string, pr txn.Program) txn.ProgramResult {
+	var env []string
+	for k, v := range pr.Env {
+		env = append(env, k+"="+v)
+	}
+	sort.Strings(env)
+	spec := runner.Spec{Command: pr.Command, Args: pr.Args, Shell: pr.Shell || pr.Args == nil, Dir: dir, Env: env,
+		Timeout: p.cfg.ProgramTimeout(pr.Timeout), MaxOutput: p.cfg.Programs.MaxOutputBytes}
+	r, err := runner.Run(context.Background(), spec)
+	out := txn.ProgramResult{Stdout: string(r.Stdout), Stderr: string(r.Stderr), ReturnCode: r.ExitCode}
+	switch {
+	case err != nil:
+		out.Status, out.Error = "failure", err.Error()
+		var se *runner.StartError
+		if errors.As(err, &se) && se.Hint != "" {
+			out.Error += "; hint: " + se.Hint
+		}
+	case r.TimedOut:
+		out.Status = "timeout"
+		out.Error = fmt.Sprintf("stopped after %s", spec.Timeout)
+	case r.ExitCode == 0:
+		out.Status = "success"
+	default:
+		out.Status = "failure"
+	}
+	if r.Truncated {
+		out.Error = strings.TrimSpace(out.Error + fmt.Sprintf(" (output cut at %d bytes)", spec.MaxOutput))
+	}
+	return out
+}
+
+// verifier runs the [verify] command of autocoder.toml, or is nil.
+func verifier(cfg config.Config) func(root string) (string, error) {
+	if strings.TrimSpace(cfg.Verify.Command) == "" {
+		return nil
+	}
+	return func(root string) (string, error) {
+		r, err := runner.Run(context.Background(), runner.Spec{Command: cfg.Verify.Command, Shell: true, Dir: root,
+			Timeout: cfg.Verify.Timeout, MaxOutput: cfg.Programs.MaxOutputBytes})
+		out := string(r.Stdout) + string(r.Stderr)
+		switch {
+		case err != nil:
+			return out, err
+		case r.TimedOut:
+			return out, fmt.Errorf("timed out after %s", cfg.Verify.Timeout)
+		case r.ExitCode != 0:
+			return out, fmt.Errorf("exit code %d", r.ExitCode)
+		}
+		return out, nil
+	}
+}

@@ -1,0 +1,224 @@
+package txn
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/autocoder/autocoder/gitops"
+)
+
+// ProgramPolicy decides whether a step's program may run and runs it.
+// cmd/autocoder implements it over autocoder.toml and the runner package.
+type ProgramPolicy interface {
+	// Allowed reports whether p may run; reason says why not.
+	Allowed(p Program) (ok bool, reason string)
+	// Run runs p in dir and reports what it did.
+	Run(dir string, p Program) ProgramResult
+}
+
+// ProgramRefusedError is a program that the policy does not allow.
+type ProgramRefusedError struct{ Command, Reason string }
+
+func (e *ProgramRefusedError) Error() string {
+	return fmt.Sprintf("refused to run %q: %s", e.Command, e.Reason)
+}
+
+// Hint says what to do.
+func (e *ProgramRefusedError) Hint() string {
+	return "programs run only where autocoder.toml allows them ([programs] enabled = true and an allow list) or with apply --allow-programs; otherwise run the command yourself and send its output"
+}
+
+// VerifyError is a step whose files failed the [verify] command: the step
+// was rolled back, and Output is what the command printed.
+type VerifyError struct {
+	Output string
+	Err    error
+}
+
+func (e *VerifyError) Error() string {
+	return fmt.Sprintf("the verify command failed (%v); the step was rolled back", e.Err)
+}
+
+// Hint gives the command's output, which says what to fix.
+func (e *VerifyError) Hint() string {
+	return "fix what the verify command reports and send the step again:\n" + strings.TrimRight(e.Output, "\n")
+}
+
+// checkPrograms refuses a step before anything is written when one of its
+// programs is not allowed, or wants to run outside the repository.
+func (w *workspace) checkPrograms(s *Step) error {
+	for i := range s.Programs {
+		p := &s.Programs[i]
+		if p.Terminate {
+			continue
+		}
+		if w.e.opts.Programs == nil {
+			return &ProgramRefusedError{Command: p.Command, Reason: "programs are off"}
+		}
+		if ok, why := w.e.opts.Programs.Allowed(*p); !ok {
+			return &ProgramRefusedError{Command: p.Command, Reason: why}
+		}
+		if p.Cwd != "" {
+			if _, err := w.resolveDir(p.Cwd); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (w *workspace) resolveDir(raw string) (string, error) {
+	if raw == "." || raw == w.e.Repo.Root {
+		return w.e.Repo.Root, nil
+	}
+	rel, err := w.e.Policy.Resolve(raw)
+	if err != nil {
+		return "", err
+	}
+	return w.e.Repo.Abs(rel), nil
+}
+
+// runPrograms runs a step's programs after its commit, then records the
+// files they created, changed or deleted as a commit of their own, so that
+// undo removes them too. A file that held the user's uncommitted work
+// before the programs ran is never committed: if a program changed it, the
+// result says so and the file is left as it is.
+func (e *Engine) runPrograms(s *Step, res *Result) {
+	before, err := e.dirtyState()
+	if err != nil {
+		res.Programs = append(res.Programs, ProgramResult{Name: "(all)", Status: "failure", Error: err.Error()})
+		return
+	}
+	w := &workspace{e: e, files: map[string]*file{}}
+	for i, p := range s.Programs {
+		name := p.Name
+		if name == "" {
+			name = fmt.Sprintf("program-%d", i+1)
+		}
+		if p.Terminate {
+			res.Programs = append(res.Programs, ProgramResult{Name: name, Status: "success",
+				Stdout: "not running: autocoder runs each program to its end or its timeout, so there is nothing to stop"})
+			continue
+		}
+		dir := e.Repo.Root
+		if p.Cwd != "" {
+			if d, err := w.resolveDir(p.Cwd); err == nil {
+				dir = d
+			}
+		}
+		pr := e.opts.Programs.Run(dir, p)
+		pr.Name = name
+		res.Programs = append(res.Programs, pr)
+	}
+	after, err := e.dirtyState()
+	if err != nil {
+		res.Programs = append(res.Programs, ProgramResult{Name: "(all)", Status: "failure", Error: err.Error()})
+		return
+	}
+	var mine, theirs []string
+	for p, sum := range after {
+		old, wasDirty := before[p]
+		switch {
+		case !wasDirty:
+			mine = append(mine, p)
+		case old != sum:
+			theirs = append(theirs, p)
+		}
+	}
+	for p := range before {
+		if _, ok := after[p]; !ok {
+			theirs = append(theirs, p) // a program reverted the user's change
+		}
+	}
+	sort.Strings(mine)
+	sort.Strings(theirs)
+	if len(theirs) > 0 {
+		res.Programs[len(res.Programs)-1].Error = strings.TrimSpace(res.Programs[len(res.Programs)-1].Error +
+			"\nleft uncommitted, because they held your own uncommitted work: " + strings.Join(theirs, ", "))
+	}
+	if len(mine) == 0 {
+		return
+	}
+	commit, err := e.commitProgramOutput(s, mine)
+	if err != nil {
+		res.Programs[len(res.Programs)-1].Error = strings.TrimSpace(res.Programs[len(res.Programs)-1].Error +
+			"\ncould not commit the files the programs changed: " + err.Error())
+		return
+	}
+	if commit != "" {
+		res.ProgramCommit = commit
+	}
+}
+
+// dirtyState maps every path git status reports to a hash of its content
+// ("" when deleted), so a change by a program to an already dirty file shows.
+func (e *Engine) dirtyState() (map[string]string, error) {
+	paths, err := e.Repo.Dirty()
+	if err != nil {
+		return nil, err
+	}
+	m := make(map[string]string, len(paths))
+	for _, p := range paths {
+		b, err := os.ReadFile(e.Repo.Abs(p))
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			m[p] = ""
+		case err != nil:
+			m[p] = "unreadable"
+		default:
+			m[p] = fmt.Sprintf("%x", sha256.Sum256(b))
+		}
+	}
+	return m, nil
+}
+
+// commitProgramOutput commits the given paths as they are in the worktree,
+// on the work branch, as the step's own follow-up commit.
+func (e *Engine) commitProgramOutput(s *Step, paths []string) (string, error) {
+	head, err := e.Repo.ReadHEAD()
+	if err != nil {
+		return "", err
+	}
+	headTree, err := e.treeOf(head.Hash)
+	if err != nil {
+		return "", err
+	}
+	w := &workspace{e: e, files: map[string]*file{}}
+	for _, p := range paths {
+		rel, err := e.Policy.Resolve(p)
+		if err != nil {
+			return "", err
+		}
+		if _, err := w.get(rel); err != nil {
+			return "", err
+		}
+	}
+	ch, err := w.changes(headTree)
+	if err != nil || len(ch) == 0 {
+		return "", err
+	}
+	held, err := e.lockIndex()
+	if err != nil {
+		return "", err
+	}
+	var names []string
+	for _, p := range s.Programs {
+		names = append(names, p.Command)
+	}
+	ps := &Step{ID: s.ID + ".programs", Reason: "files changed by " + strings.Join(names, "; "), Dialect: s.Dialect}
+	commit, p, err := e.buildCommit(ps, head, headTree, w, ch)
+	if err != nil {
+		held.lock.Rollback()
+		return "", err
+	}
+	if err := e.execute(p, held); err != nil {
+		return "", err
+	}
+	return commit.String(), nil
+}
+
+var _ = gitops.ZeroHash

@@ -1,0 +1,105 @@
+package txn_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/autocoder/autocoder/gitops/gittest"
+	"github.com/autocoder/autocoder/txn"
+)
+
+// fakePrograms allows what allow says and runs a Go function per command.
+type fakePrograms struct {
+	allow bool
+	run   func(dir string, p txn.Program)
+}
+
+func (f fakePrograms) Allowed(p txn.Program) (bool, string) { return f.allow, "not on the allow list" }
+func (f fakePrograms) Run(dir string, p txn.Program) txn.ProgramResult {
+	f.run(dir, p)
+	return txn.ProgramResult{Status: "success", Stdout: "ran " + p.Command}
+}
+
+func TestProgramOutputIsACommitOfItsOwn(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n", "mine.txt": "m\n", "gen.txt": "old\n"})
+	g.Write("mine.txt", "the user's work\n")
+	g.Write("untracked.txt", "u\n")
+	e := open(t, g.Dir, txn.Options{Programs: fakePrograms{allow: true, run: func(dir string, p txn.Program) {
+		os.WriteFile(filepath.Join(dir, "build", "out.txt"), []byte("built\n"), 0o666)
+		os.WriteFile(filepath.Join(dir, "gen.txt"), []byte("regenerated\n"), 0o666)
+		os.WriteFile(filepath.Join(dir, "mine.txt"), []byte("the program changed it\n"), 0o666)
+	}}})
+	s := step("s", write("build/keep", "k\n"))
+	s.Programs = []txn.Program{{Name: "gen", Command: "make gen", Shell: true}}
+	r := mustApply(t, e, s)
+	if len(r.Programs) != 1 || r.Programs[0].Stdout != "ran make gen" || r.ProgramCommit == "" {
+		t.Fatalf("programs %+v, program commit %q", r.Programs, r.ProgramCommit)
+	}
+	if !strings.Contains(r.Programs[0].Error, "mine.txt") {
+		t.Fatalf("the result does not say that mine.txt was left alone: %q", r.Programs[0].Error)
+	}
+	if got := g.Git("show", "--name-only", "--format=%s", "HEAD"); got != "files changed by make gen\n\nbuild/out.txt\ngen.txt\n" {
+		t.Fatalf("the program commit:\n%s", got)
+	}
+	if got := g.Git("show", "--name-only", "--format=%s", "HEAD~1"); got != "do s\n\nbuild/keep\n" {
+		t.Fatalf("the step commit:\n%s", got)
+	}
+	if got := g.Status(); got != " M mine.txt\n?? untracked.txt\n" {
+		t.Fatalf("status:\n%s", got)
+	}
+	g.Fsck()
+	// Undo removes both.
+	if _, err := e.Undo(2); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := g.Read("build/out.txt"); ok {
+		t.Fatal("undo left the program's output")
+	}
+}
+
+func TestRefusedProgramChangesNothing(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
+	ran := false
+	for _, opts := range []txn.Options{{}, {Programs: fakePrograms{allow: false, run: func(string, txn.Program) { ran = true }}}} {
+		e := open(t, g.Dir, opts)
+		before := g.Snapshot()
+		s := step("s", write("b", "b\n"))
+		s.Programs = []txn.Program{{Command: "rm -rf /", Shell: true}}
+		r := e.Apply(s)
+		var pre *txn.ProgramRefusedError
+		_ = pre
+		if r.Status != txn.StatusFailed || r.Code != 4 || !strings.Contains(r.Hint, "autocoder.toml") {
+			t.Fatalf("status %s code %d hint %q", r.Status, r.Code, r.Hint)
+		}
+		g.AssertUnchanged(before)
+		e.Close()
+	}
+	if ran {
+		t.Fatal("a refused program ran")
+	}
+}
+
+func TestVerifyFailureRollsTheStepBack(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
+	saw := ""
+	e := open(t, g.Dir, txn.Options{Verify: func(root string) (string, error) {
+		b, _ := os.ReadFile(filepath.Join(root, "a"))
+		saw = string(b)
+		return "a: syntax error on line 1\n", errors.New("exit code 1")
+	}})
+	before := g.Snapshot()
+	r := e.Apply(step("s", replace("a", "a", "broken")))
+	if saw != "broken\n" {
+		t.Fatalf("verify saw %q, want the step's files written", saw)
+	}
+	if r.Status != txn.StatusFailed || !strings.Contains(r.Hint, "syntax error on line 1") {
+		t.Fatalf("status %s hint %q", r.Status, r.Hint)
+	}
+	g.AssertRestored(before)
+}
