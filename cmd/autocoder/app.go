@@ -31,6 +31,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			redoCommand(),
 			logCommand(),
 			parseCommand(),
+			mcpCommand(),
 			demoCommand(),
 		},
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
