@@ -1,0 +1,35 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestNoGoGitPorcelain keeps go-git's porcelain (Worktree.Status, Add,
+// Checkout, Reset, Commit live in its root package) out of the binary, and
+// its index codec out of our code: DESIGN.md measured them too slow and too
+// destructive for the apply path, so go-git is our object store and nothing
+// more. (go-git's storage links its index package itself; we never call it.)
+func TestNoGoGitPorcelain(t *testing.T) {
+	goList := func(args ...string) string {
+		out, err := exec.Command("go", append([]string{"list"}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list: %v\n%s", err, out)
+		}
+		return string(out)
+	}
+	for _, pkg := range strings.Fields(goList("-deps", ".")) {
+		if pkg == "github.com/go-git/go-git/v5" {
+			t.Errorf("cmd/autocoder links go-git's porcelain (Worktree.Status/Add/Checkout/Reset/Commit)")
+		}
+	}
+	for _, line := range strings.Split(goList("-f", "{{.ImportPath}}: {{join .Imports \" \"}}", "github.com/autocoder/autocoder/..."), "\n") {
+		pkg, imports, _ := strings.Cut(line, ": ")
+		for _, imp := range strings.Fields(imports) {
+			if imp == "github.com/go-git/go-git/v5" || imp == "github.com/go-git/go-git/v5/plumbing/format/index" {
+				t.Errorf("%s imports %s", pkg, imp)
+			}
+		}
+	}
+}
