@@ -1,0 +1,212 @@
+package gitops_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/autocoder/autocoder/gitops"
+	"github.com/autocoder/autocoder/gitops/gittest"
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+func openRepo(t *testing.T, dir string) *gitops.Repo {
+	t.Helper()
+	r, err := gitops.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// TestEditTreeMatchesGit edits a tree along a few paths and compares the
+// result with the tree git writes for the same files.
+func TestEditTreeMatchesGit(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{
+		"a.txt": "a\n", "dir/b.txt": "b\n", "dir/sub/c.txt": "c\n", "dir-x/d": "d\n", "dir.x": "e\n", "gone/only": "o\n",
+	})
+	r := openRepo(t, g.Dir)
+	head := plumbing.NewHash(strings.TrimSpace(g.Git("rev-parse", "HEAD^{tree}")))
+	blob := func(s string) gitops.Hash {
+		h, err := r.WriteBlob([]byte(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	tree, err := r.EditTree(head, []gitops.Change{
+		{Path: "dir/b.txt", Mode: gitops.ModeExec, Hash: blob("B\n")},
+		{Path: "dir/new/deep/n.txt", Mode: gitops.ModeFile, Hash: blob("n\n")},
+		{Path: "gone/only", Delete: true},
+		{Path: "dir", Delete: true}, // a folder: deleting it as a file is a no-op
+		{Path: "dir/sub/c.txt", Delete: true},
+		{Path: "z", Mode: gitops.ModeFile, Hash: blob("z\n")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same change made by git.
+	g.Write("dir/b.txt", "B\n")
+	os.Chmod(filepath.Join(g.Dir, "dir/b.txt"), 0o755)
+	g.Write("dir/new/deep/n.txt", "n\n")
+	g.Write("z", "z\n")
+	os.RemoveAll(filepath.Join(g.Dir, "gone"))
+	os.Remove(filepath.Join(g.Dir, "dir/sub/c.txt"))
+	g.Git("add", "-A")
+	want := strings.TrimSpace(g.Git("write-tree"))
+	if tree.String() != want {
+		t.Fatalf("tree %s, git writes %s:\n%s", tree, want, g.Git("diff-tree", "-r", want, tree.String()))
+	}
+	// git fsck --strict judges the objects we wrote.
+	g.Git("commit", "-qm", "x")
+	g.Fsck()
+
+	diff, err := r.DiffTrees(head, tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, d := range diff {
+		paths = append(paths, d.Path)
+	}
+	got := strings.Join(paths, " ")
+	gitDiff := strings.Fields(g.Git("diff-tree", "-r", "--name-only", "--no-renames", head.String(), tree.String()))
+	if len(paths) != len(gitDiff) {
+		t.Fatalf("DiffTrees %s, git %v", got, gitDiff)
+	}
+	for _, p := range gitDiff {
+		if !strings.Contains(" "+got+" ", " "+p+" ") {
+			t.Fatalf("DiffTrees misses %s: %s", p, got)
+		}
+	}
+}
+
+func TestEditTreeRefusesFileFolderConflicts(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"f": "f\n", "d/x": "x\n"})
+	r := openRepo(t, g.Dir)
+	head := plumbing.NewHash(strings.TrimSpace(g.Git("rev-parse", "HEAD^{tree}")))
+	h, _ := r.WriteBlob([]byte("y"))
+	for _, c := range []gitops.Change{{Path: "f/under", Mode: gitops.ModeFile, Hash: h}, {Path: "d", Mode: gitops.ModeFile, Hash: h}} {
+		if _, err := r.EditTree(head, []gitops.Change{c}); err == nil {
+			t.Fatalf("%s: no error", c.Path)
+		}
+	}
+}
+
+func TestCommitObjectsAndTrailers(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
+	r := openRepo(t, g.Dir)
+	head := plumbing.NewHash(strings.TrimSpace(g.Git("rev-parse", "HEAD")))
+	c, err := r.ReadCommit(head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig, _ := gitops.ParseSignature("Ada Lovelace <ada@example.com> 1700000000 +0530")
+	h, err := r.WriteCommit(c.Tree, []gitops.Hash{head}, sig, sig, "subject\n\nbody\n\nAutocoder-Step: s-1\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := g.Git("cat-file", "-p", h.String())
+	if !strings.Contains(out, "author Ada Lovelace <ada@example.com> 1700000000 +0530\n") {
+		t.Fatalf("commit:\n%s", out)
+	}
+	if got := strings.TrimSpace(g.Git("log", "-1", "--format=%(trailers:key=Autocoder-Step,valueonly)", h.String())); got != "s-1" {
+		t.Fatalf("git reads the trailer as %q", got)
+	}
+	back, err := r.ReadCommit(h)
+	if err != nil || back.Trailer("Autocoder-Step") != "s-1" || back.Subject() != "subject" || back.Parents[0] != head {
+		t.Fatalf("read back: %+v %v", back, err)
+	}
+	g.Git("update-ref", "refs/heads/x", h.String())
+	g.Fsck()
+}
+
+func TestRefsReflogAndPackedRefs(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
+	r := openRepo(t, g.Dir)
+	head := plumbing.NewHash(strings.TrimSpace(g.Git("rev-parse", "HEAD")))
+	own := filepath.Join(g.Dir, ".git", "own-test")
+	who, _ := gitops.ParseSignature("T <t@example.com> 1700000000 +0000")
+	if err := r.UpdateRef(gitops.RefUpdate{Name: "refs/heads/w/x", New: head, Message: "create", Who: who}, own); err != nil {
+		t.Fatal(err)
+	}
+	if got := g.Git("reflog", "show", "--format=%gs", "refs/heads/w/x"); got != "create\n" {
+		t.Fatalf("reflog %q", got)
+	}
+	// A stale old value is refused under the lock, and nothing moves.
+	err := r.UpdateRef(gitops.RefUpdate{Name: "refs/heads/w/x", Old: gitops.ZeroHash, New: head, Who: who}, own)
+	if _, ok := err.(*gitops.RefChangedError); !ok {
+		t.Fatalf("stale old value: %v", err)
+	}
+	// Packed: git pack-refs moves it into packed-refs; we read and delete it there.
+	g.Git("pack-refs", "--all")
+	got, ok, err := r.ResolveRef("refs/heads/w/x")
+	if err != nil || !ok || got != head {
+		t.Fatalf("packed ref: %v %v %v", got, ok, err)
+	}
+	if err := r.UpdateRef(gitops.RefUpdate{Name: "refs/heads/w/x", Old: head, Who: who}, own); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.GitErr("rev-parse", "--verify", "-q", "refs/heads/w/x"); err == nil {
+		t.Fatal("the packed ref is still there")
+	}
+	if strings.TrimSpace(g.Git("rev-parse", "main")) != head.String() {
+		t.Fatal("deleting one packed ref lost another")
+	}
+	g.Fsck()
+}
+
+func TestLockViaAndReleaseStale(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "index")
+	own := filepath.Join(dir, "own-index")
+	l, err := gitops.LockVia(target, own)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gitops.LockVia(target, own+"2"); err == nil {
+		t.Fatal("a second lock was granted")
+	} else if _, ok := err.(*gitops.LockedError); !ok {
+		t.Fatalf("second lock: %v", err)
+	}
+	// "Crash": the lock stays behind; ReleaseStale proves it ours and removes it.
+	_ = l
+	removed, err := gitops.ReleaseStale(target, own)
+	if err != nil || !removed {
+		t.Fatalf("ReleaseStale: %v %v", removed, err)
+	}
+	// A lock git holds (not ours) is never removed.
+	os.WriteFile(target+".lock", nil, 0o666)
+	os.WriteFile(own, nil, 0o666)
+	removed, _ = gitops.ReleaseStale(target, own)
+	if removed {
+		t.Fatal("ReleaseStale removed a lock that is not ours")
+	}
+	if _, err := os.Stat(target + ".lock"); err != nil {
+		t.Fatal("git's lock is gone")
+	}
+}
+
+func TestOpenRefusesWhatItCannotWrite(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
+	for _, cfg := range []string{"[extensions]\n\tobjectFormat = sha256\n", "[extensions]\n\trefStorage = reftable\n", "[extensions]\n\tnewThing = yes\n", "[core]\n\tbare = true\n"} {
+		conf := filepath.Join(g.Dir, ".git", "config")
+		orig, _ := os.ReadFile(conf)
+		os.WriteFile(conf, append(append([]byte{}, orig...), cfg...), 0o666)
+		_, err := gitops.Open(g.Dir)
+		os.WriteFile(conf, orig, 0o666)
+		if _, ok := err.(*gitops.UnsupportedError); !ok {
+			t.Fatalf("%q: %v", cfg, err)
+		}
+	}
+	if _, err := gitops.Open(t.TempDir()); err == nil {
+		t.Fatal("a folder outside any repository opened")
+	}
+}
