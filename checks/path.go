@@ -5,7 +5,6 @@
 package checks
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -70,25 +69,25 @@ func (p *Policy) Resolve(raw string) (string, error) {
 			return "", &RefusedError{Path: raw, Why: "the path is inside .git, which holds git's own data", Fix: "steps may not touch .git; change files of the worktree only"}
 		}
 	}
-	for i := range parts {
+	// A submodule anywhere on the path, whether or not it is checked out.
+	if p.Gitlink != nil {
+		for i := range parts {
+			if sub := strings.Join(parts[:i+1], "/"); p.Gitlink(sub) {
+				return "", &RefusedError{Path: raw, Why: sub + " is a submodule", Fix: "change files of a submodule inside the submodule's own repository"}
+			}
+		}
+	}
+	// A symlink on the way (the last component may be one: see NotSymlink).
+	for i := 0; i < len(parts)-1; i++ {
 		sub := strings.Join(parts[:i+1], "/")
-		if p.Gitlink != nil && p.Gitlink(sub) && i < len(parts)-1 {
-			return "", &RefusedError{Path: raw, Why: sub + " is a submodule", Fix: "change files of a submodule inside the submodule's own repository"}
-		}
-		if i == len(parts)-1 {
-			break
-		}
 		fi, err := os.Lstat(filepath.Join(p.Root, filepath.FromSlash(sub)))
-		if errors.Is(err, os.ErrNotExist) {
-			break
+		if err != nil {
+			break // the rest does not exist yet
 		}
-		if err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		if fi.Mode()&os.ModeSymlink != 0 {
 			return "", &RefusedError{Path: raw, Why: sub + " is a symbolic link; autocoder never writes through one",
 				Fix: "use the path the link points to, if it is inside the repository"}
 		}
-	}
-	if p.Gitlink != nil && p.Gitlink(rel) {
-		return "", &RefusedError{Path: raw, Why: rel + " is a submodule", Fix: "change a submodule inside its own repository"}
 	}
 	if p.Deny != nil {
 		if pat, denied := p.Deny(rel); denied {
