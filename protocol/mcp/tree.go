@@ -1,9 +1,11 @@
 package mcp
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // node is a JSON value with its offset in the response, so that every
@@ -47,83 +49,194 @@ func (n *node) kindName() string {
 	return "null"
 }
 
+// treeReader builds the tree of a value that readValue has already
+// validated with encoding/json, so it only has to follow the structure;
+// encoding/json's token stream, which it replaces, was most of the time
+// spent on a large response.
 type treeReader struct {
-	dec  *json.Decoder
 	data []byte
 	base int
+	pos  int
 }
 
 // buildTree reads an already validated JSON value that starts at base in
 // the document.
 func buildTree(value []byte, base int) *node {
-	r := &treeReader{dec: json.NewDecoder(bytes.NewReader(value)), data: value, base: base}
-	r.dec.UseNumber()
+	r := &treeReader{data: value, base: base}
 	return r.value()
 }
 
-func (r *treeReader) token() (json.Token, int) {
-	off := int(r.dec.InputOffset())
-	for off < len(r.data) && strings.IndexByte(" \t\r\n,:", r.data[off]) >= 0 {
-		off++
+// skip passes white space and the separators, which validation has checked.
+func (r *treeReader) skip() {
+	for r.pos < len(r.data) {
+		switch r.data[r.pos] {
+		case ' ', '\t', '\r', '\n', ',', ':':
+			r.pos++
+		default:
+			return
+		}
 	}
-	t, err := r.dec.Token()
-	if err != nil {
-		// The value was decoded once already; a failure here is a bug.
-		panic("mcp: re-reading validated JSON: " + err.Error())
-	}
-	return t, r.base + off
 }
 
 func (r *treeReader) value() *node {
-	t, off := r.token()
-	return r.fill(t, off)
-}
-
-func (r *treeReader) fill(t json.Token, off int) *node {
-	n := &node{off: off}
-	switch v := t.(type) {
-	case json.Delim:
-		if v == '{' {
-			n.kind, n.obj, n.keyAt = '{', map[string]*node{}, map[string]int{}
-			for r.dec.More() {
-				kt, koff := r.token()
-				key := kt.(string)
-				child := r.value()
-				if child.dup != nil && n.dup == nil {
-					n.dup = child.dup
-				}
-				if _, seen := n.obj[key]; seen {
-					if n.ownDup == nil {
-						n.ownDup = &node{off: koff, kind: '"', str: key}
-						if n.dup == nil {
-							n.dup = n.ownDup
-						}
+	r.skip()
+	n := &node{off: r.base + r.pos}
+	switch c := r.data[r.pos]; c {
+	case '{':
+		r.pos++
+		n.kind, n.obj, n.keyAt = '{', map[string]*node{}, map[string]int{}
+		for {
+			r.skip()
+			if r.data[r.pos] == '}' {
+				r.pos++
+				break
+			}
+			koff := r.base + r.pos
+			key := r.str()
+			child := r.value()
+			if child.dup != nil && n.dup == nil {
+				n.dup = child.dup
+			}
+			if _, seen := n.obj[key]; seen {
+				if n.ownDup == nil {
+					n.ownDup = &node{off: koff, kind: '"', str: key}
+					if n.dup == nil {
+						n.dup = n.ownDup
 					}
-					continue
 				}
-				n.keys = append(n.keys, key)
-				n.obj[key] = child
-				n.keyAt[key] = koff
+				continue
 			}
-		} else {
-			n.kind = '['
-			for r.dec.More() {
-				child := r.value()
-				if child.dup != nil && n.dup == nil {
-					n.dup = child.dup
-				}
-				n.arr = append(n.arr, child)
-			}
+			n.keys = append(n.keys, key)
+			n.obj[key] = child
+			n.keyAt[key] = koff
 		}
-		r.token() // the closing delimiter
-	case string:
-		n.kind, n.str = '"', v
-	case json.Number:
-		n.kind, n.num = 'n', v
-	case bool:
-		n.kind, n.b = 'b', v
-	default:
+	case '[':
+		r.pos++
+		n.kind = '['
+		for {
+			r.skip()
+			if r.data[r.pos] == ']' {
+				r.pos++
+				break
+			}
+			child := r.value()
+			if child.dup != nil && n.dup == nil {
+				n.dup = child.dup
+			}
+			n.arr = append(n.arr, child)
+		}
+	case '"':
+		n.kind, n.str = '"', r.str()
+	case 't':
+		n.kind, n.b = 'b', true
+		r.pos += 4
+	case 'f':
+		n.kind = 'b'
+		r.pos += 5
+	case 'n':
 		n.kind = '0'
+		r.pos += 4
+	default:
+		start := r.pos
+		for r.pos < len(r.data) && strings.IndexByte("+-0123456789.eE", r.data[r.pos]) >= 0 {
+			r.pos++
+		}
+		n.kind, n.num = 'n', json.Number(r.data[start:r.pos])
 	}
 	return n
+}
+
+// str reads the string at pos, decoding escapes (and replacing invalid
+// UTF-8) exactly as encoding/json does.
+func (r *treeReader) str() string {
+	start := r.pos
+	plain := true
+	i := start + 1
+	for ; r.data[i] != '"'; i++ {
+		if c := r.data[i]; c == '\\' {
+			plain = false
+			i++
+		} else if c >= utf8.RuneSelf {
+			plain = false
+		}
+	}
+	r.pos = i + 1
+	raw := r.data[start+1 : i]
+	if plain {
+		return string(raw)
+	}
+	return unquote(raw)
+}
+
+// unquote decodes the body of a validated JSON string exactly as
+// encoding/json does: escapes, surrogate pairs, and U+FFFD for invalid
+// UTF-8 and lone surrogates. (FuzzUnquote holds it to encoding/json.)
+func unquote(s []byte) string {
+	b := make([]byte, 0, len(s))
+	for r := 0; r < len(s); {
+		c := s[r]
+		switch {
+		case c == '\\' && r+1 < len(s):
+			r++
+			switch s[r] {
+			case 'b':
+				b = append(b, '\b')
+			case 'f':
+				b = append(b, '\f')
+			case 'n':
+				b = append(b, '\n')
+			case 'r':
+				b = append(b, '\r')
+			case 't':
+				b = append(b, '\t')
+			case 'u':
+				rr := getu4(s[r-1:])
+				r += 5
+				if utf16.IsSurrogate(rr) {
+					rr1 := getu4(s[r:])
+					if dec := utf16.DecodeRune(rr, rr1); dec != unicode.ReplacementChar {
+						r += 6
+						b = utf8.AppendRune(b, dec)
+						continue
+					}
+					rr = unicode.ReplacementChar
+				}
+				b = utf8.AppendRune(b, rr)
+				continue
+			default: // " \\ / (validation admits no other)
+				b = append(b, s[r])
+			}
+			r++
+		case c < utf8.RuneSelf:
+			b = append(b, c)
+			r++
+		default:
+			rr, size := utf8.DecodeRune(s[r:])
+			r += size
+			b = utf8.AppendRune(b, rr)
+		}
+	}
+	return string(b)
+}
+
+// getu4 decodes \uXXXX at the start of s, or returns -1.
+func getu4(s []byte) rune {
+	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
+		return -1
+	}
+	var r rune
+	for _, c := range s[2:6] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r*16 + rune(c)
+	}
+	return r
 }
