@@ -152,7 +152,7 @@ func (e *EncodingError) Hint() string {
 		return "send the " + e.In + " as UTF-8"
 	}
 	if e.Looks != "" {
-		return "convert the file to UTF-8 first (for example iconv -f " + e.Looks + " -t UTF-8), or write the whole file instead"
+		return "convert the file to UTF-8 first (for example iconv -f " + iconvName(e.Looks) + " -t UTF-8), or write the whole file instead"
 	}
 	return "convert the file to UTF-8 first, or write the whole file instead"
 }
@@ -167,3 +167,18 @@ func (e *EditError) Error() string { return fmt.Sprintf("edit %d: %v", e.Index+1
 
 // Unwrap returns the typed error, for errors.As.
 func (e *EditError) Unwrap() error { return e.Err }
+
+// iconvName turns a description of an encoding ("Latin-1 (ISO-8859-1 or
+// Windows-1252)") into a name iconv accepts, so that the hint's command runs.
+func iconvName(looks string) string {
+	switch l := strings.ToUpper(looks); {
+	case strings.HasPrefix(l, "UTF-16LE"):
+		return "UTF-16LE"
+	case strings.HasPrefix(l, "UTF-16BE"):
+		return "UTF-16BE"
+	case strings.Contains(l, "1252"):
+		return "WINDOWS-1252"
+	default:
+		return "ISO-8859-1"
+	}
+}

@@ -154,6 +154,9 @@ func apply(d *doc, e Edit) (Result, error) {
 	if err := checkText("new text", nw); err != nil {
 		return Result{}, err
 	}
+	if r, ok := alreadyInside(d, old, nw); ok {
+		return r, nil
+	}
 	m, err := locate(d, old, e.Identifier)
 	var nm *NoMatchError
 	if errors.As(err, &nm) {
@@ -174,6 +177,31 @@ func apply(d *doc, e Edit) (Result, error) {
 	r := result(d, m, false)
 	d.splice(m.start, m.end, replacement(d, m, nw))
 	return r, nil
+}
+
+// alreadyInside catches an edit sent twice whose new text contains its old
+// text ("return 3" -> "return 30"): the old text is then still found, inside
+// the new one, and replacing it again would write "return 300". When the new
+// text is in the file exactly once and every occurrence of the old text lies
+// inside it, the edit is already applied.
+func alreadyInside(d *doc, old, nw []byte) (Result, bool) {
+	if !bytes.Contains(nw, old) || len(bytes.TrimSpace(nw)) == 0 {
+		return Result{}, false
+	}
+	ns, _ := firstTier(d, nw)
+	if len(ns) != 1 {
+		return Result{}, false
+	}
+	os, _ := firstTier(d, old)
+	if len(os) == 0 {
+		return Result{}, false
+	}
+	for _, m := range os {
+		if m.start < ns[0].start || m.end > ns[0].end {
+			return Result{}, false
+		}
+	}
+	return result(d, ns[0], true), true
 }
 
 func result(d *doc, m match, already bool) Result {
