@@ -54,6 +54,22 @@ func (e *NotFoundError) Error() string { return e.Path + " does not exist" }
 // Hint says what to do.
 func (e *NotFoundError) Hint() string { return e.Fix }
 
+// ExistsError is a target that exists where the op may not replace it.
+type ExistsError struct{ Path, Fix string }
+
+func (e *ExistsError) Error() string { return e.Path + " exists" }
+
+// Hint says what to do.
+func (e *ExistsError) Hint() string { return e.Fix }
+
+// KindError is a folder where the op needs a file, or the reverse.
+type KindError struct{ Path, Is, Fix string }
+
+func (e *KindError) Error() string { return e.Path + " is " + e.Is }
+
+// Hint says what to do.
+func (e *KindError) Hint() string { return e.Fix }
+
 // file is one path's state while a step is resolved in memory.
 type file struct {
 	rel string
@@ -266,16 +282,27 @@ func (w *workspace) resolveOp(op *Op, r *OpResult) error {
 		if err != nil {
 			return err
 		}
+		already := 0
 		for i, m := range rs {
 			r.Replaces = append(r.Replaces, ReplaceResult{Index: i, Tier: m.Tier.String(), Matches: 1,
 				AlreadyApplied: m.AlreadyApplied, StartLine: m.StartLine, EndLine: m.EndLine})
+			if m.AlreadyApplied {
+				already++
+			}
 		}
-		r.Message = "replaced"
+		switch already {
+		case 0:
+			r.Message = "replaced"
+		case len(rs):
+			r.Message = "already applied; nothing changed"
+		default:
+			r.Message = fmt.Sprintf("replaced; %d of %d edits were already applied", already, len(rs))
+		}
 		return w.setContent(f, out)
 	case OpDelete:
 		if f.dir {
 			if !op.Recursive {
-				return &NotFoundError{Path: rel, Fix: "it is a folder: delete it with recursive=true (fs.rm) or delete_directory"}
+				return &KindError{Path: rel, Is: "a folder", Fix: "delete a folder with recursive=true (fs.rm) or delete_directory"}
 			}
 			return w.deleteDir(rel, r)
 		}
@@ -292,7 +319,7 @@ func (w *workspace) resolveOp(op *Op, r *OpResult) error {
 	case OpRmdir:
 		if !f.dir {
 			if f.exists {
-				return &NotFoundError{Path: rel, Fix: "it is a file: use delete_file"}
+				return &KindError{Path: rel, Is: "a file, not a folder", Fix: "delete a file with delete_file"}
 			}
 			return &NotFoundError{Path: rel, Fix: "no such folder; check the path"}
 		}
@@ -340,7 +367,7 @@ func (w *workspace) resolveOp(op *Op, r *OpResult) error {
 			return err
 		}
 		if t.exists && !op.Overwrite {
-			return &ConflictPathError{Path: to, File: to + " (it exists; set overwrite to replace it)"}
+			return &ExistsError{Path: to, Fix: "set overwrite to true to replace " + to + ", or move to another path"}
 		}
 		data, mode := f.data, f.mode
 		f.exists, f.data = false, nil

@@ -232,6 +232,39 @@ func Code(err error) int {
 	return 1
 }
 
+// Reason classifies an error for Result.Reason.
+func Reason(err error) string {
+	var nf *NotFoundError
+	var ex *ExistsError
+	var kind *KindError
+	var conflict *ConflictPathError
+	var nm *matcher.NoMatchError
+	var amb *matcher.AmbiguousMatchError
+	switch {
+	case err == nil:
+		return ""
+	case Code(err) == 3:
+		return ReasonPrecondition
+	case Code(err) == 4:
+		return ReasonRefused
+	case errors.As(err, &nf), errors.Is(err, fs.ErrNotExist):
+		return ReasonNotFound
+	case errors.As(err, &ex):
+		return ReasonExists
+	case errors.As(err, &kind), errors.As(err, &conflict):
+		return ReasonWrongKind
+	case errors.As(err, &nm):
+		return ReasonNoMatch
+	case errors.As(err, &amb):
+		return ReasonAmbiguous
+	}
+	var h interface{ Hint() string }
+	if errors.As(err, &h) {
+		return ReasonInvalid // a typed error of ours or the matcher's: the op as written
+	}
+	return ReasonInternal
+}
+
 // Hint returns the hint of an error that has one. For an edit whose old
 // text was not found it adds the unified diff between that text and the
 // nearest region of the file, so that a model can copy the right lines.

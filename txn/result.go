@@ -61,7 +61,23 @@ type Result struct {
 	Programs      []ProgramResult `json:"programs,omitempty"`
 	Error         string          `json:"error,omitempty"`
 	Hint          string          `json:"hint,omitempty"`
+	// Reason classifies a failure for the feedback writers (see the Reason*
+	// constants), so that a dialect's error code does not hang on wording.
+	Reason string `json:"reason,omitempty"`
 	// Code is the exit code class of a failure (see cmd/autocoder): 1 a step
 	// failed, 3 a precondition failed, 4 refused by the safety policy.
 	Code int `json:"code,omitempty"`
 }
+
+// The failure classes of Result.Reason.
+const (
+	ReasonNotFound     = "not_found"    // a path the step needs does not exist
+	ReasonExists       = "exists"       // a target exists and the op may not replace it
+	ReasonWrongKind    = "wrong_kind"   // a folder where a file is needed, or the reverse
+	ReasonNoMatch      = "no_match"     // an edit's old text is not in the file
+	ReasonAmbiguous    = "ambiguous"    // an edit's old text is in the file several times
+	ReasonPrecondition = "precondition" // check_*, expectedSha256
+	ReasonRefused      = "refused"      // the safety policy (exit code 4)
+	ReasonInvalid      = "invalid"      // the op cannot be done as written
+	ReasonInternal     = "internal"     // anything else
+)

@@ -39,7 +39,7 @@ func (e *Engine) Run(items []Item, o RunOptions) []Result {
 		var r Result
 		switch {
 		case it.Err != nil:
-			r = Result{ParseErr: it.Err, Status: StatusFailed, Error: it.Err.Error(), Hint: it.Err.Hint, Code: 1}
+			r = Result{ParseErr: it.Err, Status: StatusFailed, Error: it.Err.Error(), Hint: it.Err.Hint, Code: 1, Reason: ReasonInvalid}
 		case o.DryRun:
 			r = e.plan(it.Step, overlay)
 		default:
@@ -74,7 +74,7 @@ func (e *Engine) Run(items []Item, o RunOptions) []Result {
 func (e *Engine) Apply(s *Step) Result {
 	res := Result{Step: s, StepID: s.ID}
 	fail := func(err error) Result {
-		res.Status, res.Error, res.Hint, res.Code = StatusFailed, err.Error(), Hint(err), Code(err)
+		res.Status, res.Error, res.Hint, res.Code, res.Reason = StatusFailed, err.Error(), Hint(err), Code(err), Reason(err)
 		return res
 	}
 	if s.Finish {
@@ -290,7 +290,7 @@ func (e *Engine) workBranch(head gitops.Head) (ref string, old gitops.Hash, newH
 func (e *Engine) plan(s *Step, overlay map[string]*file) Result {
 	res := Result{Step: s, StepID: s.ID}
 	fail := func(err error) Result {
-		res.Status, res.Error, res.Hint, res.Code = StatusFailed, err.Error(), Hint(err), Code(err)
+		res.Status, res.Error, res.Hint, res.Code, res.Reason = StatusFailed, err.Error(), Hint(err), Code(err), Reason(err)
 		return res
 	}
 	if s.Finish {

@@ -66,6 +66,16 @@ func runApply(c *cli.Context) error {
 	}
 	items := protocol.Parse(text)
 	if err := readable(items); err != nil {
+		// The model still gets its answer: each unreadable block in its
+		// own dialect (an MCP request's error carries the request's id).
+		var results []txn.Result
+		for _, it := range items {
+			results = append(results, txn.Result{ParseErr: it.Err, Status: txn.StatusFailed,
+				Error: it.Err.Error(), Hint: it.Err.Hint, Code: exitUsage, Reason: txn.ReasonInvalid})
+		}
+		if err := writeFeedback(c, results); err != nil {
+			return err
+		}
 		return &exitError{code: reportUnreadable(c, f, err)}
 	}
 	results := e.Run(items, txn.RunOptions{Atomic: c.Bool("atomic"), DryRun: c.Bool("dry-run")})

@@ -42,6 +42,9 @@ type replaceInfo struct {
 	Replaced bool   `json:"replaced"`
 	Matches  int    `json:"matches"`
 	Verified bool   `json:"verified"`
+	// AlreadyApplied: the old text was gone and the new text there, so
+	// nothing was replaced; the model sent the edit twice.
+	AlreadyApplied bool `json:"already_applied,omitempty"`
 }
 
 type programExec struct {
@@ -234,6 +237,9 @@ func replaces(or txn.OpResult, ops []txn.Op, i int) []replaceInfo {
 	for _, rr := range or.Replaces {
 		if rr.Index >= 0 {
 			out[rr.Index].Matches = rr.Matches
+			if rr.AlreadyApplied {
+				out[rr.Index].Replaced, out[rr.Index].AlreadyApplied = false, true
+			}
 		}
 	}
 	return out

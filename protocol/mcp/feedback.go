@@ -224,8 +224,10 @@ func meta(r txn.Result) map[string]any {
 //   - Code 3 (a precondition; in MCP only expectedSha256): CONFLICT;
 //   - Code 4 (refused by the safety policy): POLICY_BLOCKED when the step
 //     runs a program or a program was refused, else FORBIDDEN;
-//   - an error that says "no such file", "not found" or "does not exist":
-//     NOT_FOUND;
+//   - the engine's Reason: not_found NOT_FOUND, exists CONFLICT, the op as
+//     written (wrong kind, no match, ambiguous, invalid) INVALID_INPUT;
+//   - without a Reason, an error that says "no such file", "not found" or
+//     "does not exist": NOT_FOUND;
 //   - an op error from the read options ("invalid …", txn/reads'
 //     OptionError): INVALID_INPUT;
 //   - anything else: INTERNAL_ERROR.
@@ -278,6 +280,12 @@ func ErrorFor(r txn.Result) *RPCError {
 		code = CodePolicyBlocked
 	case r.Code == 4:
 		code = CodeForbidden
+	case r.Reason == txn.ReasonNotFound:
+		code = CodeNotFound
+	case r.Reason == txn.ReasonExists:
+		code = CodeConflict
+	case r.Reason == txn.ReasonWrongKind || r.Reason == txn.ReasonInvalid || r.Reason == txn.ReasonNoMatch || r.Reason == txn.ReasonAmbiguous:
+		code = CodeInvalidInput
 	case strings.Contains(all, "no such file") || strings.Contains(all, "not found") || strings.Contains(all, "does not exist"):
 		code = CodeNotFound
 	case len(opErrs) > 0 && strings.HasPrefix(opErrs[0], "invalid "):
