@@ -65,7 +65,7 @@ func (p *Policy) Resolve(raw string) (string, error) {
 	}
 	parts := strings.Split(rel, "/")
 	for _, c := range parts {
-		if strings.EqualFold(c, ".git") {
+		if isDotGit(c) {
 			return "", &RefusedError{Path: raw, Why: "the path is inside .git, which holds git's own data", Fix: "steps may not touch .git; change files of the worktree only"}
 		}
 	}
@@ -107,4 +107,35 @@ func (p *Policy) NotSymlink(rel string) error {
 			Fix: "write to the file the link points to, if it is inside the repository"}
 	}
 	return nil
+}
+
+// isDotGit reports whether a path component names .git on some file system
+// git protects against (fsck's hasDotgit; core.protectNTFS and
+// core.protectHFS): any letter case, NTFS's ignored trailing dots and spaces,
+// its 8.3 short name GIT~1 and alternate streams (".git::$INDEX_ALLOCATION"),
+// and HFS+'s ignored code points (".g\u200cit").
+func isDotGit(c string) bool {
+	var b strings.Builder
+	for _, r := range c {
+		if hfsIgnored(r) {
+			continue
+		}
+		b.WriteRune(r)
+	}
+	s := strings.ToLower(b.String())
+	if i := strings.IndexByte(s, ':'); i >= 0 {
+		s = s[:i]
+	}
+	s = strings.TrimRight(s, ". ")
+	return s == ".git" || s == "git~1"
+}
+
+// hfsIgnored lists the code points HFS+ drops when it compares names, as
+// git's is_hfs_dotgit does.
+func hfsIgnored(r rune) bool {
+	switch {
+	case r >= 0x200c && r <= 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x206a && r <= 0x206f, r == 0xfeff:
+		return true
+	}
+	return false
 }

@@ -162,6 +162,7 @@ type RefTxn struct {
 	u    RefUpdate
 	lock *LockFile
 	file string
+	own  string
 }
 
 // BeginRefUpdate takes the ref's lock through own (see LockVia) and checks,
@@ -185,7 +186,7 @@ func (r *Repo) BeginRefUpdate(u RefUpdate, own string) (*RefTxn, error) {
 		lock.Rollback()
 		return nil, &RefChangedError{Ref: u.Name, Want: u.Old, Got: cur}
 	}
-	return &RefTxn{r: r, u: u, lock: lock, file: file}, nil
+	return &RefTxn{r: r, u: u, lock: lock, file: file, own: own}, nil
 }
 
 // Rollback releases the lock and leaves the ref as it was.
@@ -197,7 +198,7 @@ func (t *RefTxn) Commit() error {
 	r, u := t.r, t.u
 	if u.New.IsZero() {
 		defer t.lock.Rollback()
-		if err := r.deletePacked(u.Name); err != nil {
+		if err := r.deletePacked(u.Name, filepath.Join(filepath.Dir(t.own), "own-packed-refs")); err != nil {
 			return err
 		}
 		if err := os.Remove(t.file); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -224,8 +225,8 @@ func (t *RefTxn) Commit() error {
 }
 
 // deletePacked removes a ref from packed-refs, if it is there, under
-// packed-refs.lock.
-func (r *Repo) deletePacked(name string) error {
+// packed-refs.lock (taken through own, see LockVia).
+func (r *Repo) deletePacked(name, own string) error {
 	p := filepath.Join(r.CommonDir, "packed-refs")
 	b, err := os.ReadFile(p)
 	if errors.Is(err, os.ErrNotExist) {
@@ -237,7 +238,7 @@ func (r *Repo) deletePacked(name string) error {
 	if !bytes.Contains(b, []byte(" "+name+"\n")) {
 		return nil
 	}
-	lock, err := Lock(p)
+	lock, err := LockVia(p, own)
 	if err != nil {
 		return err
 	}
@@ -280,24 +281,42 @@ func (r *Repo) appendLog(name, line string) error {
 	return f.Close()
 }
 
-// SetHEAD rewrites this worktree's HEAD to raw ("ref: refs/heads/x\n" or a
-// commit name) under HEAD.lock, with a reflog line when msg is not empty.
-func (r *Repo) SetHEAD(raw string, own string, from, to Hash, who Signature, msg string) error {
+// HEADTxn is a HEAD change whose lock is held with the new content written:
+// Commit renames it into place and appends the reflog line.
+type HEADTxn struct {
+	r        *Repo
+	lock     *LockFile
+	from, to Hash
+	who      Signature
+	msg      string
+}
+
+// BeginSetHEAD takes HEAD.lock through own (see LockVia) and writes raw
+// ("ref: refs/heads/x\n" or a commit name) into it.
+func (r *Repo) BeginSetHEAD(raw string, own string, from, to Hash, who Signature, msg string) (*HEADTxn, error) {
 	lock, err := LockVia(filepath.Join(r.GitDir, "HEAD"), own)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer lock.Rollback()
 	if _, err := lock.Write([]byte(raw)); err != nil {
+		lock.Rollback()
+		return nil, err
+	}
+	return &HEADTxn{r: r, lock: lock, from: from, to: to, who: who, msg: msg}, nil
+}
+
+// Rollback releases HEAD.lock; HEAD stays as it was.
+func (t *HEADTxn) Rollback() { t.lock.Rollback() }
+
+// Commit moves the new HEAD into place and logs it (when it names a commit).
+func (t *HEADTxn) Commit() error {
+	if err := t.lock.Commit(); err != nil {
 		return err
 	}
-	if err := lock.Commit(); err != nil {
-		return err
-	}
-	if msg == "" || to.IsZero() {
+	if t.msg == "" || t.to.IsZero() {
 		return nil
 	}
-	return r.appendLog("HEAD", reflogLine(from, to, who, msg))
+	return t.r.appendLog("HEAD", reflogLine(t.from, t.to, t.who, t.msg))
 }
 
 // BranchExists reports whether refs/heads/<name> exists.

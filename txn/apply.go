@@ -410,6 +410,11 @@ func (w *workspace) deleteDir(rel string, r *OpResult) error {
 		return &DirtyError{Path: rel, Why: "the folder holds files git does not track (" + strings.Join(untracked, ", ") + "); undo could not bring them back"}
 	}
 	for _, p := range tracked {
+		// Each file passes the path policy as if deleted on its own: a
+		// denied file or a submodule inside the folder refuses the op.
+		if _, err := w.resolvePath(p); err != nil {
+			return err
+		}
 		f, err := w.get(p)
 		if err != nil {
 			return err

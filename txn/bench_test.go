@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -101,6 +102,7 @@ func benchApply(b *testing.B, l benchLayout) *applyTimes {
 		}
 		t.open = append(t.open, time.Since(start))
 
+		var aa, bb []func()
 		for i, s := range steps {
 			sideA := func() {
 				st := s.txnStep()
@@ -121,15 +123,35 @@ func benchApply(b *testing.B, l benchLayout) *applyTimes {
 				}
 				t.git = append(t.git, d)
 			}
-			// Taking turns at going first keeps either side from always
-			// running right after the other's disk writes.
+			mode := os.Getenv("BENCH_MODE")
+			if mode == "altsync" {
+				syscall.Sync()
+			}
+			if mode == "blocks" {
+				aa = append(aa, sideA)
+				bb = append(bb, sideB)
+				continue
+			}
 			if i%2 == 0 {
 				sideA()
+				if mode == "altsync" {
+					syscall.Sync()
+				}
 				sideB()
 			} else {
 				sideB()
+				if mode == "altsync" {
+					syscall.Sync()
+				}
 				sideA()
 			}
+		}
+		for _, f := range aa {
+			f()
+		}
+		syscall.Sync()
+		for _, f := range bb {
+			f()
 		}
 		if err := e.Close(); err != nil {
 			b.Fatal(err)

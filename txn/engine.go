@@ -85,6 +85,15 @@ func Open(repo *gitops.Repo, opts Options) (*Engine, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.Branch != "" {
+		name := opts.Branch
+		if !strings.HasPrefix(name, opts.BranchPrefix) {
+			name = opts.BranchPrefix + name
+		}
+		if err := checkBranchName(name); err != nil {
+			return nil, err
+		}
+	}
 	e := &Engine{Repo: repo, opts: opts, dir: filepath.Join(repo.GitDir, "autocoder")}
 	e.fileMode = !strings.EqualFold(repo.ConfigValue("core", "filemode"), "false")
 	e.Policy = &checks.Policy{Root: repo.Root, Deny: opts.Deny, Gitlink: e.isGitlink}
@@ -161,6 +170,16 @@ func (e *Engine) identity() (author, committer gitops.Signature, err error) {
 func (e *Engine) isGitlink(rel string) bool {
 	if e.gitlinks == nil {
 		e.gitlinks = map[string]bool{}
+		// Every submodule has a gitlink entry in the index, also one added
+		// without .gitmodules (git add of an embedded repository). One scan
+		// per engine, on the first path it checks.
+		if ix, err := gitops.ReadIndex(filepath.Join(e.Repo.GitDir, "index")); err == nil {
+			for en := range ix.All() {
+				if en.Mode == gitops.ModeGitlink {
+					e.gitlinks[en.Path] = true
+				}
+			}
+		}
 		// Submodules are rare; .gitmodules tells us cheaply whether to look.
 		if b, err := os.ReadFile(filepath.Join(e.Repo.Root, ".gitmodules")); err == nil {
 			for _, line := range strings.Split(string(b), "\n") {
@@ -208,9 +227,10 @@ func (c *crashPoint) point() error {
 	return nil
 }
 
-// Code is the exit-code class of an error: 3 a precondition failed, 4
-// refused by the safety policy (paths, dirty files, locks, programs), 1 any
-// other failure of a step.
+// Code is the exit-code class of an error: 2 a usage error (a --branch
+// that cannot be used), 3 a precondition failed, 4 refused by the safety
+// policy (paths, dirty files, locks, programs), 1 any other failure of a
+// step.
 func Code(err error) int {
 	var pre *checks.PreconditionError
 	var ref *checks.RefusedError
@@ -220,9 +240,12 @@ func Code(err error) int {
 	var prog *ProgramRefusedError
 	var undo *UndoRefusedError
 	var moved *gitops.RefChangedError
+	var branch *BranchError
 	switch {
 	case err == nil:
 		return 0
+	case errors.As(err, &branch):
+		return 2
 	case errors.As(err, &pre):
 		return 3
 	case errors.As(err, &ref), errors.As(err, &lk), errors.As(err, &busy), errors.As(err, &dirty),

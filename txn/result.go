@@ -80,4 +80,5 @@ const (
 	ReasonRefused      = "refused"      // the safety policy (exit code 4)
 	ReasonInvalid      = "invalid"      // the op cannot be done as written
 	ReasonInternal     = "internal"     // anything else
+	ReasonRolledBack   = "rolled_back"  // applied, then taken back by --atomic
 )

@@ -2,7 +2,10 @@ package txn
 
 import (
 	"fmt"
+	"os"
+	"path"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/autocoder/autocoder/gitops"
@@ -24,6 +27,8 @@ func (e *Engine) Run(items []Item, o RunOptions) []Result {
 	var results []Result
 	overlay := map[string]*file{}
 	start, startErr := e.Repo.ReadHEAD()
+	// --atomic: a failed run must leave even the redo stack as it was.
+	savedRedo := e.readRedo(start.Branch)
 	failed := false
 	for _, it := range items {
 		if failed {
@@ -58,11 +63,15 @@ func (e *Engine) Run(items []Item, o RunOptions) []Result {
 				Error: "--atomic: could not take back the applied steps: " + err.Error(), Hint: Hint(err), Code: Code(err)})
 			return results
 		}
+		if start.Branch != "" {
+			e.writeRedo(start.Branch, savedRedo)
+		}
 		for i := range results {
 			if results[i].Status == StatusApplied {
 				results[i].Status = StatusFailed
 				results[i].Error = "rolled back by --atomic: a later step failed"
-				results[i].Commit = ""
+				results[i].Reason = ReasonRolledBack
+				results[i].Commit, results[i].ProgramCommit = "", ""
 			}
 		}
 	}
@@ -203,10 +212,41 @@ func (e *Engine) buildCommit(s *Step, head gitops.Head, headTree gitops.Hash, w 
 	p := &plan{
 		Kind: "apply", StepID: s.ID, Ref: ref, OldRef: oldRef, NewRef: commit,
 		OldHEAD: head.Raw, NewHEAD: newHEAD, HeadFrom: head.Hash, HeadTo: head.Hash, Paths: ch, Dirs: w.dirs,
+		NewDirs: e.missingDirs(ch, w.dirs),
 		Message: "autocoder " + kind + ": " + subject,
 		content: content, who: committer,
 	}
 	return commit, p, nil
+}
+
+// missingDirs lists the folders that do not exist yet and that the plan
+// will create (for its new files and its mkdirs), parents first.
+func (e *Engine) missingDirs(ch []pathChange, mkdirs []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(dir string) {
+		var chain []string
+		for d := dir; d != "." && d != "" && !seen[d]; d = path.Dir(d) {
+			seen[d] = true
+			if _, err := os.Lstat(e.Repo.Abs(d)); err == nil {
+				break
+			}
+			chain = append(chain, d)
+		}
+		for i := len(chain) - 1; i >= 0; i-- {
+			out = append(out, chain[i])
+		}
+	}
+	for _, c := range ch {
+		if c.New.Exists {
+			add(path.Dir(c.Path))
+		}
+	}
+	for _, d := range mkdirs {
+		add(d)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return strings.Count(out[i], "/") < strings.Count(out[j], "/") })
+	return out
 }
 
 // CommitMessage is a step's commit message: the reason as subject, the
@@ -244,6 +284,14 @@ func (e *BranchError) Error() string { return "work branch " + e.Name + ": " + e
 // Hint says what to do.
 func (e *BranchError) Hint() string { return e.Fix }
 
+func checkBranchName(name string) error {
+	if badRefChars.MatchString(name) {
+		return &BranchError{Name: name, Why: "not a valid branch name",
+			Fix: "use letters, digits, '-', '_' and '/' (see git check-ref-format)"}
+	}
+	return nil
+}
+
 var badRefChars = regexp.MustCompile(`[\x00-\x20~^:?*\[\\\x7f]|\.\.|@\{|//|/\.|\.lock$|\.$|^/|/$`)
 
 // workBranch decides where a step's commit goes: on the current work
@@ -268,9 +316,8 @@ func (e *Engine) workBranch(head gitops.Head) (ref string, old gitops.Hash, newH
 			want = fmt.Sprintf("%s%s-%d", prefix, base, n)
 		}
 	}
-	if badRefChars.MatchString(want) {
-		return "", gitops.ZeroHash, "", &BranchError{Name: want, Why: "not a valid branch name",
-			Fix: "use letters, digits, '-', '_' and '/' (see git check-ref-format)"}
+	if err := checkBranchName(want); err != nil {
+		return "", gitops.ZeroHash, "", err
 	}
 	ref = "refs/heads/" + want
 	tip, exists, err := e.Repo.ResolveRef(ref)

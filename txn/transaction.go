@@ -46,7 +46,11 @@ type plan struct {
 	NewHEAD string       `json:"new_head"`
 	Paths   []pathChange `json:"paths"`
 	Dirs    []string     `json:"dirs,omitempty"` // empty folders created (mkdir)
-	Message string       `json:"message"`        // reflog message
+	// NewDirs are the folders the plan creates (for its files or mkdir),
+	// deepest last; going back removes them again if they are empty, and no
+	// other folder.
+	NewDirs []string `json:"new_dirs,omitempty"`
+	Message string   `json:"message"` // reflog message
 	// HeadFrom and HeadTo are the commits HEAD names before and after, for
 	// the reflog line of a HEAD change (a new branch, --atomic's return).
 	HeadFrom gitops.Hash `json:"head_from"`
@@ -55,6 +59,10 @@ type plan struct {
 	content map[string][]byte // new contents in memory (apply), else read from blobs
 	who     gitops.Signature
 	verify  func() error // runs once the files are written (apply with [verify])
+	// recovering: a path whose content is neither the plan's old nor its new
+	// state was changed by the user after the crash; it is left as it is.
+	recovering bool
+	kept       []string
 }
 
 func (e *Engine) journalPath() string { return filepath.Join(e.dir, "journal.json") }
@@ -102,6 +110,14 @@ func (e *Engine) clearJournal() error {
 // failure move back and clear. held is an index lock the caller already
 // holds (with the index read under it), or nil.
 func (e *Engine) execute(p *plan, held *heldIndex) error {
+	if _, err := os.Stat(e.journalPath()); err == nil {
+		// A rollback that failed kept its journal: a new one must not
+		// overwrite it. The next Open recovers it.
+		if held != nil {
+			held.lock.Rollback()
+		}
+		return fmt.Errorf("an interrupted transaction's journal is still in %s; hint: run any autocoder command again: it finishes that transaction first", e.journalPath())
+	}
 	if err := e.writeJournal(p); err != nil {
 		if held != nil {
 			held.lock.Rollback()
@@ -109,7 +125,9 @@ func (e *Engine) execute(p *plan, held *heldIndex) error {
 		return err
 	}
 	if err := e.crash.point(); err != nil {
-		held.lock.Rollback()
+		if held != nil {
+			held.lock.Rollback()
+		}
 		e.clearJournal()
 		return err
 	}
@@ -175,10 +193,21 @@ func (e *Engine) moveTo(p *plan, forward bool, held *heldIndex) (wrote bool, err
 		held.lock.Rollback()
 		return false, err
 	}
+	headTxn, err := e.lockHEAD(p, forward)
+	if err != nil {
+		held.lock.Rollback()
+		if refTxn != nil {
+			refTxn.Rollback()
+		}
+		return false, err
+	}
 	release := func() {
 		held.lock.Rollback()
 		if refTxn != nil {
 			refTxn.Rollback()
+		}
+		if headTxn != nil {
+			headTxn.Rollback()
 		}
 	}
 	// Worktree files. Deletions first, so a file may replace a folder that
@@ -190,6 +219,10 @@ func (e *Engine) moveTo(p *plan, forward bool, held *heldIndex) (wrote bool, err
 				continue
 			}
 			wrote = true
+			if p.recovering && !e.isEither(c) {
+				p.kept = append(p.kept, c.Path)
+				continue
+			}
 			if err := e.placeFile(p, c.Path, t, forward); err != nil {
 				release()
 				return true, err
@@ -200,15 +233,16 @@ func (e *Engine) moveTo(p *plan, forward bool, held *heldIndex) (wrote bool, err
 			}
 		}
 	}
-	for _, d := range p.Dirs {
-		full := e.Repo.Abs(d)
-		if forward {
-			if err := os.MkdirAll(full, 0o777); err != nil {
+	if forward {
+		for _, d := range p.Dirs {
+			if err := os.MkdirAll(e.Repo.Abs(d), 0o777); err != nil {
 				release()
 				return true, fmt.Errorf("create folder %s: %w", d, err)
 			}
-		} else {
-			os.Remove(full) // only if still empty
+		}
+	} else {
+		for i := len(p.NewDirs) - 1; i >= 0; i-- {
+			os.Remove(e.Repo.Abs(p.NewDirs[i])) // only if empty
 		}
 	}
 	if forward && p.verify != nil {
@@ -226,12 +260,16 @@ func (e *Engine) moveTo(p *plan, forward bool, held *heldIndex) (wrote bool, err
 			remove = append(remove, c.Path)
 			continue
 		}
-		fi, err := os.Lstat(e.Repo.Abs(c.Path))
-		if err != nil {
-			release()
-			return true, fmt.Errorf("stat %s: %w", c.Path, err)
+		var st gitops.Stat // blank stat data: git re-reads the file
+		if !contains(p.kept, c.Path) {
+			fi, err := os.Lstat(e.Repo.Abs(c.Path))
+			if err != nil {
+				release()
+				return true, fmt.Errorf("stat %s: %w", c.Path, err)
+			}
+			st = gitops.StatOf(fi)
 		}
-		set = append(set, gitops.IndexEntry{Path: c.Path, Mode: t.Mode, Hash: t.Hash, Stat: gitops.StatOf(fi)})
+		set = append(set, gitops.IndexEntry{Path: c.Path, Mode: t.Mode, Hash: t.Hash, Stat: st})
 	}
 	if err := held.ix.Update(set, remove); err != nil {
 		release()
@@ -245,6 +283,9 @@ func (e *Engine) moveTo(p *plan, forward bool, held *heldIndex) (wrote bool, err
 		if refTxn != nil {
 			refTxn.Rollback()
 		}
+		if headTxn != nil {
+			headTxn.Rollback()
+		}
 	}
 	if err := e.crash.point(); err != nil {
 		release()
@@ -253,9 +294,13 @@ func (e *Engine) moveTo(p *plan, forward bool, held *heldIndex) (wrote bool, err
 	// HEAD before the ref, in both directions: HEAD's reflog then reads in
 	// order (the checkout, then the commit), and a crash between the two
 	// leaves the ref unmoved, so recovery goes back.
-	if err := e.moveHEAD(p, forward); err != nil {
-		release()
-		return true, err
+	if headTxn != nil {
+		err := headTxn.Commit()
+		headTxn = nil
+		if err != nil {
+			release()
+			return true, err
+		}
 	}
 	if err := e.crash.point(); err != nil {
 		release()
@@ -298,28 +343,28 @@ func (e *Engine) lockRef(p *plan, forward bool) (*gitops.RefTxn, error) {
 	}, e.own("ref"))
 }
 
-func (e *Engine) moveHEAD(p *plan, forward bool) error {
+// lockHEAD takes HEAD.lock for a plan that changes HEAD, before the first
+// write, with the new content already in it.
+func (e *Engine) lockHEAD(p *plan, forward bool) (*gitops.HEADTxn, error) {
 	if p.OldHEAD == p.NewHEAD {
-		return nil
+		return nil, nil
 	}
 	want, from := p.NewHEAD, p.OldHEAD
-	if !forward {
-		want, from = p.OldHEAD, p.NewHEAD
-	}
-	cur, err := os.ReadFile(filepath.Join(e.Repo.GitDir, "HEAD"))
-	if err != nil {
-		return err
-	}
-	if string(cur) == want {
-		return nil
-	}
 	fromHash, toHash := p.HeadFrom, p.HeadTo
 	msg := "checkout: moving from " + headName(from) + " to " + headName(want)
 	if !forward {
+		want, from = p.OldHEAD, p.NewHEAD
 		fromHash, toHash = p.HeadTo, p.HeadFrom
-		msg = "autocoder: roll back " + p.Kind + " of " + p.StepID + ": " + msg
+		msg = "autocoder: roll back " + p.Kind + " of " + p.StepID + ": checkout: moving from " + headName(from) + " to " + headName(want)
 	}
-	return e.Repo.SetHEAD(want, e.own("HEAD"), fromHash, toHash, p.who, msg)
+	cur, err := os.ReadFile(filepath.Join(e.Repo.GitDir, "HEAD"))
+	if err != nil {
+		return nil, err
+	}
+	if string(cur) == want {
+		return nil, nil
+	}
+	return e.Repo.BeginSetHEAD(want, e.own("HEAD"), fromHash, toHash, p.who, msg)
 }
 
 func headName(raw string) string {
@@ -348,7 +393,10 @@ func (e *Engine) placeFile(p *plan, rel string, t entry, forward bool) error {
 		if err := os.Remove(full); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("delete %s: %w", rel, err)
 		}
-		e.pruneDirs(path.Dir(rel))
+		if forward {
+			// As git does; going back, only the plan's own NewDirs go.
+			e.pruneDirs(path.Dir(rel))
+		}
 		return nil
 	}
 	var data []byte
@@ -405,6 +453,31 @@ func (e *Engine) placeFile(p *plan, rel string, t entry, forward bool) error {
 	return nil
 }
 
+// isEither reports whether a path's worktree content is the plan's old or
+// new state (or the file is absent where one of them has none): whether it
+// is still ours to write.
+func (e *Engine) isEither(c pathChange) bool {
+	data, err := os.ReadFile(e.Repo.Abs(c.Path))
+	if err != nil {
+		return !c.Old.Exists || !c.New.Exists
+	}
+	h := gitops.BlobHash(data)
+	if fi, err := os.Lstat(e.Repo.Abs(c.Path)); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		target, _ := os.Readlink(e.Repo.Abs(c.Path))
+		h = gitops.BlobHash([]byte(target))
+	}
+	return (c.Old.Exists && c.Old.Hash == h) || (c.New.Exists && c.New.Hash == h)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
 // pruneDirs removes folders left empty by a deletion, up to the root, as
 // git does.
 func (e *Engine) pruneDirs(dir string) {
@@ -442,9 +515,29 @@ func (e *Engine) recover() error {
 	if err != nil {
 		return err
 	}
+	headNow, _ := os.ReadFile(filepath.Join(e.Repo.GitDir, "HEAD"))
+	if (cur != p.OldRef && cur != p.NewRef) || (string(headNow) != p.OldHEAD && string(headNow) != p.NewHEAD) {
+		// The user moved on (committed, switched branches) since the crash:
+		// the journal describes a state that is gone. Touch nothing.
+		kept := e.journalPath() + fmt.Sprintf(".abandoned-%d", e.opts.Now().Unix())
+		if err := os.Rename(e.journalPath(), kept); err != nil {
+			return err
+		}
+		var paths []string
+		for _, c := range p.Paths {
+			paths = append(paths, c.Path)
+		}
+		fmt.Fprintf(e.opts.Log, "autocoder: an earlier run was interrupted during step %s, but %s has moved since; left everything as it is (check %s) and kept the journal as %s\n",
+			p.StepID, strings.TrimPrefix(p.Ref, "refs/heads/"), strings.Join(paths, ", "), kept)
+		return nil
+	}
 	forward := cur == p.NewRef && p.NewRef != p.OldRef
+	p.recovering = true
 	if _, err := e.moveTo(&p, forward, nil); err != nil {
 		return fmt.Errorf("recover the interrupted %s of step %s: %w; the journal %s is kept", p.Kind, p.StepID, err, e.journalPath())
+	}
+	if len(p.kept) > 0 {
+		fmt.Fprintf(e.opts.Log, "autocoder: left your changes to %s as they are\n", strings.Join(p.kept, ", "))
 	}
 	if forward {
 		fmt.Fprintf(e.opts.Log, "autocoder: an earlier run was interrupted after step %s was committed (%s); finished it\n", p.StepID, p.Kind)
@@ -459,8 +552,9 @@ func (e *Engine) recover() error {
 // its private names; any other lock stays.
 func (e *Engine) releaseStaleLocks(p *plan) error {
 	targets := map[string]string{
-		"index": filepath.Join(e.Repo.GitDir, "index"),
-		"HEAD":  filepath.Join(e.Repo.GitDir, "HEAD"),
+		"index":       filepath.Join(e.Repo.GitDir, "index"),
+		"HEAD":        filepath.Join(e.Repo.GitDir, "HEAD"),
+		"packed-refs": filepath.Join(e.Repo.CommonDir, "packed-refs"),
 	}
 	if p != nil {
 		targets["ref"] = filepath.Join(e.Repo.CommonDir, filepath.FromSlash(p.Ref))

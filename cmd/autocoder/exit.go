@@ -72,7 +72,9 @@ func exitCode(err error) int {
 // resultsCode is the exit code of a run: the code of its first failure.
 func resultsCode(rs []txn.Result) int {
 	for _, r := range rs {
-		if r.Status == txn.StatusFailed {
+		// A step taken back by --atomic did not fail itself; the code is
+		// that of the step that did.
+		if r.Status == txn.StatusFailed && r.Reason != txn.ReasonRolledBack {
 			if r.Code != 0 {
 				return r.Code
 			}

@@ -1,0 +1,238 @@
+package txn_test
+
+// Safety cases found by an adversarial review of the engine: each test
+// failed before its fix.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/autocoder/autocoder/gitops"
+	"github.com/autocoder/autocoder/gitops/gittest"
+	"github.com/autocoder/autocoder/txn"
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// rmdir / delete recursive list the folder's tracked files from the index
+// and never pass them through the path policy, so a configured deny pattern
+// is bypassed: the denied file is deleted and committed.
+func TestRmdirHonoursDenyPatterns(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"conf/secret.env": "KEY=1\n", "conf/app.ini": "a\n"})
+	deny := func(rel string) (string, bool) {
+		if strings.HasSuffix(rel, ".env") {
+			return "*.env", true
+		}
+		return "", false
+	}
+	e := open(t, g.Dir, txn.Options{Deny: deny})
+	// Sanity: the pattern denies the file itself.
+	if r := e.Apply(step("direct", txn.Op{Kind: txn.OpDelete, Path: "conf/secret.env"})); r.Code != 4 {
+		t.Fatalf("deleting the denied file directly: code %d (%s)", r.Code, r.Error)
+	}
+	before := g.Snapshot()
+	for _, op := range []txn.Op{
+		{Kind: txn.OpRmdir, Path: "conf"},
+		{Kind: txn.OpDelete, Path: "conf", Recursive: true},
+	} {
+		r := e.Apply(step("rm-"+string(op.Kind), op))
+		if r.Status != txn.StatusFailed || r.Code != 4 {
+			t.Errorf("%s conf: status %s code %d: a folder holding a denied file must be refused", op.Kind, r.Status, r.Code)
+			break
+		}
+		g.AssertUnchanged(before)
+	}
+	if _, ok := g.Read("conf/secret.env"); !ok {
+		t.Fatal("the denied file conf/secret.env was deleted")
+	}
+}
+
+// A failed step (here: the verify command fails) must leave no trace, but
+// the rollback of a mkdir removes only the last folder it created, and the
+// rollback of a created file prunes empty folders up to the root, including
+// one that the user had before the step.
+func TestFailedStepLeavesNoFolders(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
+	if err := os.Mkdir(filepath.Join(g.Dir, "userdir"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	e := open(t, g.Dir, txn.Options{Verify: func(string) (string, error) {
+		return "tests fail", errors.New("exit status 1")
+	}})
+	before := g.Snapshot()
+	r := e.Apply(step("v", txn.Op{Kind: txn.OpMkdir, Path: "new/deep"}, write("userdir/f.txt", "f\n")))
+	if r.Status != txn.StatusFailed {
+		t.Fatalf("status %s, want failed by verify", r.Status)
+	}
+	g.AssertRestored(before)
+}
+
+// A gitlink (a submodule added without .gitmodules, as `git add` of an
+// embedded repository makes) is not seen by the path policy, which reads
+// .gitmodules only: a write into it fails late in the tree edit with exit 1
+// and a message about folders, instead of the policy's refusal (exit 4).
+func TestWriteIntoGitlinkIsRefused(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
+	head := strings.TrimSpace(g.Git("rev-parse", "HEAD"))
+	g.Git("update-index", "--add", "--cacheinfo", "160000,"+head+",sub")
+	g.Git("commit", "-qm", "gitlink")
+	os.Mkdir(filepath.Join(g.Dir, "sub"), 0o777)
+	e := open(t, g.Dir, txn.Options{})
+	before := g.Snapshot()
+	r := e.Apply(step("sub", write("sub/x.txt", "x\n")))
+	if r.Status != txn.StatusFailed || r.Code != 4 || !strings.Contains(r.Error, "submodule") {
+		t.Errorf("write into a gitlink: status %s code %d error %q; want refused (4) naming the submodule", r.Status, r.Code, r.Error)
+	}
+	g.AssertUnchanged(before)
+}
+
+// With AUTOCODER_TEST_FAIL_AT on the first point of the --atomic rollback,
+// execute calls held.lock.Rollback() on a nil held (rollbackTo passes nil):
+// the process panics instead of reporting the injected failure.
+func TestInjectedFailureInAtomicRollbackDoesNotPanic(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
+	// Step 1 (one new file on a new branch) passes 5 points: journal, the
+	// file, the index, HEAD, after the ref. The 6th is the rollback's first.
+	t.Setenv("AUTOCODER_TEST_FAIL_AT", "6")
+	e := open(t, g.Dir, txn.Options{})
+	var rs []txn.Result
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				t.Fatalf("Run panicked: %v", p)
+			}
+		}()
+		rs = e.Run([]txn.Item{
+			{Step: step("1", write("b", "b\n"))},
+			{Step: step("2", replace("a", "nope", "x"))},
+		}, txn.RunOptions{Atomic: true})
+	}()
+	last := rs[len(rs)-1]
+	if last.StepID != "atomic-rollback" || !strings.Contains(last.Error, "injected") {
+		t.Fatalf("want the rollback's injected failure reported, got %+v", last)
+	}
+}
+
+// After a crash past the commit point, the journal stays until the next
+// command. If the user commits on the work branch first (git works fine
+// meanwhile), recovery wants to move the ref back from a value it no longer
+// has, fails with RefChangedError, and keeps the journal: every autocoder
+// command fails from then on, and the hint says "run autocoder again".
+func TestRecoveryAfterTheUserMovedTheBranch(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
+	e := open(t, g.Dir, txn.Options{})
+	mustApply(t, e, step("1", write("b", "b\n")))
+	tip := strings.TrimSpace(g.Git("rev-parse", "HEAD"))
+	parent := strings.TrimSpace(g.Git("rev-parse", "HEAD~1"))
+	blobB := strings.TrimSpace(g.Git("rev-parse", "HEAD:b"))
+	e.Close()
+	// The journal a run killed right after its ref write leaves behind.
+	// (gitops.Hash has no text marshaller: the journal holds 20 numbers.)
+	journal := fmt.Sprintf(`{"kind":"apply","step_id":"1","ref":"refs/heads/autocoder/main","old_ref":%s,"new_ref":%s,`+
+		`"old_head":"ref: refs/heads/autocoder/main\n","new_head":"ref: refs/heads/autocoder/main\n",`+
+		`"paths":[{"path":"b","old":{"exists":false,"hash":%s},"new":{"exists":true,"mode":33188,"hash":%s}}],`+
+		`"message":"autocoder commit: do 1","head_from":%s,"head_to":%s}`,
+		hashJSON(parent), hashJSON(tip), hashJSON(""), hashJSON(blobB), hashJSON(parent), hashJSON(parent))
+	if err := os.WriteFile(filepath.Join(g.Dir, ".git", "autocoder", "journal.json"), []byte(journal), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	// The user goes on with git before running autocoder again.
+	g.Write("c", "user commit\n")
+	g.Git("add", "c")
+	g.Git("commit", "-qm", "user commit")
+	before := g.Snapshot()
+	repo, err := gitops.Open(g.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e2, err := txn.Open(repo, txn.Options{})
+	if err != nil {
+		t.Fatalf("every command is blocked after the user committed: %v (hint: %s)", err, txn.Hint(err))
+	}
+	e2.Close()
+	g.AssertUnchanged(before)
+}
+
+// hashJSON is a hash as encoding/json writes a gitops.Hash; "" is zero.
+func hashJSON(hex string) string {
+	var h gitops.Hash
+	if hex != "" {
+		h = plumbing.NewHash(hex)
+	}
+	b, _ := json.Marshal(h)
+	return string(b)
+}
+
+// The path policy compares components with ".git" by EqualFold only. git
+// also treats NTFS and HFS+ spellings of .git as .git (".git.", ".git ",
+// "git~1", ".g\u200cit"): core.protectNTFS (on by default) refuses to check
+// such a commit out, and fsck --strict (and every host with
+// transfer.fsckObjects) rejects the tree with hasDotgit.
+func TestDotGitAliasesAreRefused(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
+	e := open(t, g.Dir, txn.Options{})
+	for _, p := range []string{".git./hooks/pre-commit", ".git /config", "GIT~1/config", ".g\u200cit/config"} {
+		before := g.Snapshot()
+		r := e.Apply(step("alias", write(p, "x\n")))
+		if r.Status != txn.StatusFailed || r.Code != 4 {
+			out, _ := g.GitErr("fsck", "--strict", "--no-dangling")
+			t.Errorf("%q: status %s code %d; git fsck --strict says:\n%s", p, r.Status, r.Code, out)
+			continue
+		}
+		g.AssertUnchanged(before)
+	}
+}
+
+// A failed --atomic run must leave no trace, but its first (rolled back)
+// step cleared the branch's redo stack: a step undone before the run can no
+// longer be redone.
+func TestAtomicRollbackKeepsRedo(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
+	e := open(t, g.Dir, txn.Options{})
+	mustApply(t, e, step("1", write("b", "b\n")))
+	mustApply(t, e, step("2", write("c", "c\n")))
+	if _, err := e.Undo(1); err != nil {
+		t.Fatal(err)
+	}
+	rs := e.Run([]txn.Item{
+		{Step: step("3", write("d", "d\n"))},
+		{Step: step("4", replace("a", "nope", "x"))},
+	}, txn.RunOptions{Atomic: true})
+	if rs[0].Status != txn.StatusFailed || rs[1].Status != txn.StatusFailed {
+		t.Fatalf("statuses %s %s", rs[0].Status, rs[1].Status)
+	}
+	if r, err := e.Redo(); err != nil || r.StepID != "2" {
+		t.Fatalf("redo after a failed --atomic run: %v (%+v); want step 2 back", err, r)
+	}
+}
+
+// HEAD.lock held by git when a step must create the work branch: moveTo
+// takes the index and ref locks before the first write but HEAD.lock only
+// after writing the files and the index, so this is not the clean refusal
+// the comment promises: the files and the index are written, then rolled
+// back (new mtimes, rewritten index), and a concurrent git sees them in
+// between.
+func TestHeldHEADLockIsACleanRefusal(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
+	e := open(t, g.Dir, txn.Options{})
+	lock := filepath.Join(g.Dir, ".git", "HEAD.lock")
+	os.WriteFile(lock, nil, 0o666)
+	before := g.Snapshot()
+	r := e.Apply(step("s", write("b", "b\n"), replace("a", "a", "A")))
+	if r.Status != txn.StatusFailed || r.Code != 4 {
+		t.Fatalf("HEAD.lock: status %s code %d (%s)", r.Status, r.Code, r.Error)
+	}
+	g.AssertUnchanged(before)
+}
