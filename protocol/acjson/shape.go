@@ -297,18 +297,15 @@ func (b *builder) edit(n *tjson.Node) txn.Edit {
 	if old == nil {
 		b.fail(n.Pos, "the modify_content entry has no old_content", `add "old_content": the exact text to replace, with 1-3 lines of context`)
 	}
+	// An empty old_content, or one equal to new_content, is read as written:
+	// the matcher refuses it with its typed error (exit 1), as in every
+	// dialect, with the op's line in the response.
 	e.Old = b.str(n, "old_content")
-	if e.Old == "" {
-		b.fail(old.Pos, "old_content is empty", "copy the exact text to replace from the file, with 1-3 lines of context around it")
-	}
 	nw := n.Get("new_content")
 	if nw == nil {
 		b.fail(n.Pos, "the modify_content entry has no new_content", `add "new_content": the text that replaces old_content ("" to delete it)`)
 	}
 	e.New = b.str(n, "new_content")
-	if e.New == e.Old {
-		b.fail(nw.Pos, "new_content is the same as old_content", "an edit must change something: write the new text in new_content")
-	}
 	return e
 }
 
