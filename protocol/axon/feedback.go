@@ -104,12 +104,16 @@ func writeStep(b *strings.Builder, r txn.Result) {
 		fmt.Fprintf(b, "  error: %s\n", r.Error)
 	}
 	if r.Hint != "" {
-		fmt.Fprintf(b, "  hint: %s\n", r.Hint)
+		fmt.Fprintf(b, "  hint: %s\n", indentLines(r.Hint, "    "))
 	}
 	if r.Status == txn.StatusFailed && r.Code == 3 && r.Step != nil && r.Step.StopRun {
 		b.WriteString("  the run stopped here: a failed check_* act stops the plan, nothing after it was applied\n")
 	}
 	for _, op := range r.Ops {
+		if op.Error != "" && strings.Contains(r.Error, op.Error) && op.Hint == r.Hint {
+			// The step's error is this op's, already said above.
+			op.Error, op.Hint = "", ""
+		}
 		writeOp(b, op)
 	}
 	for _, p := range r.Programs {
@@ -143,7 +147,7 @@ func writeOp(b *strings.Builder, op txn.OpResult) {
 		fmt.Fprintf(b, "    error: %s\n", op.Error)
 	}
 	if op.Hint != "" {
-		fmt.Fprintf(b, "    hint: %s\n", op.Hint)
+		fmt.Fprintf(b, "    hint: %s\n", indentLines(op.Hint, "      "))
 	}
 	if op.Output != "" {
 		writeData(b, "text", op.Output)
@@ -198,4 +202,10 @@ func shortHash(h string) string {
 		return h[:7]
 	}
 	return h
+}
+
+// indentLines indents every line of a multi-line text (a hint that carries
+// a diff) after the first, so it stays inside its entry.
+func indentLines(s, pad string) string {
+	return strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+pad)
 }
