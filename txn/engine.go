@@ -55,6 +55,11 @@ type Engine struct {
 
 	gitlinks map[string]bool // submodule paths in the index, loaded lazily
 	crash    crashPoint
+
+	// ixCache is the index as this engine last wrote it, with the file's
+	// stat then (see lockIndex).
+	ixCache *gitops.Index
+	ixStat  os.FileInfo
 }
 
 // BusyError is another autocoder process working in the same repository.

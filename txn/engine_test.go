@@ -488,3 +488,27 @@ func TestOneEngineAtATime(t *testing.T) {
 }
 
 var _ = checks.Policy{}
+
+// TestIndexChangedByGitBetweenSteps: the engine keeps the index it wrote in
+// memory between steps; when git changes the index in between, the next step
+// must see git's version, or the user's staged change would be lost.
+func TestIndexChangedByGitBetweenSteps(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n", "user.txt": "u\n"})
+	e := open(t, g.Dir, txn.Options{})
+	mustApply(t, e, step("1", write("b", "b\n")))
+	g.Write("user.txt", "staged by the user\n")
+	g.Git("add", "user.txt")
+	mustApply(t, e, step("2", write("c", "c\n")))
+	if got := g.Status(); got != "M  user.txt\n" {
+		t.Fatalf("status after the second step:\n%s", got)
+	}
+	if got := g.Git("diff", "--cached", "--name-only"); got != "user.txt\n" {
+		t.Fatalf("staged: %q", got)
+	}
+	mustApply(t, e, step("3", write("d", "d\n")))
+	if got := g.Git("show", "--name-only", "--format=", "HEAD"); got != "d\n" {
+		t.Fatalf("the user's staged file entered a commit:\n%s", got)
+	}
+	g.Fsck()
+}

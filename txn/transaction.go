@@ -8,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/autocoder/autocoder/gitops"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -154,19 +155,39 @@ type heldIndex struct {
 }
 
 // lockIndex takes index.lock (through our private name, see gitops.LockVia)
-// and reads the index under it, as git's protocol requires.
+// and reads the index under it, as git's protocol requires. The index this
+// engine wrote last is kept in memory: when the file under the lock is still
+// that one (same inode, size and mtime: git replaces the index by rename, so
+// any change of git's is a new inode), reading and verifying 10 MB again at
+// every step of a run on a large repository is skipped.
 func (e *Engine) lockIndex() (*heldIndex, error) {
 	p := filepath.Join(e.Repo.GitDir, "index")
 	lock, err := gitops.LockVia(p, e.own("index"))
 	if err != nil {
 		return nil, err
 	}
+	if e.ixCache != nil {
+		if fi, err := os.Stat(p); err == nil && sameFileState(fi, e.ixStat) {
+			return &heldIndex{lock: lock, ix: e.ixCache}, nil
+		}
+	}
+	e.ixCache = nil
 	ix, err := gitops.ReadIndex(p)
 	if err != nil {
 		lock.Rollback()
 		return nil, err
 	}
 	return &heldIndex{lock: lock, ix: ix}, nil
+}
+
+// sameFileState reports whether two stats describe the same, unchanged file.
+func sameFileState(a, b os.FileInfo) bool {
+	if a == nil || b == nil || a.Size() != b.Size() || !a.ModTime().Equal(b.ModTime()) {
+		return false
+	}
+	sa, ok1 := a.Sys().(*syscall.Stat_t)
+	sb, ok2 := b.Sys().(*syscall.Stat_t)
+	return ok1 && ok2 && sa.Dev == sb.Dev && sa.Ino == sb.Ino && sa.Ctim == sb.Ctim
 }
 
 // moveTo brings the worktree files, the index entries, the ref and HEAD of
@@ -271,6 +292,7 @@ func (e *Engine) moveTo(p *plan, forward bool, held *heldIndex) (wrote bool, err
 		}
 		set = append(set, gitops.IndexEntry{Path: c.Path, Mode: t.Mode, Hash: t.Hash, Stat: st})
 	}
+	e.ixCache = nil // Update changes it in memory before it is on disk
 	if err := held.ix.Update(set, remove); err != nil {
 		release()
 		return true, fmt.Errorf("update the index: %w", err)
@@ -278,6 +300,9 @@ func (e *Engine) moveTo(p *plan, forward bool, held *heldIndex) (wrote bool, err
 	if err := gitops.WriteIndex(held.lock, held.ix); err != nil {
 		release()
 		return true, fmt.Errorf("write the index: %w", err)
+	}
+	if fi, err := os.Stat(filepath.Join(e.Repo.GitDir, "index")); err == nil {
+		e.ixCache, e.ixStat = held.ix, fi
 	}
 	release = func() {
 		if refTxn != nil {
