@@ -526,8 +526,12 @@ func (e *Engine) sameMode(a, b uint32) bool {
 	return a == b
 }
 
-// trackedUnder lists the index's stage-0 paths below dir.
+// trackedUnder lists the index's stage-0 paths below dir (from the index in
+// memory during a run: the file may not hold the last steps yet).
 func (e *Engine) trackedUnder(dir string) ([]string, error) {
+	if e.held != nil {
+		return e.held.ix.HasPrefix(dir), nil
+	}
 	ix, err := gitops.ReadIndex(e.Repo.GitDir + "/index")
 	if err != nil {
 		return nil, err

@@ -60,6 +60,11 @@ type Engine struct {
 	// stat then (see lockIndex).
 	ixCache *gitops.Index
 	ixStat  os.FileInfo
+	// held is index.lock with the index, kept across the steps of a run;
+	// debt lists the paths whose entries are only in held (see Flush).
+	held  *heldIndex
+	debt  map[string]bool
+	batch bool // inside Run: steps leave the index in memory
 }
 
 // BusyError is another autocoder process working in the same repository.
@@ -143,14 +148,18 @@ func (e *Engine) lock() error {
 	return nil
 }
 
-// Close releases the lock and the repository.
+// Close writes the index (Flush), releases the lock and the repository.
 func (e *Engine) Close() error {
+	ferr := e.Flush()
 	if e.lockf != nil {
 		e.lockf.Truncate(0)
 		e.lockf.Close() // closing releases the flock
 		e.lockf = nil
 	}
-	return e.Repo.Close()
+	if err := e.Repo.Close(); ferr == nil {
+		ferr = err
+	}
+	return ferr
 }
 
 // identity resolves the user's identity once, on the first commit.

@@ -512,3 +512,31 @@ func TestIndexChangedByGitBetweenSteps(t *testing.T) {
 	}
 	g.Fsck()
 }
+
+// TestRunKeepsTheIndexInMemoryBetweenSteps: inside Run the index is written
+// once at the end; a later step must still see the entries earlier steps
+// made (here: deleting the folder an earlier step filled), and after the run
+// the index on disk is complete and unlocked.
+func TestRunKeepsTheIndexInMemoryBetweenSteps(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
+	e := open(t, g.Dir, txn.Options{})
+	rs := e.Run([]txn.Item{
+		{Step: step("1", write("d/x", "x\n"), write("d/y", "y\n"))},
+		{Step: step("2", txn.Op{Kind: txn.OpRmdir, Path: "d"})},
+		{Step: step("3", write("e", "e\n"), replace("a", "a", "A"))},
+	}, txn.RunOptions{})
+	for _, r := range rs {
+		if r.Status != txn.StatusApplied {
+			t.Fatalf("step %s: %s %s", r.StepID, r.Status, r.Error)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(g.Dir, ".git", "index.lock")); err == nil {
+		t.Fatal("index.lock is still held after the run")
+	}
+	if got := g.Git("ls-files"); got != "a\ne\n" {
+		t.Fatalf("index after the run: %q", got)
+	}
+	g.AssertClean()
+	g.Fsck()
+}

@@ -88,6 +88,12 @@ func (w *workspace) resolveDir(raw string) (string, error) {
 // before the programs ran is never committed: if a program changed it, the
 // result says so and the file is left as it is.
 func (e *Engine) runPrograms(s *Step, res *Result) {
+	// Programs (and git status, below) see the repository as git does: the
+	// index goes to disk first.
+	if err := e.Flush(); err != nil {
+		res.Programs = append(res.Programs, ProgramResult{Name: "(all)", Status: "failure", Error: err.Error()})
+		return
+	}
 	before, err := e.dirtyState()
 	if err != nil {
 		res.Programs = append(res.Programs, ProgramResult{Name: "(all)", Status: "failure", Error: err.Error()})
@@ -212,13 +218,12 @@ func (e *Engine) commitProgramOutput(s *Step, paths []string) (string, error) {
 	ps := &Step{ID: s.ID + ".programs", Reason: "files changed by " + strings.Join(names, "; "), Dialect: s.Dialect}
 	commit, p, err := e.buildCommit(ps, head, headTree, w, ch)
 	if err != nil {
-		held.lock.Rollback()
 		return "", err
 	}
 	if err := e.execute(p, held); err != nil {
 		return "", err
 	}
-	return commit.String(), nil
+	return commit.String(), e.Flush()
 }
 
 var _ = gitops.ZeroHash

@@ -27,6 +27,8 @@ func (e *Engine) Run(items []Item, o RunOptions) []Result {
 	var results []Result
 	overlay := map[string]*file{}
 	start, startErr := e.Repo.ReadHEAD()
+	e.batch = true
+	defer func() { e.batch = false }()
 	// --atomic: a failed run must leave even the redo stack as it was.
 	savedRedo := e.readRedo(start.Branch)
 	failed := false
@@ -57,8 +59,15 @@ func (e *Engine) Run(items []Item, o RunOptions) []Result {
 			_ = stop // a failed step stops the run in every dialect
 		}
 	}
+	if err := e.Flush(); err != nil {
+		return append(results, Result{StepID: "index", Status: StatusFailed, Error: err.Error(), Hint: Hint(err), Code: 1, Reason: ReasonInternal})
+	}
 	if failed && o.Atomic && !o.DryRun && startErr == nil {
-		if err := e.rollbackTo(start); err != nil {
+		err := e.rollbackTo(start)
+		if err == nil {
+			err = e.Flush()
+		}
+		if err != nil {
 			results = append(results, Result{StepID: "atomic-rollback", Status: StatusFailed,
 				Error: "--atomic: could not take back the applied steps: " + err.Error(), Hint: Hint(err), Code: Code(err)})
 			return results
@@ -79,8 +88,19 @@ func (e *Engine) Run(items []Item, o RunOptions) []Result {
 }
 
 // Apply applies one step as a transaction: one commit on the work branch,
-// or no trace at all.
+// or no trace at all. Outside Run it writes the index before it returns;
+// inside Run the index is written once, at the end of the run.
 func (e *Engine) Apply(s *Step) Result {
+	r := e.apply(s)
+	if !e.batch {
+		if err := e.Flush(); err != nil && r.Status != StatusFailed {
+			r.Status, r.Error, r.Hint, r.Code, r.Reason = StatusFailed, err.Error(), Hint(err), Code(err), ReasonInternal
+		}
+	}
+	return r
+}
+
+func (e *Engine) apply(s *Step) Result {
 	res := Result{Step: s, StepID: s.ID}
 	fail := func(err error) Result {
 		res.Status, res.Error, res.Hint, res.Code, res.Reason = StatusFailed, err.Error(), Hint(err), Code(err), Reason(err)
@@ -127,12 +147,10 @@ func (e *Engine) Apply(s *Step) Result {
 		return fail(err)
 	}
 	if err := w.guard(ch, held.ix); err != nil {
-		held.lock.Rollback()
 		return fail(err)
 	}
 	commit, p, err := e.buildCommit(s, head, headTree, w, ch)
 	if err != nil {
-		held.lock.Rollback()
 		return fail(err)
 	}
 	if e.opts.Verify != nil {

@@ -90,6 +90,7 @@ func (e *Engine) steps(tip gitops.Hash, n int) ([]*gitops.Commit, error) {
 // and the steps can be put back with Redo. It refuses when a file of those
 // steps changed since, and touches no other file.
 func (e *Engine) Undo(n int) ([]LogEntry, error) {
+	defer e.Flush() // releases index.lock on the refusals too
 	head, err := e.Repo.ReadHEAD()
 	if err != nil {
 		return nil, err
@@ -118,6 +119,9 @@ func (e *Engine) Undo(n int) ([]LogEntry, error) {
 	if err := e.moveBranch("undo", steps[0], head, target, oldest.Trailer("Autocoder-Step")); err != nil {
 		return nil, err
 	}
+	if err := e.Flush(); err != nil {
+		return nil, err
+	}
 	var undone []LogEntry
 	stack := e.readRedo(head.Branch)
 	for _, c := range steps {
@@ -130,6 +134,7 @@ func (e *Engine) Undo(n int) ([]LogEntry, error) {
 // Redo puts back the most recently undone step, if the branch is still
 // where the undo left it.
 func (e *Engine) Redo() (LogEntry, error) {
+	defer e.Flush() // releases index.lock on the refusals too
 	head, err := e.Repo.ReadHEAD()
 	if err != nil {
 		return LogEntry{}, err
@@ -150,6 +155,9 @@ func (e *Engine) Redo() (LogEntry, error) {
 		return LogEntry{}, nothing
 	}
 	if err := e.moveBranch("redo", c, head, top, c.Trailer("Autocoder-Step")); err != nil {
+		return LogEntry{}, err
+	}
+	if err := e.Flush(); err != nil {
 		return LogEntry{}, err
 	}
 	return LogEntry{StepID: c.Trailer("Autocoder-Step"), Commit: c.Hash.String(), Subject: c.Subject()},
@@ -186,7 +194,6 @@ func (e *Engine) moveBranch(kind string, about *gitops.Commit, head gitops.Head,
 		return err
 	}
 	if err := w.guard(ch, held.ix); err != nil {
-		held.lock.Rollback()
 		return &UndoRefusedError{Why: kind + " refused: " + err.Error() + " since step " + stepID,
 			Fix: "the step's files changed after it was made; commit or stash your changes to them (git stash), or undo by hand with git revert"}
 	}
