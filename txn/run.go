@@ -18,6 +18,9 @@ import (
 type RunOptions struct {
 	Atomic bool // all steps or none
 	DryRun bool // change nothing; each op result carries its unified diff
+	// OnResult, when set, is called with each step's result as soon as the
+	// step is done (for progress, and for timing steps one by one).
+	OnResult func(Result)
 }
 
 // Run applies items in document order and stops at the first failure: a
@@ -53,6 +56,9 @@ func (e *Engine) Run(items []Item, o RunOptions) []Result {
 			r = e.Apply(it.Step)
 		}
 		results = append(results, r)
+		if o.OnResult != nil {
+			o.OnResult(r)
+		}
 		if r.Status == StatusFailed {
 			failed = true
 			stop := it.Step != nil && it.Step.StopRun

@@ -37,7 +37,11 @@ func mcpCommand() *cli.Command {
 						Error: err.Error(), Hint: txn.Hint(err), Code: exitCode(err)}
 				}
 				defer e.Close()
-				return e.Apply(step)
+				r := e.Apply(step)
+				if err := e.Flush(); err != nil && r.Status != txn.StatusFailed {
+					r.Status, r.Error, r.Hint, r.Code = txn.StatusFailed, err.Error(), txn.Hint(err), exitCode(err)
+				}
+				return r
 			}}
 			return s.Serve(c.App.Reader, c.App.Writer)
 		},
