@@ -215,7 +215,7 @@ func (r *Repo) editTree(tree Hash, prefix string, changes []Change) (Hash, bool,
 	var subOrder []string
 	for _, c := range changes {
 		rest := strings.TrimPrefix(c.Path, prefix)
-		name, tail, nested := strings.Cut(rest, "/")
+		name, _, nested := strings.Cut(rest, "/")
 		if !nested {
 			i, ok := idx[name]
 			switch {
@@ -234,7 +234,6 @@ func (r *Repo) editTree(tree Hash, prefix string, changes []Change) (Hash, bool,
 			}
 			continue
 		}
-		_ = tail
 		if _, seen := sub[name]; !seen {
 			subOrder = append(subOrder, name)
 		}

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/autocoder/autocoder/checks"
 	"github.com/autocoder/autocoder/gitops"
 	"github.com/autocoder/autocoder/gitops/gittest"
 	"github.com/autocoder/autocoder/txn"
@@ -256,8 +255,6 @@ func TestHeldLocksAreRefusedAndKept(t *testing.T) {
 	if r.Status != txn.StatusFailed || r.Code != 4 {
 		t.Fatalf("ref lock: status %s code %d (%s)", r.Status, r.Code, r.Error)
 	}
-	var le *gitops.LockedError
-	_ = le
 	g.AssertUnchanged(before)
 	if _, err := os.Stat(reflock); err != nil {
 		t.Fatal("autocoder removed a lock it did not take")
@@ -486,8 +483,6 @@ func TestOneEngineAtATime(t *testing.T) {
 		t.Fatalf("second engine: %v", err)
 	}
 }
-
-var _ = checks.Policy{}
 
 // TestIndexChangedByGitBetweenSteps: the engine keeps the index it wrote in
 // memory between steps; when git changes the index in between, the next step

@@ -7,8 +7,6 @@ import (
 	"os"
 	"sort"
 	"strings"
-
-	"github.com/autocoder/autocoder/gitops"
 )
 
 // ProgramPolicy decides whether a step's program may run and runs it.
@@ -225,5 +223,3 @@ func (e *Engine) commitProgramOutput(s *Step, paths []string) (string, error) {
 	}
 	return commit.String(), e.Flush()
 }
-
-var _ = gitops.ZeroHash

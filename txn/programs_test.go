@@ -71,8 +71,6 @@ func TestRefusedProgramChangesNothing(t *testing.T) {
 		s := step("s", write("b", "b\n"))
 		s.Programs = []txn.Program{{Command: "rm -rf /", Shell: true}}
 		r := e.Apply(s)
-		var pre *txn.ProgramRefusedError
-		_ = pre
 		if r.Status != txn.StatusFailed || r.Code != 4 || !strings.Contains(r.Hint, "autocoder.toml") {
 			t.Fatalf("status %s code %d hint %q", r.Status, r.Code, r.Hint)
 		}

@@ -60,9 +60,7 @@ func (e *Engine) Run(items []Item, o RunOptions) []Result {
 			o.OnResult(r)
 		}
 		if r.Status == StatusFailed {
-			failed = true
-			stop := it.Step != nil && it.Step.StopRun
-			_ = stop // a failed step stops the run in every dialect
+			failed = true // a failed step stops the run, in every dialect
 		}
 	}
 	if err := e.Flush(); err != nil {

@@ -12,7 +12,6 @@ import (
 	"syscall"
 
 	"github.com/autocoder/autocoder/gitops"
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // entry is one path's state in a commit: absent, or a blob with a mode.
@@ -742,5 +741,3 @@ func (e *Engine) recoveryIdentity() gitops.Signature {
 	}
 	return c
 }
-
-var _ = plumbing.ZeroHash

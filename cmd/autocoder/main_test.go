@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -98,5 +97,3 @@ func fsck(ts *testscript.TestScript) {
 		ts.Fatalf("git fsck --strict:\n%s", out)
 	}
 }
-
-var _ = fmt.Sprint
