@@ -106,27 +106,12 @@ func (e *Engine) Apply(s *Step) Result {
 
 func (e *Engine) apply(s *Step) Result {
 	res := Result{Step: s, StepID: s.ID}
-	fail := func(err error) Result {
-		res.Status, res.Error, res.Hint, res.Code, res.Reason = StatusFailed, err.Error(), Hint(err), Code(err), Reason(err)
-		return res
-	}
+	fail := func(err error) Result { return res.failed(err) }
 	if s.Finish {
 		res.Status = StatusRead
 		return res
 	}
-	head, err := e.Repo.ReadHEAD()
-	if err != nil {
-		return fail(err)
-	}
-	headTree, err := e.treeOf(head.Hash)
-	if err != nil {
-		return fail(err)
-	}
-	w := &workspace{e: e, files: map[string]*file{}}
-	if err := w.resolve(s, &res); err != nil {
-		return fail(err)
-	}
-	ch, err := w.changes(headTree)
+	w, head, headTree, ch, err := e.resolveStep(s, nil, &res)
 	if err != nil {
 		return fail(err)
 	}
@@ -175,6 +160,30 @@ func (e *Engine) apply(s *Step) Result {
 		e.runPrograms(s, &res)
 	}
 	return res
+}
+
+// resolveStep is the first half of a step, shared by Apply and --dry-run:
+// read HEAD, resolve every op in memory (overlay: files as earlier planned
+// steps leave them), and list the paths whose state changes.
+func (e *Engine) resolveStep(s *Step, overlay map[string]*file, res *Result) (w *workspace, head gitops.Head, headTree gitops.Hash, ch []pathChange, err error) {
+	if head, err = e.Repo.ReadHEAD(); err != nil {
+		return
+	}
+	if headTree, err = e.treeOf(head.Hash); err != nil {
+		return
+	}
+	w = &workspace{e: e, files: map[string]*file{}, overlay: overlay}
+	if err = w.resolve(s, res); err != nil {
+		return
+	}
+	ch, err = w.changes(headTree)
+	return
+}
+
+// failed marks the result failed by err, with its hint and classes.
+func (r *Result) failed(err error) Result {
+	r.Status, r.Error, r.Hint, r.Code, r.Reason = StatusFailed, err.Error(), Hint(err), Code(err), Reason(err)
+	return *r
 }
 
 func (e *Engine) treeOf(commit gitops.Hash) (gitops.Hash, error) {
@@ -358,27 +367,12 @@ func (e *Engine) workBranch(head gitops.Head) (ref string, old gitops.Hash, newH
 // carries the files as earlier steps of the run would leave them.
 func (e *Engine) plan(s *Step, overlay map[string]*file) Result {
 	res := Result{Step: s, StepID: s.ID}
-	fail := func(err error) Result {
-		res.Status, res.Error, res.Hint, res.Code, res.Reason = StatusFailed, err.Error(), Hint(err), Code(err), Reason(err)
-		return res
-	}
+	fail := func(err error) Result { return res.failed(err) }
 	if s.Finish {
 		res.Status = StatusRead
 		return res
 	}
-	head, err := e.Repo.ReadHEAD()
-	if err != nil {
-		return fail(err)
-	}
-	headTree, err := e.treeOf(head.Hash)
-	if err != nil {
-		return fail(err)
-	}
-	w := &workspace{e: e, files: map[string]*file{}, overlay: overlay}
-	if err := w.resolve(s, &res); err != nil {
-		return fail(err)
-	}
-	ch, err := w.changes(headTree)
+	w, _, _, ch, err := e.resolveStep(s, overlay, &res)
 	if err != nil {
 		return fail(err)
 	}

@@ -36,7 +36,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/autocoder/autocoder/protocol/tjson"
 	"github.com/autocoder/autocoder/txn"
@@ -115,7 +114,7 @@ func (r *reader) block(start, n int) txn.Item {
 	}
 	step, perr := build(node, n, at, repairs)
 	if perr != nil {
-		perr.Quote = quote(text, perr.Pos.Offset)
+		perr.Quote = tjson.Quote(text, perr.Pos.Offset)
 		item.Err = perr
 	} else {
 		item.Step = step
@@ -168,7 +167,7 @@ func (r *reader) broken(start, valOff int, se *tjson.SyntaxError) txn.Item {
 			perr.Hint = "close the string with its quote before the end of the line where its text ends"
 		}
 		perr.Pos = txn.Pos(at)
-		perr.Quote = quote(text, at.Offset)
+		perr.Quote = tjson.Quote(text, at.Offset)
 		return txn.Item{Start: start, End: end, Err: perr}
 	}
 	switch {
@@ -206,7 +205,7 @@ func (r *reader) noCloser(start, j int) txn.Item {
 	perr := &txn.ParseError{
 		Dialect: Dialect,
 		Pos:     txn.Pos(at),
-		Quote:   quote(r.text, j),
+		Quote:   tjson.Quote(r.text, j),
 	}
 	if j >= len(r.text) {
 		perr.Msg = "the block has no closing --##### after its JSON value"
@@ -266,23 +265,4 @@ func skipWhite(text []byte, i int) int {
 		}
 	}
 	return i
-}
-
-// quote returns a short piece of the text at off, up to the end of its line.
-func quote(text []byte, off int) string {
-	if off >= len(text) {
-		return ""
-	}
-	q := text[off:]
-	if i := bytes.IndexAny(q, "\r\n"); i >= 0 {
-		q = q[:i]
-	}
-	const max = 40
-	if len(q) > max {
-		q = q[:max]
-		for len(q) > 0 && !utf8.Valid(q) {
-			q = q[:len(q)-1]
-		}
-	}
-	return string(q)
 }
