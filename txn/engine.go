@@ -63,8 +63,8 @@ type Engine struct {
 	// held is index.lock with the index, kept across the steps of a run;
 	// debt lists the paths whose entries are only in held (see Flush).
 	held  *heldIndex
-	debt  map[string]bool
-	batch bool // inside Run: steps leave the index in memory
+	debt  map[string]entry // path -> its entry in the index file before the run
+	batch bool             // inside Run: steps leave the index in memory
 }
 
 // BusyError is another autocoder process working in the same repository.

@@ -26,8 +26,7 @@ type RunOptions struct {
 // Run applies items in document order and stops at the first failure: a
 // step that fails leaves no trace, earlier steps stay (unless Atomic), later
 // ones are reported as skipped. An unreadable block counts as a failed step.
-func (e *Engine) Run(items []Item, o RunOptions) []Result {
-	var results []Result
+func (e *Engine) Run(items []Item, o RunOptions) (results []Result) {
 	overlay := map[string]*file{}
 	start, startErr := e.Repo.ReadHEAD()
 	e.batch = true
@@ -63,9 +62,16 @@ func (e *Engine) Run(items []Item, o RunOptions) []Result {
 			failed = true // a failed step stops the run, in every dialect
 		}
 	}
+	var flushFailed *Result
 	if err := e.Flush(); err != nil {
-		return append(results, Result{StepID: "index", Status: StatusFailed, Error: err.Error(), Hint: Hint(err), Code: 1, Reason: ReasonInternal})
+		flushFailed = &Result{StepID: "index", Status: StatusFailed, Error: err.Error(), Hint: Hint(err), Code: 1, Reason: ReasonInternal}
+		failed = true // the run did not complete: --atomic takes it back
 	}
+	defer func() {
+		if flushFailed != nil {
+			results = append(results, *flushFailed)
+		}
+	}()
 	if failed && o.Atomic && !o.DryRun && startErr == nil {
 		err := e.rollbackTo(start)
 		if err == nil {
@@ -98,7 +104,9 @@ func (e *Engine) Apply(s *Step) Result {
 	r := e.apply(s)
 	if !e.batch {
 		if err := e.Flush(); err != nil && r.Status != StatusFailed {
-			r.Status, r.Error, r.Hint, r.Code, r.Reason = StatusFailed, err.Error(), Hint(err), Code(err), ReasonInternal
+			// The step is committed (past its commit point); only the index
+			// file lags, and the next command or Flush sets its entries.
+			r.Error, r.Hint = "committed, but the index was not written: "+err.Error(), Hint(err)
 		}
 	}
 	return r

@@ -174,6 +174,15 @@ func (e *Engine) lockIndex() (*heldIndex, error) {
 		lock.Rollback()
 		return nil, err
 	}
+	if len(e.debt) > 0 {
+		// A Flush of this engine failed: the entries it owes are not in
+		// the file. They are HEAD's (every step that owed them committed
+		// or was rolled back to HEAD).
+		if err := e.toHEADEntries(ix, sortedKeys(e.debt)); err != nil {
+			lock.Rollback()
+			return nil, err
+		}
+	}
 	e.held = &heldIndex{lock: lock, ix: ix}
 	return e.held, nil
 }
@@ -209,31 +218,34 @@ func (e *Engine) Flush() error {
 
 func (e *Engine) debtPath() string { return filepath.Join(e.dir, "index-debt.json") }
 
-// owe records paths whose index entries are, for now, only in memory.
-func (e *Engine) owe(paths []pathChange) error {
+// owe records paths whose index entries are, for now, only in memory,
+// each with the entry the index file holds for it (ix must not yet have the
+// path changed in memory), so that recovery settles only entries nobody
+// changed since.
+func (e *Engine) owe(paths []pathChange, ix *gitops.Index) error {
 	if e.debt == nil {
 		// Start from what a killed run still owes, so that recovery's own
 		// moves never drop it from the file.
-		e.debt = map[string]bool{}
+		e.debt = map[string]entry{}
 		if b, err := os.ReadFile(e.debtPath()); err == nil {
-			var old []string
-			if json.Unmarshal(b, &old) == nil {
-				for _, p := range old {
-					e.debt[p] = true
-				}
-			}
+			json.Unmarshal(b, &e.debt)
 		}
 	}
 	grew := false
 	for _, c := range paths {
-		if !e.debt[c.Path] {
-			e.debt[c.Path], grew = true, true
+		if _, ok := e.debt[c.Path]; ok {
+			continue
 		}
+		var was entry
+		if ie, ok := ix.Entry(c.Path); ok {
+			was = entry{Exists: true, Mode: ie.Mode, Hash: gitops.Hash(ie.Hash)}
+		}
+		e.debt[c.Path], grew = was, true
 	}
 	if !grew {
 		return nil
 	}
-	b, _ := json.Marshal(sortedKeys(e.debt))
+	b, _ := json.Marshal(e.debt)
 	tmp := e.debtPath() + ".tmp"
 	if err := os.WriteFile(tmp, b, 0o666); err != nil {
 		return err
@@ -241,7 +253,7 @@ func (e *Engine) owe(paths []pathChange) error {
 	return os.Rename(tmp, e.debtPath())
 }
 
-func sortedKeys(m map[string]bool) []string {
+func sortedKeys(m map[string]entry) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
@@ -251,8 +263,9 @@ func sortedKeys(m map[string]bool) []string {
 }
 
 // settleDebt sets the index entries a killed run left only in memory to
-// the state of HEAD, with stat data where the file matches (else blank, so
-// git looks at the file), and writes the index.
+// the state of HEAD, and writes the index. An entry that is no longer the
+// one the index file held before the run (the user removed the lock a
+// killed run left and staged something) is the user's: it stays.
 func (e *Engine) settleDebt() error {
 	b, err := os.ReadFile(e.debtPath())
 	if errors.Is(err, os.ErrNotExist) {
@@ -261,10 +274,39 @@ func (e *Engine) settleDebt() error {
 	if err != nil {
 		return err
 	}
-	var paths []string
-	if err := json.Unmarshal(b, &paths); err != nil {
-		return fmt.Errorf("read %s: %w", e.debtPath(), err)
+	var owed map[string]entry
+	if err := json.Unmarshal(b, &owed); err != nil {
+		return fmt.Errorf("read %s: %w; hint: move it away and check git status", e.debtPath(), err)
 	}
+	held, err := e.lockIndex()
+	if err != nil {
+		return err
+	}
+	var paths []string
+	for p, was := range owed {
+		ie, ok := held.ix.Entry(p)
+		now := entry{}
+		if ok {
+			now = entry{Exists: true, Mode: ie.Mode, Hash: gitops.Hash(ie.Hash)}
+		}
+		if now.same(was) {
+			paths = append(paths, p)
+		}
+	}
+	sort.Strings(paths)
+	if err := e.toHEADEntries(held.ix, paths); err != nil {
+		return err
+	}
+	if e.debt == nil {
+		e.debt = owed
+	}
+	fmt.Fprintf(e.opts.Log, "autocoder: set the index entries of %d path(s) that an interrupted run had not written yet\n", len(paths))
+	return e.Flush()
+}
+
+// toHEADEntries sets the entries of paths in ix to HEAD's, with stat data
+// where the file matches (else blank, so that git looks at the file).
+func (e *Engine) toHEADEntries(ix *gitops.Index, paths []string) error {
 	head, err := e.Repo.ReadHEAD()
 	if err != nil {
 		return err
@@ -273,19 +315,13 @@ func (e *Engine) settleDebt() error {
 	if err != nil {
 		return err
 	}
-	held, err := e.lockIndex()
-	if err != nil {
-		return err
-	}
 	var set []gitops.IndexEntry
 	var remove []string
-	var changes []pathChange
 	for _, p := range paths {
 		te, ok, err := e.Repo.Lookup(tree, p)
 		if err != nil {
 			return err
 		}
-		changes = append(changes, pathChange{Path: p})
 		if !ok || te.Mode == gitops.ModeTree {
 			remove = append(remove, p)
 			continue
@@ -299,14 +335,7 @@ func (e *Engine) settleDebt() error {
 		set = append(set, gitops.IndexEntry{Path: p, Mode: te.Mode, Hash: te.Hash, Stat: st})
 	}
 	e.ixCache = nil
-	if err := held.ix.Update(set, remove); err != nil {
-		return err
-	}
-	if err := e.owe(changes); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.opts.Log, "autocoder: set the index entries of %d path(s) that an interrupted run had not written yet\n", len(paths))
-	return e.Flush()
+	return ix.Update(set, remove)
 }
 
 // sameFileState reports whether two stats describe the same, unchanged file.
@@ -419,13 +448,13 @@ func (e *Engine) moveTo(p *plan, forward bool, held *heldIndex) (wrote bool, err
 		set = append(set, gitops.IndexEntry{Path: c.Path, Mode: t.Mode, Hash: t.Hash, Stat: st})
 	}
 	e.ixCache = nil // Update changes it in memory before it is on disk
+	if err := e.owe(p.Paths, held.ix); err != nil {
+		release()
+		return true, fmt.Errorf("record the index entries to write: %w", err)
+	}
 	if err := held.ix.Update(set, remove); err != nil {
 		release()
 		return true, fmt.Errorf("update the index: %w", err)
-	}
-	if err := e.owe(p.Paths); err != nil {
-		release()
-		return true, fmt.Errorf("record the index entries to write: %w", err)
 	}
 	release = func() {
 		if refTxn != nil {
@@ -605,15 +634,27 @@ func (e *Engine) placeFile(p *plan, rel string, t entry, forward bool) error {
 // new state (or the file is absent where one of them has none): whether it
 // is still ours to write.
 func (e *Engine) isEither(c pathChange) bool {
-	data, err := os.ReadFile(e.Repo.Abs(c.Path))
+	full := e.Repo.Abs(c.Path)
+	fi, err := os.Lstat(full)
 	if err != nil {
 		return !c.Old.Exists || !c.New.Exists
 	}
-	h := gitops.BlobHash(data)
-	if fi, err := os.Lstat(e.Repo.Abs(c.Path)); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-		target, _ := os.Readlink(e.Repo.Abs(c.Path))
-		h = gitops.BlobHash([]byte(target))
+	var data []byte
+	switch {
+	case fi.Mode()&os.ModeSymlink != 0: // never follow it: the link itself is the content
+		target, err := os.Readlink(full)
+		if err != nil {
+			return false
+		}
+		data = []byte(target)
+	case fi.IsDir():
+		return false
+	default:
+		if data, err = os.ReadFile(full); err != nil {
+			return false
+		}
 	}
+	h := gitops.BlobHash(data)
 	return (c.Old.Exists && c.Old.Hash == h) || (c.New.Exists && c.New.Hash == h)
 }
 

@@ -37,11 +37,7 @@ func mcpCommand() *cli.Command {
 						Error: err.Error(), Hint: txn.Hint(err), Code: exitCode(err)}
 				}
 				defer e.Close()
-				r := e.Apply(step)
-				if err := e.Flush(); err != nil && r.Status != txn.StatusFailed {
-					r.Status, r.Error, r.Hint, r.Code = txn.StatusFailed, err.Error(), txn.Hint(err), exitCode(err)
-				}
-				return r
+				return e.Apply(step) // Apply writes the index itself outside a Run
 			}}
 			return s.Serve(c.App.Reader, c.App.Writer)
 		},

@@ -1,0 +1,103 @@
+package txn_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/autocoder/autocoder/gitops/gittest"
+	"github.com/autocoder/autocoder/txn"
+)
+
+// failFirstFlush makes the first index write of an engine fail, as a full
+// disk or a failed rename does: the verify hook runs while the engine holds
+// index.lock, and taking the lock file away makes the rename of Flush fail
+// (WriteIndex returns "write index: ... no such file or directory").
+func failFirstFlush() func(root string) (string, error) {
+	calls := 0
+	return func(root string) (string, error) {
+		calls++
+		if calls == 1 {
+			os.Remove(filepath.Join(root, ".git", "index.lock"))
+		}
+		return "", nil
+	}
+}
+
+// A failed Flush keeps e.debt in memory but drops the index it was owed on
+// (e.held = nil, ixCache = nil). The next step of the same engine reads the
+// stale index from disk, and its Flush writes it and clears the whole debt,
+// step 1's path included: the index then disagrees with HEAD for a.txt for
+// good, and no later Open can repair it (the debt file is gone too).
+func TestFlushFailureThenNextStepDropsIndexDebt(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
+	e := open(t, g.Dir, txn.Options{Verify: failFirstFlush()})
+	r1 := e.Apply(step("s1", write("a.txt", "A\n")))
+	if !strings.Contains(r1.Error, "index") {
+		t.Fatalf("the injection did not make the index write fail: %s %s", r1.Status, r1.Error)
+	}
+	mustApply(t, e, step("s2", write("b.txt", "B\n")))
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// A new engine (the next command) runs recovery: nothing is owed any more.
+	e2 := open(t, g.Dir, txn.Options{})
+	e2.Close()
+	if st := g.Git("--no-optional-locks", "status", "--porcelain"); st != "" {
+		t.Fatalf("after a failed index write and one more step, git status shows:\n%s", st)
+	}
+	g.Fsck()
+}
+
+// When Apply's own index write fails after the step's commit point, the
+// step is committed: it is reported applied, with the failed write in its
+// error, and the next command sets the index entries it owed.
+func TestFailedResultButStepCommitted(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
+	main := strings.TrimSpace(g.Git("rev-parse", "HEAD"))
+	e := open(t, g.Dir, txn.Options{Verify: failFirstFlush()})
+	r := e.Apply(step("s1", write("a.txt", "A\n")))
+	if r.Status != txn.StatusApplied || !strings.Contains(r.Error, "the index was not written") {
+		t.Fatalf("status %s error %q: want applied, with the failed index write said", r.Status, r.Error)
+	}
+	e.Close()
+	if head := strings.TrimSpace(g.Git("rev-parse", "HEAD~1")); head != main {
+		t.Fatalf("the step's commit is not on the branch")
+	}
+	open(t, g.Dir, txn.Options{}).Close() // the next command
+	if st := g.Git("--no-optional-locks", "status", "--porcelain"); st != "" {
+		t.Fatalf("git status after the next command:\n%s", st)
+	}
+	g.Fsck()
+}
+
+// Run returns as soon as its end-of-run Flush fails, before the --atomic
+// rollback: a failed --atomic run then leaves its earlier steps committed.
+func TestAtomicRunKeepsStepsWhenFlushFails(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
+	e := open(t, g.Dir, txn.Options{Verify: failFirstFlush()})
+	rs := e.Run([]txn.Item{
+		{Step: step("1", write("a.txt", "A\n"))},
+		{Step: step("2", replace("b.txt", "nope", "x"))},
+	}, txn.RunOptions{Atomic: true})
+	if len(rs) < 2 || rs[1].Status != txn.StatusFailed {
+		t.Fatalf("step 2 should fail: %+v", rs)
+	}
+	e.Close()
+	open(t, g.Dir, txn.Options{}).Close() // the next command's recovery
+	var sts []string
+	for _, r := range rs {
+		sts = append(sts, r.StepID+"="+string(r.Status))
+	}
+	if _, err := g.GitErr("rev-parse", "--verify", "-q", "refs/heads/autocoder/main"); err == nil {
+		t.Fatalf("--atomic run failed (%s) but step 1 stays committed on autocoder/main; a.txt = %q",
+			strings.Join(sts, " "), g.MustRead("a.txt"))
+	}
+	if g.MustRead("a.txt") != "a\n" {
+		t.Fatal("a.txt not restored")
+	}
+}
