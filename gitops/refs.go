@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -74,17 +75,12 @@ func (r *Repo) ResolveRef(name string) (Hash, bool, error) {
 			}
 			return plumbing.NewHash(s), true, nil
 		}
-		if !errors.Is(err, os.ErrNotExist) && !isNotDir(err) {
+		if !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
 			return ZeroHash, false, fmt.Errorf("read ref %s: %w", name, err)
 		}
 		return r.packedRef(name)
 	}
 	return ZeroHash, false, fmt.Errorf("read ref %s: symbolic refs nest too deep", name)
-}
-
-func isNotDir(err error) bool {
-	var pe *os.PathError
-	return errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "not a directory")
 }
 
 func (r *Repo) packedRef(name string) (Hash, bool, error) {

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/autocoder/autocoder/checks"
 	"github.com/autocoder/autocoder/gitops"
@@ -107,7 +108,7 @@ func (w *workspace) get(rel string) (*file, error) {
 		full := w.e.Repo.Abs(rel)
 		fi, err := os.Lstat(full)
 		switch {
-		case errors.Is(err, fs.ErrNotExist) || isNotDirErr(err):
+		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
 		case err != nil:
 			return nil, err
 		case fi.IsDir():
@@ -140,10 +141,6 @@ func (w *workspace) get(rel string) (*file, error) {
 	w.files[rel] = f
 	w.order = append(w.order, rel)
 	return f, nil
-}
-
-func isNotDirErr(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "not a directory")
 }
 
 // resolvePath applies the path policy.
@@ -394,7 +391,7 @@ func (w *workspace) deleteDir(rel string, r *OpResult) error {
 		isTracked[p] = true
 	}
 	root := w.e.Repo.Abs(rel)
-	filepathWalk(root, func(p string, d fs.DirEntry) {
+	walkDir(root, func(p string, d fs.DirEntry) {
 		if d.IsDir() {
 			return
 		}
@@ -423,10 +420,6 @@ func (w *workspace) deleteDir(rel string, r *OpResult) error {
 	}
 	r.Message = fmt.Sprintf("deleted %d file(s)", len(tracked))
 	return nil
-}
-
-func filepathWalk(root string, fn func(string, fs.DirEntry)) {
-	_ = walkDir(root, fn)
 }
 
 // read runs a read op; it sees the step's own earlier writes.

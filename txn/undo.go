@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/autocoder/autocoder/gitops"
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // UndoRefusedError is an undo or redo that would lose work: a file of the
@@ -147,8 +148,11 @@ func (e *Engine) Redo() (LogEntry, error) {
 	if len(stack) == 0 {
 		return LogEntry{}, nothing
 	}
-	top := gitops.Hash{}
-	copy(top[:], mustHex(stack[len(stack)-1]))
+	if !plumbing.IsHash(stack[len(stack)-1]) {
+		e.writeRedo(head.Branch, nil)
+		return LogEntry{}, nothing
+	}
+	top := plumbing.NewHash(stack[len(stack)-1])
 	c, err := e.Repo.ReadCommit(top)
 	if err != nil || len(c.Parents) == 0 || c.Parents[0] != head.Hash {
 		e.writeRedo(head.Branch, nil)
@@ -266,27 +270,6 @@ func (e *Engine) rollbackTo(start gitops.Head) error {
 	p := &plan{Kind: "rollback", StepID: "--atomic", Ref: head.Branch, OldRef: head.Hash, NewRef: newRef,
 		OldHEAD: head.Raw, NewHEAD: start.Raw, HeadFrom: head.Hash, HeadTo: start.Hash, Paths: ch, Message: "autocoder: --atomic rollback", who: e.recoveryIdentity()}
 	return e.execute(p, nil)
-}
-
-func mustHex(s string) []byte {
-	var b [20]byte
-	if len(s) != 40 {
-		return b[:]
-	}
-	for i := 0; i < 20; i++ {
-		var v byte
-		for _, c := range []byte(s[2*i : 2*i+2]) {
-			v <<= 4
-			switch {
-			case c >= '0' && c <= '9':
-				v |= c - '0'
-			case c >= 'a' && c <= 'f':
-				v |= c - 'a' + 10
-			}
-		}
-		b[i] = v
-	}
-	return b[:]
 }
 
 func mkdirAll(p string) error { return os.MkdirAll(p, 0o777) }

@@ -2,6 +2,8 @@ package mcp
 
 import (
 	"encoding/json"
+
+	"github.com/autocoder/autocoder/protocol/tjson"
 	"strings"
 	"unicode"
 	"unicode/utf16"
@@ -190,10 +192,10 @@ func unquote(s []byte) string {
 			case 't':
 				b = append(b, '\t')
 			case 'u':
-				rr := getu4(s[r-1:])
+				rr := tjson.Hex4(s[r-1:])
 				r += 5
 				if utf16.IsSurrogate(rr) {
-					rr1 := getu4(s[r:])
+					rr1 := tjson.Hex4(s[r:])
 					if dec := utf16.DecodeRune(rr, rr1); dec != unicode.ReplacementChar {
 						r += 6
 						b = utf8.AppendRune(b, dec)
@@ -217,26 +219,4 @@ func unquote(s []byte) string {
 		}
 	}
 	return string(b)
-}
-
-// getu4 decodes \uXXXX at the start of s, or returns -1.
-func getu4(s []byte) rune {
-	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
-		return -1
-	}
-	var r rune
-	for _, c := range s[2:6] {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c = c - 'a' + 10
-		case 'A' <= c && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return -1
-		}
-		r = r*16 + rune(c)
-	}
-	return r
 }

@@ -204,7 +204,7 @@ func (p *parser) escape(buf []byte, i, start int, q byte, triple bool) (out []by
 		p.repair(i, `read the escape \' as '`)
 		return append(buf, '\''), i + 2, false
 	case 'u':
-		r := getu4(d[i:])
+		r := Hex4(d[i:])
 		if r < 0 {
 			p.fail(i, `write \u and four hex digits, as in \u00e9, or \\ for a backslash`, "malformed \\u escape")
 		}
@@ -212,7 +212,7 @@ func (p *parser) escape(buf []byte, i, start int, q byte, triple bool) (out []by
 		// The same rule as encoding/json: a surrogate pair is one rune; a
 		// lone surrogate becomes U+FFFD and the next escape stays separate.
 		if utf16.IsSurrogate(r) {
-			if dec := utf16.DecodeRune(r, getu4(d[i:])); dec != unicode.ReplacementChar {
+			if dec := utf16.DecodeRune(r, Hex4(d[i:])); dec != unicode.ReplacementChar {
 				return utf8.AppendRune(buf, dec), i + 6, false
 			}
 			r = unicode.ReplacementChar
@@ -226,8 +226,8 @@ func (p *parser) escape(buf []byte, i, start int, q byte, triple bool) (out []by
 	}
 }
 
-// getu4 decodes \uXXXX at the start of s, or returns -1.
-func getu4(s []byte) rune {
+// Hex4 decodes the escape \uXXXX at the start of s, or returns -1.
+func Hex4(s []byte) rune {
 	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
 		return -1
 	}
