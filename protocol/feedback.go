@@ -4,11 +4,11 @@ import (
 	"github.com/autocoder/autocoder/protocol/acjson"
 	"github.com/autocoder/autocoder/protocol/axon"
 	"github.com/autocoder/autocoder/protocol/mcp"
-	"github.com/autocoder/autocoder/txn"
+	"github.com/autocoder/autocoder/step"
 )
 
-// writers are the feedback writers by dialect name (txn.Step.Dialect).
-var writers = map[string]func([]txn.Result) []byte{
+// writers are the feedback writers by dialect name (step.Step.Dialect).
+var writers = map[string]func([]step.Result) []byte{
 	"autocoder-json": acjson.Feedback,
 	"axon":           axon.Feedback,
 	"mcp":            mcp.Feedback,
@@ -18,9 +18,9 @@ var writers = map[string]func([]txn.Result) []byte{
 // step: consecutive results of one dialect form one answer in that dialect,
 // so a mixed response gets each part answered in its own format, in order.
 // A result of an unreadable block is answered in the dialect of its block.
-func Feedback(results []txn.Result) []byte {
+func Feedback(results []step.Result) []byte {
 	var out []byte
-	var run []txn.Result
+	var run []step.Result
 	cur := ""
 	flush := func() {
 		if len(run) == 0 {

@@ -2,25 +2,25 @@
 // response and reads them into steps, in document order.
 //
 // Start with Parse. Each dialect lives in a subpackage with the same contract
-// (Parse(text) []txn.Item): axon (Axon plans), acjson (autocoder JSON) and mcp
+// (Parse(text) []step.Item): axon (Axon plans), acjson (autocoder JSON) and mcp
 // (FlyCode MCP requests); fence and tjson are the scanners they share. This
 // package runs every dialect over the whole text and merges their items.
 package protocol
 
 import (
 	"fmt"
+	"github.com/autocoder/autocoder/step"
 	"sort"
 
 	"github.com/autocoder/autocoder/protocol/acjson"
 	"github.com/autocoder/autocoder/protocol/axon"
 	"github.com/autocoder/autocoder/protocol/mcp"
-	"github.com/autocoder/autocoder/txn"
 )
 
-// reader is one dialect's reader, under the dialect's name (txn.Step.Dialect).
+// reader is one dialect's reader, under the dialect's name (step.Step.Dialect).
 type reader struct {
 	name  string
-	parse func([]byte) []txn.Item
+	parse func([]byte) []step.Item
 }
 
 // dialects are the readers Parse runs, in order of precedence: when two
@@ -40,8 +40,8 @@ var dialects = []reader{
 // item's span is therefore dropped: a marker inside content is content, not
 // an instruction. Step IDs are made unique across the document: a duplicate
 // gets a suffix ("-2", "-3", …) and a Repair that says so.
-func Parse(text []byte) []txn.Item {
-	var all []txn.Item
+func Parse(text []byte) []step.Item {
+	var all []step.Item
 	for _, d := range dialects {
 		all = append(all, d.parse(text)...)
 	}
@@ -65,7 +65,7 @@ func Parse(text []byte) []txn.Item {
 // uniqueIDs renames steps whose ID an earlier step already has. Dialects
 // number their own default IDs, and a model may give two steps the same
 // step_id; the journal, the commit trailer and undo need one step per ID.
-func uniqueIDs(items []txn.Item) {
+func uniqueIDs(items []step.Item) {
 	seen := make(map[string]bool, len(items))
 	for _, it := range items {
 		s := it.Step
@@ -77,7 +77,7 @@ func uniqueIDs(items []txn.Item) {
 			for n := 2; seen[id]; n++ {
 				id = fmt.Sprintf("%s-%d", s.ID, n)
 			}
-			s.Repairs = append(s.Repairs, txn.Repair{Pos: s.Pos,
+			s.Repairs = append(s.Repairs, step.Repair{Pos: s.Pos,
 				What: fmt.Sprintf("step id %q is taken by an earlier step: renamed %q", s.ID, id)})
 			s.ID = id
 		}
@@ -87,7 +87,7 @@ func uniqueIDs(items []txn.Item) {
 
 // Dialect is the dialect the response speaks, for writing the feedback in
 // it: that of the first step, else that of the first error, else "".
-func Dialect(items []txn.Item) string {
+func Dialect(items []step.Item) string {
 	for _, it := range items {
 		if it.Step != nil {
 			return it.Step.Dialect

@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"github.com/autocoder/autocoder/step"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
-
-	"github.com/autocoder/autocoder/txn"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of testdata/responses")
@@ -23,24 +22,24 @@ const corpus = "../testdata/responses"
 // so that a golden file reads like the response it came from. The shallower
 // Content field hides the embedded one.
 type opView struct {
-	txn.Op
+	step.Op
 	Content *string `json:"content,omitempty"`
 }
 
 type stepView struct {
-	*txn.Step
+	*step.Step
 	Ops []opView `json:"ops,omitempty"`
 }
 
 type itemView struct {
-	Start int             `json:"start"`
-	End   int             `json:"end"`
-	Step  *stepView       `json:"step,omitempty"`
-	Err   *txn.ParseError `json:"error,omitempty"`
+	Start int              `json:"start"`
+	End   int              `json:"end"`
+	Step  *stepView        `json:"step,omitempty"`
+	Err   *step.ParseError `json:"error,omitempty"`
 }
 
 // render is the golden form of a parse: indented JSON of the items.
-func render(items []txn.Item) []byte {
+func render(items []step.Item) []byte {
 	views := []itemView{}
 	for _, it := range items {
 		v := itemView{Start: it.Start, End: it.End, Err: it.Err}
@@ -162,9 +161,9 @@ func lineDiff(want, got string) string {
 }
 
 // fake is a dialect reader that returns fixed items.
-func fake(items ...txn.Item) reader {
-	return reader{"fake", func([]byte) []txn.Item {
-		out := make([]txn.Item, len(items))
+func fake(items ...step.Item) reader {
+	return reader{"fake", func([]byte) []step.Item {
+		out := make([]step.Item, len(items))
 		for i, it := range items {
 			if it.Step != nil {
 				s := *it.Step
@@ -176,8 +175,8 @@ func fake(items ...txn.Item) reader {
 	}}
 }
 
-func step(id string, start, end int) txn.Item {
-	return txn.Item{Step: &txn.Step{ID: id, Dialect: "d"}, Start: start, End: end}
+func mkStep(id string, start, end int) step.Item {
+	return step.Item{Step: &step.Step{ID: id, Dialect: "d"}, Start: start, End: end}
 }
 
 func TestMerge(t *testing.T) {
@@ -190,24 +189,24 @@ func TestMerge(t *testing.T) {
 		repairs int
 	}{
 		{"order by start", []reader{
-			fake(step("a1", 10, 20), step("a2", 50, 60)),
-			fake(step("b1", 0, 5), step("b2", 30, 40)),
+			fake(mkStep("a1", 10, 20), mkStep("a2", 50, 60)),
+			fake(mkStep("b1", 0, 5), mkStep("b2", 30, 40)),
 		}, []string{"b1@0", "a1@10", "b2@30", "a2@50"}, 0},
 		{"inner block dropped", []reader{
-			fake(step("a1", 10, 100)),
-			fake(step("b1", 20, 30), step("b2", 100, 110)),
+			fake(mkStep("a1", 10, 100)),
+			fake(mkStep("b1", 20, 30), mkStep("b2", 100, 110)),
 		}, []string{"a1@10", "b2@100"}, 0},
 		{"first dialect wins a tie", []reader{
-			fake(step("a1", 10, 20)),
-			fake(step("b1", 10, 30)),
+			fake(mkStep("a1", 10, 20)),
+			fake(mkStep("b1", 10, 30)),
 		}, []string{"a1@10"}, 0},
 		{"dropped inside an error too", []reader{
-			fake(txn.Item{Err: &txn.ParseError{Dialect: "d", Msg: "bad"}, Start: 0, End: 50}),
-			fake(step("b1", 49, 60)),
+			fake(step.Item{Err: &step.ParseError{Dialect: "d", Msg: "bad"}, Start: 0, End: 50}),
+			fake(mkStep("b1", 49, 60)),
 		}, []string{"error@0"}, 0},
 		{"duplicate ids renamed", []reader{
-			fake(step("x", 0, 1), step("x", 10, 11), step("x-2", 20, 21)),
-			fake(step("x", 5, 6)),
+			fake(mkStep("x", 0, 1), mkStep("x", 10, 11), mkStep("x-2", 20, 21)),
+			fake(mkStep("x", 5, 6)),
 		}, []string{"x@0", "x-2@5", "x-3@10", "x-2-2@20"}, 3},
 	}
 	for _, c := range cases {
@@ -233,12 +232,12 @@ func TestMerge(t *testing.T) {
 
 func TestDialect(t *testing.T) {
 	cases := []struct {
-		items []txn.Item
+		items []step.Item
 		want  string
 	}{
 		{nil, ""},
-		{[]txn.Item{{Err: &txn.ParseError{Dialect: "mcp"}}, {Step: &txn.Step{Dialect: "axon"}}}, "axon"},
-		{[]txn.Item{{Err: &txn.ParseError{Dialect: "mcp"}}}, "mcp"},
+		{[]step.Item{{Err: &step.ParseError{Dialect: "mcp"}}, {Step: &step.Step{Dialect: "axon"}}}, "axon"},
+		{[]step.Item{{Err: &step.ParseError{Dialect: "mcp"}}}, "mcp"},
 	}
 	for _, c := range cases {
 		if got := Dialect(c.items); got != c.want {
@@ -251,7 +250,7 @@ func TestDialect(t *testing.T) {
 // items in order and disjoint, within the text, exactly one of Step and Err,
 // positions inside their item whose line and column match their offsets,
 // unique step IDs.
-func checkItems(t *testing.T, text []byte, items []txn.Item) {
+func checkItems(t *testing.T, text []byte, items []step.Item) {
 	t.Helper()
 	prev := 0
 	ids := map[string]bool{}
@@ -263,7 +262,7 @@ func checkItems(t *testing.T, text []byte, items []txn.Item) {
 		if (it.Step == nil) == (it.Err == nil) {
 			t.Fatalf("item %d: want exactly one of Step and Err: %+v", i, it)
 		}
-		var ps []txn.Pos
+		var ps []step.Pos
 		if it.Err != nil {
 			ps = append(ps, it.Err.Pos)
 		} else {

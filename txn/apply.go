@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/autocoder/autocoder/step"
+	"github.com/autocoder/autocoder/txn/reads"
 	"io/fs"
 	"os"
 	"path"
@@ -33,7 +35,7 @@ func (e *DirtyError) Hint() string {
 
 // OpError is a failed op, with the op's place in the response.
 type OpError struct {
-	Op  *Op
+	Op  *step.Op
 	Err error
 }
 
@@ -201,14 +203,14 @@ func (e *ConflictPathError) Hint() string {
 
 // resolve runs the checks and computes every op in memory. It changes
 // nothing on disk. Ops results go into res.
-func (w *workspace) resolve(s *Step, res *Result) error {
+func (w *workspace) resolve(s *step.Step, res *step.Result) error {
 	for i := range s.Checks {
 		c := &s.Checks[i]
 		var err error
 		switch c.Kind {
-		case CheckFilesExist:
+		case step.CheckFilesExist:
 			err = checks.FilesExist(w.e.Policy, c.Paths)
-		case CheckCwdMatch:
+		case step.CheckCwdMatch:
 			err = checks.CwdMatch(w.e.Repo.Root, c.Want)
 		default:
 			err = fmt.Errorf("unknown check %q", c.Kind)
@@ -219,10 +221,10 @@ func (w *workspace) resolve(s *Step, res *Result) error {
 	}
 	for i := range s.Ops {
 		op := &s.Ops[i]
-		r := OpResult{Kind: op.Kind, Path: op.Path, To: op.To, Status: StatusApplied}
+		r := step.OpResult{Kind: op.Kind, Path: op.Path, To: op.To, Status: step.StatusApplied}
 		err := w.resolveOp(op, &r)
 		if err != nil {
-			r.Status, r.Error, r.Hint = StatusFailed, err.Error(), Hint(err)
+			r.Status, r.Error, r.Hint = step.StatusFailed, err.Error(), Hint(err)
 			res.Ops = append(res.Ops, r)
 			return &OpError{Op: op, Err: err}
 		}
@@ -231,7 +233,7 @@ func (w *workspace) resolve(s *Step, res *Result) error {
 	return w.checkPrograms(s)
 }
 
-func (w *workspace) resolveOp(op *Op, r *OpResult) error {
+func (w *workspace) resolveOp(op *step.Op, r *step.OpResult) error {
 	rel, err := w.resolvePath(op.Path)
 	if err != nil {
 		return err
@@ -250,21 +252,21 @@ func (w *workspace) resolveOp(op *Op, r *OpResult) error {
 		}
 	}
 	switch op.Kind {
-	case OpWrite:
+	case step.OpWrite:
 		if f.exists {
 			r.Message = "replaced an existing file"
 		} else {
 			r.Message = "created"
 		}
 		return w.setContent(f, op.Content)
-	case OpAppend:
+	case step.OpAppend:
 		if !f.exists && op.MustExist {
 			return &NotFoundError{Path: rel, Fix: "append_file needs an existing file; use write_file to create it"}
 		}
 		data := append(append([]byte{}, f.data...), op.Content...)
 		r.Message = "appended"
 		return w.setContent(f, data)
-	case OpReplace:
+	case step.OpReplace:
 		if !f.exists {
 			return &NotFoundError{Path: rel, Fix: "check the path (list the tree), or create the file with its whole content"}
 		}
@@ -281,7 +283,7 @@ func (w *workspace) resolveOp(op *Op, r *OpResult) error {
 		}
 		already := 0
 		for i, m := range rs {
-			r.Replaces = append(r.Replaces, ReplaceResult{Index: i, Tier: m.Tier.String(), Matches: 1,
+			r.Replaces = append(r.Replaces, step.ReplaceResult{Index: i, Tier: m.Tier.String(), Matches: 1,
 				AlreadyApplied: m.AlreadyApplied, StartLine: m.StartLine, EndLine: m.EndLine})
 			if m.AlreadyApplied {
 				already++
@@ -296,7 +298,7 @@ func (w *workspace) resolveOp(op *Op, r *OpResult) error {
 			r.Message = fmt.Sprintf("replaced; %d of %d edits were already applied", already, len(rs))
 		}
 		return w.setContent(f, out)
-	case OpDelete:
+	case step.OpDelete:
 		if f.dir {
 			if !op.Recursive {
 				return &KindError{Path: rel, Is: "a folder", Fix: "delete a folder with recursive=true (fs.rm) or delete_directory"}
@@ -305,7 +307,7 @@ func (w *workspace) resolveOp(op *Op, r *OpResult) error {
 		}
 		if !f.exists {
 			if op.Force {
-				r.Status, r.Message = StatusUnchanged, "already absent"
+				r.Status, r.Message = step.StatusUnchanged, "already absent"
 				return nil
 			}
 			return &NotFoundError{Path: rel, Fix: "nothing to delete; check the path"}
@@ -313,7 +315,7 @@ func (w *workspace) resolveOp(op *Op, r *OpResult) error {
 		f.exists, f.data = false, nil
 		r.Message = "deleted"
 		return nil
-	case OpRmdir:
+	case step.OpRmdir:
 		if !f.dir {
 			if f.exists {
 				return &KindError{Path: rel, Is: "a file, not a folder", Fix: "delete a file with delete_file"}
@@ -321,9 +323,9 @@ func (w *workspace) resolveOp(op *Op, r *OpResult) error {
 			return &NotFoundError{Path: rel, Fix: "no such folder; check the path"}
 		}
 		return w.deleteDir(rel, r)
-	case OpMkdir:
+	case step.OpMkdir:
 		if f.dir {
-			r.Status, r.Message = StatusUnchanged, "the folder already exists"
+			r.Status, r.Message = step.StatusUnchanged, "the folder already exists"
 			return nil
 		}
 		if f.exists {
@@ -335,7 +337,7 @@ func (w *workspace) resolveOp(op *Op, r *OpResult) error {
 		w.dirs = append(w.dirs, rel)
 		r.Message = "created the folder; git does not record empty folders, so it enters a commit with its first file"
 		return nil
-	case OpChmod:
+	case step.OpChmod:
 		if !f.exists || f.origLink {
 			return &NotFoundError{Path: rel, Fix: "chmod needs an existing regular file"}
 		}
@@ -350,7 +352,7 @@ func (w *workspace) resolveOp(op *Op, r *OpResult) error {
 		}
 		r.Message = "git records only the executable bit"
 		return nil
-	case OpMove:
+	case step.OpMove:
 		to, err := w.resolvePath(op.To)
 		if err != nil {
 			return err
@@ -380,7 +382,7 @@ func (w *workspace) resolveOp(op *Op, r *OpResult) error {
 
 // deleteDir deletes the tracked files below rel; a folder that holds files
 // git does not track is refused, since undo could not bring them back.
-func (w *workspace) deleteDir(rel string, r *OpResult) error {
+func (w *workspace) deleteDir(rel string, r *step.OpResult) error {
 	var untracked []string
 	tracked, err := w.e.trackedUnder(rel)
 	if err != nil {
@@ -423,9 +425,9 @@ func (w *workspace) deleteDir(rel string, r *OpResult) error {
 }
 
 // read runs a read op; it sees the step's own earlier writes.
-func (w *workspace) read(op *Op, rel string, r *OpResult) error {
-	r.Status = StatusRead
-	if f, ok := w.files[rel]; ok && op.Kind == OpRead && op.Read == nil {
+func (w *workspace) read(op *step.Op, rel string, r *step.OpResult) error {
+	r.Status = step.StatusRead
+	if f, ok := w.files[rel]; ok && op.Kind == step.OpRead && op.Read == nil {
 		if !f.exists {
 			return &NotFoundError{Path: rel, Fix: "check the path (list the tree first)"}
 		}
@@ -434,17 +436,14 @@ func (w *workspace) read(op *Op, rel string, r *OpResult) error {
 	}
 	o := *op
 	o.Path = rel
-	if op.Kind == OpDiff && op.To != "" {
+	if op.Kind == step.OpDiff && op.To != "" {
 		to, err := w.resolvePath(op.To)
 		if err != nil {
 			return err
 		}
 		o.To = to
 	}
-	if w.e.opts.Reader == nil {
-		return fmt.Errorf("%s is not supported here", op.Kind)
-	}
-	out, err := w.e.opts.Reader(os.DirFS(w.e.Repo.Root), o)
+	out, err := reads.Run(os.DirFS(w.e.Repo.Root), o)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package txn_test
 import (
 	"bytes"
 	"fmt"
+	"github.com/autocoder/autocoder/step"
 	"os"
 	"path/filepath"
 	"slices"
@@ -158,7 +159,7 @@ func benchApply(b *testing.B, l benchLayout) *applyTimes {
 				d := time.Since(start)
 				cpu = cpuTime(syscall.RUSAGE_SELF) - cpu
 				b.StopTimer()
-				if r.Status != txn.StatusApplied {
+				if r.Status != step.StatusApplied {
 					b.Fatalf("autocoder, step %s: status %s: %s (hint: %s)", s.ID, r.Status, r.Error, r.Hint)
 				}
 				t.autocoder = append(t.autocoder, d)
@@ -217,14 +218,14 @@ func runApply(b *testing.B, t *applyTimes, dir string, steps []benchStep) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	items := make([]txn.Item, len(steps))
+	items := make([]step.Item, len(steps))
 	for i, s := range steps {
-		items[i] = txn.Item{Step: s.txnStep()}
+		items[i] = step.Item{Step: s.txnStep()}
 	}
 	b.StartTimer()
 	start := time.Now()
 	last := start
-	rs := e.Run(items, txn.RunOptions{OnResult: func(txn.Result) {
+	rs := e.Run(items, txn.RunOptions{OnResult: func(step.Result) {
 		now := time.Now()
 		t.run = append(t.run, now.Sub(last))
 		last = now
@@ -234,7 +235,7 @@ func runApply(b *testing.B, t *applyTimes, dir string, steps []benchStep) {
 	t.runEnd = append(t.runEnd, end.Sub(last))
 	t.runTotal = append(t.runTotal, end.Sub(start))
 	for _, r := range rs {
-		if r.Status != txn.StatusApplied {
+		if r.Status != step.StatusApplied {
 			b.Fatalf("autocoder run, step %s: status %s: %s", r.StepID, r.Status, r.Error)
 		}
 	}

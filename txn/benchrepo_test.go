@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"github.com/autocoder/autocoder/step"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -13,8 +14,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/autocoder/autocoder/txn"
 )
 
 // This file builds what BenchmarkApply (bench_test.go) measures on: large
@@ -85,13 +84,13 @@ type benchStep struct {
 }
 
 // txnStep is the step as a dialect reader would hand it to the engine.
-func (s benchStep) txnStep() *txn.Step {
-	st := &txn.Step{ID: s.ID, Reason: s.Message, Dialect: "axon"}
+func (s benchStep) txnStep() *step.Step {
+	st := &step.Step{ID: s.ID, Reason: s.Message, Dialect: "axon"}
 	for _, op := range s.Ops {
 		if op.Create {
-			st.Ops = append(st.Ops, txn.Op{Kind: txn.OpWrite, Path: op.Path, Content: op.Content})
+			st.Ops = append(st.Ops, step.Op{Kind: step.OpWrite, Path: op.Path, Content: op.Content})
 		} else {
-			st.Ops = append(st.Ops, txn.Op{Kind: txn.OpReplace, Path: op.Path, Edits: []txn.Edit{{Old: op.Old, New: op.New}}})
+			st.Ops = append(st.Ops, step.Op{Kind: step.OpReplace, Path: op.Path, Edits: []step.Edit{{Old: op.Old, New: op.New}}})
 		}
 	}
 	return st

@@ -3,6 +3,7 @@ package txn
 import (
 	"errors"
 	"fmt"
+	"github.com/autocoder/autocoder/step"
 	"io"
 	"io/fs"
 	"os"
@@ -30,10 +31,6 @@ type Options struct {
 	// Verify, when set, runs after a step's files are written and before
 	// its commit; an error rolls the step back (see VerifyError).
 	Verify func(root string) (output string, err error)
-	// Reader runs the read-only ops (read, list, search, diff) against the
-	// repository root; cmd wires txn/reads.Run. Nil: only whole-file reads
-	// of files the step itself wrote work.
-	Reader func(fsys fs.FS, op Op) (string, error)
 	// Log receives notes for the user (recovery, warnings); nil discards.
 	Log io.Writer
 	// Now stamps commits when the identity has no fixed date; nil: time.Now.
@@ -281,25 +278,25 @@ func Reason(err error) string {
 	case err == nil:
 		return ""
 	case Code(err) == 3:
-		return ReasonPrecondition
+		return step.ReasonPrecondition
 	case Code(err) == 4:
-		return ReasonRefused
+		return step.ReasonRefused
 	case errors.As(err, &nf), errors.Is(err, fs.ErrNotExist):
-		return ReasonNotFound
+		return step.ReasonNotFound
 	case errors.As(err, &ex):
-		return ReasonExists
+		return step.ReasonExists
 	case errors.As(err, &kind), errors.As(err, &conflict):
-		return ReasonWrongKind
+		return step.ReasonWrongKind
 	case errors.As(err, &nm):
-		return ReasonNoMatch
+		return step.ReasonNoMatch
 	case errors.As(err, &amb):
-		return ReasonAmbiguous
+		return step.ReasonAmbiguous
 	}
 	var h interface{ Hint() string }
 	if errors.As(err, &h) {
-		return ReasonInvalid // a typed error of ours or the matcher's: the op as written
+		return step.ReasonInvalid // a typed error of ours or the matcher's: the op as written
 	}
-	return ReasonInternal
+	return step.ReasonInternal
 }
 
 // Hint returns the hint of an error that has one. For an edit whose old

@@ -2,6 +2,7 @@ package txn_test
 
 import (
 	"errors"
+	"github.com/autocoder/autocoder/step"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,22 +27,22 @@ func open(t *testing.T, dir string, opts txn.Options) *txn.Engine {
 	return e
 }
 
-func write(path, content string) txn.Op {
-	return txn.Op{Kind: txn.OpWrite, Path: path, Content: []byte(content)}
+func write(path, content string) step.Op {
+	return step.Op{Kind: step.OpWrite, Path: path, Content: []byte(content)}
 }
 
-func replace(path, old, new string) txn.Op {
-	return txn.Op{Kind: txn.OpReplace, Path: path, Edits: []txn.Edit{{Old: old, New: new}}}
+func replace(path, old, new string) step.Op {
+	return step.Op{Kind: step.OpReplace, Path: path, Edits: []step.Edit{{Old: old, New: new}}}
 }
 
-func step(id string, ops ...txn.Op) *txn.Step {
-	return &txn.Step{ID: id, Reason: "do " + id, Dialect: "axon", Ops: ops}
+func mkStep(id string, ops ...step.Op) *step.Step {
+	return &step.Step{ID: id, Reason: "do " + id, Dialect: "axon", Ops: ops}
 }
 
-func mustApply(t *testing.T, e *txn.Engine, s *txn.Step) txn.Result {
+func mustApply(t *testing.T, e *txn.Engine, s *step.Step) step.Result {
 	t.Helper()
 	r := e.Apply(s)
-	if r.Status != txn.StatusApplied {
+	if r.Status != step.StatusApplied {
 		t.Fatalf("step %s: status %s: %s (hint: %s)", s.ID, r.Status, r.Error, r.Hint)
 	}
 	return r
@@ -51,7 +52,7 @@ func TestApplyCommitsOneStepOnANewWorkBranch(t *testing.T) {
 	gittest.Isolate(t)
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "one\ntwo\n"})
 	e := open(t, g.Dir, txn.Options{})
-	r := mustApply(t, e, step("s1", write("dir/new.txt", "hello\n"), replace("a.txt", "two", "deux")))
+	r := mustApply(t, e, mkStep("s1", write("dir/new.txt", "hello\n"), replace("a.txt", "two", "deux")))
 
 	if got := strings.TrimSpace(g.Git("symbolic-ref", "HEAD")); got != "refs/heads/autocoder/main" {
 		t.Fatalf("HEAD = %s, want the new work branch", got)
@@ -84,7 +85,7 @@ func TestApplyCommitsOneStepOnANewWorkBranch(t *testing.T) {
 		t.Fatal("branch reflog lacks the step")
 	}
 	// The next step continues the same branch.
-	mustApply(t, e, step("s2", write("b.txt", "b\n")))
+	mustApply(t, e, mkStep("s2", write("b.txt", "b\n")))
 	if n := strings.TrimSpace(g.Git("rev-list", "--count", "main..autocoder/main")); n != "2" {
 		t.Fatalf("%s steps on the branch, want 2", n)
 	}
@@ -96,7 +97,7 @@ func TestApplyInARepositoryWithNoCommit(t *testing.T) {
 	gittest.Isolate(t)
 	g := gittest.New(t)
 	e := open(t, g.Dir, txn.Options{})
-	mustApply(t, e, step("first", write("README.md", "# hi\n")))
+	mustApply(t, e, mkStep("first", write("README.md", "# hi\n")))
 	if got := strings.TrimSpace(g.Git("symbolic-ref", "HEAD")); got != "refs/heads/autocoder/main" {
 		t.Fatalf("HEAD = %s", got)
 	}
@@ -113,7 +114,7 @@ func TestApplyFromDetachedHEAD(t *testing.T) {
 	base := strings.TrimSpace(g.Git("rev-parse", "HEAD"))
 	g.Git("checkout", "-q", "--detach")
 	e := open(t, g.Dir, txn.Options{})
-	mustApply(t, e, step("s", write("b", "b\n")))
+	mustApply(t, e, mkStep("s", write("b", "b\n")))
 	want := "refs/heads/autocoder/detached-" + base[:8]
 	if got := strings.TrimSpace(g.Git("symbolic-ref", "HEAD")); got != want {
 		t.Fatalf("HEAD = %s, want %s", got, want)
@@ -129,7 +130,7 @@ func TestApplyInALinkedWorktree(t *testing.T) {
 	g.Git("worktree", "add", "-q", wt, "-b", "feature")
 	w := &gittest.Repo{T: t, Dir: wt}
 	e := open(t, wt, txn.Options{})
-	mustApply(t, e, step("s", write("b", "b\n")))
+	mustApply(t, e, mkStep("s", write("b", "b\n")))
 	if got := strings.TrimSpace(w.Git("symbolic-ref", "HEAD")); got != "refs/heads/autocoder/feature" {
 		t.Fatalf("worktree HEAD = %s", got)
 	}
@@ -146,8 +147,8 @@ func TestFailedStepLeavesNoTrace(t *testing.T) {
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "one\n"})
 	e := open(t, g.Dir, txn.Options{})
 	before := g.Snapshot()
-	r := e.Apply(step("bad", write("new.txt", "x"), replace("a.txt", "not there", "y")))
-	if r.Status != txn.StatusFailed || r.Code != 1 {
+	r := e.Apply(mkStep("bad", write("new.txt", "x"), replace("a.txt", "not there", "y")))
+	if r.Status != step.StatusFailed || r.Code != 1 {
 		t.Fatalf("status %s code %d", r.Status, r.Code)
 	}
 	if r.Hint == "" {
@@ -160,10 +161,10 @@ func TestUnchangedStepMakesNoCommit(t *testing.T) {
 	gittest.Isolate(t)
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "one\n"})
 	e := open(t, g.Dir, txn.Options{})
-	mustApply(t, e, step("s1", write("a.txt", "two\n")))
+	mustApply(t, e, mkStep("s1", write("a.txt", "two\n")))
 	before := g.Snapshot()
-	r := e.Apply(step("s1-again", write("a.txt", "two\n")))
-	if r.Status != txn.StatusUnchanged || r.Commit != "" {
+	r := e.Apply(mkStep("s1-again", write("a.txt", "two\n")))
+	if r.Status != step.StatusUnchanged || r.Commit != "" {
 		t.Fatalf("re-applying: status %s commit %q", r.Status, r.Commit)
 	}
 	g.AssertUnchanged(before)
@@ -178,14 +179,14 @@ func TestPathsOutsideTheRepositoryAreRefused(t *testing.T) {
 	e := open(t, g.Dir, txn.Options{})
 	for _, p := range []string{"../x", "/etc/passwd", ".git/config", "sub/.GIT/hooks/x", "out/escape.txt"} {
 		before := g.Snapshot()
-		r := e.Apply(step("evil", write(p, "x")))
-		if r.Status != txn.StatusFailed || r.Code != 4 {
+		r := e.Apply(mkStep("evil", write(p, "x")))
+		if r.Status != step.StatusFailed || r.Code != 4 {
 			t.Fatalf("%s: status %s code %d (%s)", p, r.Status, r.Code, r.Error)
 		}
 		g.AssertUnchanged(before)
 	}
 	// An absolute path inside the repository is accepted.
-	mustApply(t, e, step("abs", write(filepath.Join(g.Dir, "in.txt"), "in\n")))
+	mustApply(t, e, mkStep("abs", write(filepath.Join(g.Dir, "in.txt"), "in\n")))
 	if g.MustRead("in.txt") != "in\n" {
 		t.Fatal("absolute path inside the repository not written")
 	}
@@ -205,8 +206,8 @@ func TestUserWorkIsSacred(t *testing.T) {
 
 	for _, p := range []string{"dirty.txt", "staged.txt", "both.txt", "untracked.txt"} {
 		before := g.Snapshot()
-		r := e.Apply(step("touch-"+p, write(p, "model\n")))
-		if r.Status != txn.StatusFailed || r.Code != 4 || !strings.Contains(r.Error, p) {
+		r := e.Apply(mkStep("touch-"+p, write(p, "model\n")))
+		if r.Status != step.StatusFailed || r.Code != 4 || !strings.Contains(r.Error, p) {
 			t.Fatalf("%s: status %s code %d error %q", p, r.Status, r.Code, r.Error)
 		}
 		g.AssertUnchanged(before)
@@ -214,7 +215,7 @@ func TestUserWorkIsSacred(t *testing.T) {
 	statusBefore := g.Status()
 	cachedBefore := g.Git("diff", "--cached")
 	diffBefore := g.Git("diff")
-	mustApply(t, e, step("other", write("free.txt", "model\n")))
+	mustApply(t, e, mkStep("other", write("free.txt", "model\n")))
 	if got := g.Git("show", "--name-only", "--format=", "HEAD"); got != "free.txt\n" {
 		t.Fatalf("the commit holds more than the step's file:\n%s", got)
 	}
@@ -238,8 +239,8 @@ func TestHeldLocksAreRefusedAndKept(t *testing.T) {
 	lock := filepath.Join(g.Dir, ".git", "index.lock")
 	os.WriteFile(lock, nil, 0o666)
 	before := g.Snapshot()
-	r := e.Apply(step("s", write("b", "b\n")))
-	if r.Status != txn.StatusFailed || r.Code != 4 {
+	r := e.Apply(mkStep("s", write("b", "b\n")))
+	if r.Status != step.StatusFailed || r.Code != 4 {
 		t.Fatalf("index.lock: status %s code %d", r.Status, r.Code)
 	}
 	g.AssertUnchanged(before)
@@ -247,12 +248,12 @@ func TestHeldLocksAreRefusedAndKept(t *testing.T) {
 
 	// The branch's ref lock held: the files and the index are already
 	// written when the ref write fails, so this exercises the rollback.
-	mustApply(t, e, step("s1", write("b", "b\n")))
+	mustApply(t, e, mkStep("s1", write("b", "b\n")))
 	reflock := filepath.Join(g.Dir, ".git", "refs", "heads", "autocoder", "main.lock")
 	os.WriteFile(reflock, nil, 0o666)
 	before = g.Snapshot()
-	r = e.Apply(step("s2", write("c", "c\n"), replace("a", "a", "A")))
-	if r.Status != txn.StatusFailed || r.Code != 4 {
+	r = e.Apply(mkStep("s2", write("c", "c\n"), replace("a", "a", "A")))
+	if r.Status != step.StatusFailed || r.Code != 4 {
 		t.Fatalf("ref lock: status %s code %d (%s)", r.Status, r.Code, r.Error)
 	}
 	g.AssertUnchanged(before)
@@ -269,22 +270,22 @@ func TestPreconditions(t *testing.T) {
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
 	e := open(t, g.Dir, txn.Options{})
 	before := g.Snapshot()
-	s := step("c", write("b", "b\n"))
-	s.Checks = []txn.Check{{Kind: txn.CheckFilesExist, Paths: []string{"a", "missing"}}}
+	s := mkStep("c", write("b", "b\n"))
+	s.Checks = []step.Check{{Kind: step.CheckFilesExist, Paths: []string{"a", "missing"}}}
 	if r := e.Apply(s); r.Code != 3 || !strings.Contains(r.Error, "missing") {
 		t.Fatalf("files_exist: code %d %s", r.Code, r.Error)
 	}
-	s.Checks = []txn.Check{{Kind: txn.CheckCwdMatch, Want: g.Dir + "2"}}
+	s.Checks = []step.Check{{Kind: step.CheckCwdMatch, Want: g.Dir + "2"}}
 	if r := e.Apply(s); r.Code != 3 {
 		t.Fatalf("cwd_match with a prefix path: code %d", r.Code)
 	}
 	op := write("a", "new\n")
 	op.ExpectedSHA256 = strings.Repeat("0", 64)
-	if r := e.Apply(step("sha", op)); r.Code != 3 {
+	if r := e.Apply(mkStep("sha", op)); r.Code != 3 {
 		t.Fatalf("expectedSha256: code %d", r.Code)
 	}
 	g.AssertUnchanged(before)
-	s.Checks = []txn.Check{{Kind: txn.CheckCwdMatch, Want: g.Dir}, {Kind: txn.CheckFilesExist, Paths: []string{"a"}}}
+	s.Checks = []step.Check{{Kind: step.CheckCwdMatch, Want: g.Dir}, {Kind: step.CheckFilesExist, Paths: []string{"a"}}}
 	mustApply(t, e, s)
 }
 
@@ -292,13 +293,13 @@ func TestEveryWriteOperation(t *testing.T) {
 	gittest.Isolate(t)
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n", "mv.txt": "m\n", "gone.txt": "g\n", "d/x": "x\n", "d/y": "y\n", "run.sh": "echo\n"})
 	e := open(t, g.Dir, txn.Options{})
-	mustApply(t, e, step("append", txn.Op{Kind: txn.OpAppend, Path: "a.txt", Content: []byte("b\n"), MustExist: true}))
-	mustApply(t, e, step("move", txn.Op{Kind: txn.OpMove, Path: "mv.txt", To: "moved/mv.txt"}))
-	mustApply(t, e, step("delete", txn.Op{Kind: txn.OpDelete, Path: "gone.txt"}))
-	mustApply(t, e, step("rmdir", txn.Op{Kind: txn.OpRmdir, Path: "d"}))
-	mustApply(t, e, step("chmod", txn.Op{Kind: txn.OpChmod, Path: "run.sh", Mode: "755"}))
-	r := e.Apply(step("mkdir", txn.Op{Kind: txn.OpMkdir, Path: "empty/dir", Parents: true}))
-	if r.Status != txn.StatusUnchanged || !strings.Contains(r.Ops[0].Message, "git does not record empty folders") {
+	mustApply(t, e, mkStep("append", step.Op{Kind: step.OpAppend, Path: "a.txt", Content: []byte("b\n"), MustExist: true}))
+	mustApply(t, e, mkStep("move", step.Op{Kind: step.OpMove, Path: "mv.txt", To: "moved/mv.txt"}))
+	mustApply(t, e, mkStep("delete", step.Op{Kind: step.OpDelete, Path: "gone.txt"}))
+	mustApply(t, e, mkStep("rmdir", step.Op{Kind: step.OpRmdir, Path: "d"}))
+	mustApply(t, e, mkStep("chmod", step.Op{Kind: step.OpChmod, Path: "run.sh", Mode: "755"}))
+	r := e.Apply(mkStep("mkdir", step.Op{Kind: step.OpMkdir, Path: "empty/dir", Parents: true}))
+	if r.Status != step.StatusUnchanged || !strings.Contains(r.Ops[0].Message, "git does not record empty folders") {
 		t.Fatalf("mkdir: %s %+v", r.Status, r.Ops)
 	}
 	if fi, err := os.Stat(filepath.Join(g.Dir, "empty", "dir")); err != nil || !fi.IsDir() {
@@ -325,13 +326,13 @@ func TestEveryWriteOperation(t *testing.T) {
 	// untracked files: each fails and changes nothing.
 	g.Write("moved/untracked", "u")
 	before := g.Snapshot()
-	for _, s := range []*txn.Step{
-		step("x1", txn.Op{Kind: txn.OpAppend, Path: "nope", Content: []byte("x"), MustExist: true}),
-		step("x2", txn.Op{Kind: txn.OpMove, Path: "a.txt", To: "run.sh"}),
-		step("x3", txn.Op{Kind: txn.OpRmdir, Path: "moved"}),
-		step("x4", txn.Op{Kind: txn.OpDelete, Path: "nope"}),
+	for _, s := range []*step.Step{
+		mkStep("x1", step.Op{Kind: step.OpAppend, Path: "nope", Content: []byte("x"), MustExist: true}),
+		mkStep("x2", step.Op{Kind: step.OpMove, Path: "a.txt", To: "run.sh"}),
+		mkStep("x3", step.Op{Kind: step.OpRmdir, Path: "moved"}),
+		mkStep("x4", step.Op{Kind: step.OpDelete, Path: "nope"}),
 	} {
-		if r := e.Apply(s); r.Status != txn.StatusFailed {
+		if r := e.Apply(s); r.Status != step.StatusFailed {
 			t.Fatalf("%s: %s", s.ID, r.Status)
 		}
 		g.AssertUnchanged(before)
@@ -343,14 +344,14 @@ func TestAtomicTakesBackEarlierSteps(t *testing.T) {
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
 	e := open(t, g.Dir, txn.Options{})
 	before := g.Snapshot()
-	items := []txn.Item{
-		{Step: step("1", write("b", "b\n"))},
-		{Step: step("2", replace("a", "a", "A"))},
-		{Step: step("3", replace("a", "nope", "x"))},
-		{Step: step("4", write("c", "c\n"))},
+	items := []step.Item{
+		{Step: mkStep("1", write("b", "b\n"))},
+		{Step: mkStep("2", replace("a", "a", "A"))},
+		{Step: mkStep("3", replace("a", "nope", "x"))},
+		{Step: mkStep("4", write("c", "c\n"))},
 	}
 	rs := e.Run(items, txn.RunOptions{Atomic: true})
-	want := []txn.Status{txn.StatusFailed, txn.StatusFailed, txn.StatusFailed, txn.StatusSkipped}
+	want := []step.Status{step.StatusFailed, step.StatusFailed, step.StatusFailed, step.StatusSkipped}
 	for i, r := range rs[:4] {
 		if r.Status != want[i] {
 			t.Fatalf("step %d: %s, want %s", i+1, r.Status, want[i])
@@ -364,7 +365,7 @@ func TestAtomicTakesBackEarlierSteps(t *testing.T) {
 
 	// Without --atomic, the earlier steps stay.
 	rs = e.Run(items, txn.RunOptions{})
-	if rs[0].Status != txn.StatusApplied || rs[1].Status != txn.StatusApplied || rs[2].Status != txn.StatusFailed || rs[3].Status != txn.StatusSkipped {
+	if rs[0].Status != step.StatusApplied || rs[1].Status != step.StatusApplied || rs[2].Status != step.StatusFailed || rs[3].Status != step.StatusSkipped {
 		t.Fatalf("statuses %s %s %s %s", rs[0].Status, rs[1].Status, rs[2].Status, rs[3].Status)
 	}
 	g.AssertClean()
@@ -375,8 +376,8 @@ func TestDryRunChangesNothingAndShowsDiffs(t *testing.T) {
 	g := gittest.NewWithCommit(t, map[string]string{"a": "one\ntwo\n"})
 	e := open(t, g.Dir, txn.Options{})
 	before := g.Snapshot()
-	rs := e.Run([]txn.Item{{Step: step("1", replace("a", "two", "2"))}, {Step: step("2", replace("a", "2", "zwei"))}}, txn.RunOptions{DryRun: true})
-	if rs[0].Status != txn.StatusPlanned || rs[1].Status != txn.StatusPlanned {
+	rs := e.Run([]step.Item{{Step: mkStep("1", replace("a", "two", "2"))}, {Step: mkStep("2", replace("a", "2", "zwei"))}}, txn.RunOptions{DryRun: true})
+	if rs[0].Status != step.StatusPlanned || rs[1].Status != step.StatusPlanned {
 		t.Fatalf("%s %s: %s", rs[0].Status, rs[1].Status, rs[1].Error)
 	}
 	if !strings.Contains(rs[0].Ops[0].Diff, "-two\n+2\n") || !strings.Contains(rs[1].Ops[0].Diff, "-2\n+zwei\n") {
@@ -389,8 +390,8 @@ func TestUndoRedo(t *testing.T) {
 	gittest.Isolate(t)
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n", "keep": "k\n"})
 	e := open(t, g.Dir, txn.Options{})
-	mustApply(t, e, step("1", write("b", "b\n")))
-	mustApply(t, e, step("2", replace("a", "a", "A"), txn.Op{Kind: txn.OpDelete, Path: "b"}))
+	mustApply(t, e, mkStep("1", write("b", "b\n")))
+	mustApply(t, e, mkStep("2", replace("a", "a", "A"), step.Op{Kind: step.OpDelete, Path: "b"}))
 	g.Write("untracked", "u\n")
 	g.Write("keep", "user edit\n")
 	tip := strings.TrimSpace(g.Git("rev-parse", "HEAD"))
@@ -421,7 +422,7 @@ func TestUndoRedo(t *testing.T) {
 	if _, ok := g.Read("b"); ok || g.MustRead("a") != "a\n" {
 		t.Fatal("undo 2 left files of the steps")
 	}
-	mustApply(t, e, step("3", write("c", "c\n")))
+	mustApply(t, e, mkStep("3", write("c", "c\n")))
 	before := g.Snapshot()
 	_, err = e.Redo()
 	var nothing *txn.NothingError
@@ -453,7 +454,7 @@ func TestIdentityFromGitIncludesAndEnvironment(t *testing.T) {
 	t.Setenv("GIT_AUTHOR_NAME", "Env Author")
 	t.Setenv("GIT_AUTHOR_EMAIL", "env@example.com")
 	e := open(t, g.Dir, txn.Options{})
-	mustApply(t, e, step("s", write("b", "b\n")))
+	mustApply(t, e, mkStep("s", write("b", "b\n")))
 	if got := strings.TrimSpace(g.Git("log", "-1", "--format=%an <%ae>|%cn <%ce>")); got != "Env Author <env@example.com>|Included Name <inc@example.com>" {
 		t.Fatalf("identity %q", got)
 	}
@@ -465,8 +466,8 @@ func TestNoIdentityIsAClearError(t *testing.T) {
 	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tuseConfigOnly = true\n"), 0o666)
 	e := open(t, g.Dir, txn.Options{})
 	before := g.Snapshot()
-	r := e.Apply(step("s", write("b", "b\n")))
-	if r.Status != txn.StatusFailed || !strings.Contains(r.Hint, "git config --global user.email") {
+	r := e.Apply(mkStep("s", write("b", "b\n")))
+	if r.Status != step.StatusFailed || !strings.Contains(r.Hint, "git config --global user.email") {
 		t.Fatalf("status %s error %q hint %q", r.Status, r.Error, r.Hint)
 	}
 	g.AssertUnchanged(before)
@@ -491,17 +492,17 @@ func TestIndexChangedByGitBetweenSteps(t *testing.T) {
 	gittest.Isolate(t)
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n", "user.txt": "u\n"})
 	e := open(t, g.Dir, txn.Options{})
-	mustApply(t, e, step("1", write("b", "b\n")))
+	mustApply(t, e, mkStep("1", write("b", "b\n")))
 	g.Write("user.txt", "staged by the user\n")
 	g.Git("add", "user.txt")
-	mustApply(t, e, step("2", write("c", "c\n")))
+	mustApply(t, e, mkStep("2", write("c", "c\n")))
 	if got := g.Status(); got != "M  user.txt\n" {
 		t.Fatalf("status after the second step:\n%s", got)
 	}
 	if got := g.Git("diff", "--cached", "--name-only"); got != "user.txt\n" {
 		t.Fatalf("staged: %q", got)
 	}
-	mustApply(t, e, step("3", write("d", "d\n")))
+	mustApply(t, e, mkStep("3", write("d", "d\n")))
 	if got := g.Git("show", "--name-only", "--format=", "HEAD"); got != "d\n" {
 		t.Fatalf("the user's staged file entered a commit:\n%s", got)
 	}
@@ -516,13 +517,13 @@ func TestRunKeepsTheIndexInMemoryBetweenSteps(t *testing.T) {
 	gittest.Isolate(t)
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
 	e := open(t, g.Dir, txn.Options{})
-	rs := e.Run([]txn.Item{
-		{Step: step("1", write("d/x", "x\n"), write("d/y", "y\n"))},
-		{Step: step("2", txn.Op{Kind: txn.OpRmdir, Path: "d"})},
-		{Step: step("3", write("e", "e\n"), replace("a", "a", "A"))},
+	rs := e.Run([]step.Item{
+		{Step: mkStep("1", write("d/x", "x\n"), write("d/y", "y\n"))},
+		{Step: mkStep("2", step.Op{Kind: step.OpRmdir, Path: "d"})},
+		{Step: mkStep("3", write("e", "e\n"), replace("a", "a", "A"))},
 	}, txn.RunOptions{})
 	for _, r := range rs {
-		if r.Status != txn.StatusApplied {
+		if r.Status != step.StatusApplied {
 			t.Fatalf("step %s: %s %s", r.StepID, r.Status, r.Error)
 		}
 	}

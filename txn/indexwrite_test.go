@@ -1,6 +1,7 @@
 package txn_test
 
 import (
+	"github.com/autocoder/autocoder/step"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,11 +35,11 @@ func TestFlushFailureThenNextStepDropsIndexDebt(t *testing.T) {
 	gittest.Isolate(t)
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
 	e := open(t, g.Dir, txn.Options{Verify: failFirstFlush()})
-	r1 := e.Apply(step("s1", write("a.txt", "A\n")))
+	r1 := e.Apply(mkStep("s1", write("a.txt", "A\n")))
 	if !strings.Contains(r1.Error, "index") {
 		t.Fatalf("the injection did not make the index write fail: %s %s", r1.Status, r1.Error)
 	}
-	mustApply(t, e, step("s2", write("b.txt", "B\n")))
+	mustApply(t, e, mkStep("s2", write("b.txt", "B\n")))
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -59,8 +60,8 @@ func TestFailedResultButStepCommitted(t *testing.T) {
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
 	main := strings.TrimSpace(g.Git("rev-parse", "HEAD"))
 	e := open(t, g.Dir, txn.Options{Verify: failFirstFlush()})
-	r := e.Apply(step("s1", write("a.txt", "A\n")))
-	if r.Status != txn.StatusApplied || !strings.Contains(r.Error, "the index was not written") {
+	r := e.Apply(mkStep("s1", write("a.txt", "A\n")))
+	if r.Status != step.StatusApplied || !strings.Contains(r.Error, "the index was not written") {
 		t.Fatalf("status %s error %q: want applied, with the failed index write said", r.Status, r.Error)
 	}
 	e.Close()
@@ -80,11 +81,11 @@ func TestAtomicRunKeepsStepsWhenFlushFails(t *testing.T) {
 	gittest.Isolate(t)
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
 	e := open(t, g.Dir, txn.Options{Verify: failFirstFlush()})
-	rs := e.Run([]txn.Item{
-		{Step: step("1", write("a.txt", "A\n"))},
-		{Step: step("2", replace("b.txt", "nope", "x"))},
+	rs := e.Run([]step.Item{
+		{Step: mkStep("1", write("a.txt", "A\n"))},
+		{Step: mkStep("2", replace("b.txt", "nope", "x"))},
 	}, txn.RunOptions{Atomic: true})
-	if len(rs) < 2 || rs[1].Status != txn.StatusFailed {
+	if len(rs) < 2 || rs[1].Status != step.StatusFailed {
 		t.Fatalf("step 2 should fail: %+v", rs)
 	}
 	e.Close()

@@ -1,6 +1,7 @@
 package txn
 
 import (
+	"github.com/autocoder/autocoder/step"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -13,9 +14,9 @@ import (
 // cmd/autocoder implements it over autocoder.toml and the runner package.
 type ProgramPolicy interface {
 	// Allowed reports whether p may run; reason says why not.
-	Allowed(p Program) (ok bool, reason string)
+	Allowed(p step.Program) (ok bool, reason string)
 	// Run runs p in dir and reports what it did.
-	Run(dir string, p Program) ProgramResult
+	Run(dir string, p step.Program) step.ProgramResult
 }
 
 // ProgramRefusedError is a program that the policy does not allow.
@@ -48,7 +49,7 @@ func (e *VerifyError) Hint() string {
 
 // checkPrograms refuses a step before anything is written when one of its
 // programs is not allowed, or wants to run outside the repository.
-func (w *workspace) checkPrograms(s *Step) error {
+func (w *workspace) checkPrograms(s *step.Step) error {
 	for i := range s.Programs {
 		p := &s.Programs[i]
 		if p.Terminate {
@@ -85,16 +86,16 @@ func (w *workspace) resolveDir(raw string) (string, error) {
 // undo removes them too. A file that held the user's uncommitted work
 // before the programs ran is never committed: if a program changed it, the
 // result says so and the file is left as it is.
-func (e *Engine) runPrograms(s *Step, res *Result) {
+func (e *Engine) runPrograms(s *step.Step, res *step.Result) {
 	// Programs (and git status, below) see the repository as git does: the
 	// index goes to disk first.
 	if err := e.Flush(); err != nil {
-		res.Programs = append(res.Programs, ProgramResult{Name: "(all)", Status: "failure", Error: err.Error()})
+		res.Programs = append(res.Programs, step.ProgramResult{Name: "(all)", Status: "failure", Error: err.Error()})
 		return
 	}
 	before, err := e.dirtyState()
 	if err != nil {
-		res.Programs = append(res.Programs, ProgramResult{Name: "(all)", Status: "failure", Error: err.Error()})
+		res.Programs = append(res.Programs, step.ProgramResult{Name: "(all)", Status: "failure", Error: err.Error()})
 		return
 	}
 	w := &workspace{e: e, files: map[string]*file{}}
@@ -104,7 +105,7 @@ func (e *Engine) runPrograms(s *Step, res *Result) {
 			name = fmt.Sprintf("program-%d", i+1)
 		}
 		if p.Terminate {
-			res.Programs = append(res.Programs, ProgramResult{Name: name, Status: "success",
+			res.Programs = append(res.Programs, step.ProgramResult{Name: name, Status: "success",
 				Stdout: "not running: autocoder runs each program to its end or its timeout, so there is nothing to stop"})
 			continue
 		}
@@ -120,7 +121,7 @@ func (e *Engine) runPrograms(s *Step, res *Result) {
 	}
 	after, err := e.dirtyState()
 	if err != nil {
-		res.Programs = append(res.Programs, ProgramResult{Name: "(all)", Status: "failure", Error: err.Error()})
+		res.Programs = append(res.Programs, step.ProgramResult{Name: "(all)", Status: "failure", Error: err.Error()})
 		return
 	}
 	var mine, theirs []string
@@ -182,7 +183,7 @@ func (e *Engine) dirtyState() (map[string]string, error) {
 
 // commitProgramOutput commits the given paths as they are in the worktree,
 // on the work branch, as the step's own follow-up commit.
-func (e *Engine) commitProgramOutput(s *Step, paths []string) (string, error) {
+func (e *Engine) commitProgramOutput(s *step.Step, paths []string) (string, error) {
 	head, err := e.Repo.ReadHEAD()
 	if err != nil {
 		return "", err
@@ -213,7 +214,7 @@ func (e *Engine) commitProgramOutput(s *Step, paths []string) (string, error) {
 	for _, p := range s.Programs {
 		names = append(names, p.Command)
 	}
-	ps := &Step{ID: s.ID + ".programs", Reason: "files changed by " + strings.Join(names, "; "), Dialect: s.Dialect}
+	ps := &step.Step{ID: s.ID + ".programs", Reason: "files changed by " + strings.Join(names, "; "), Dialect: s.Dialect}
 	commit, p, err := e.buildCommit(ps, head, headTree, w, ch)
 	if err != nil {
 		return "", err

@@ -2,6 +2,7 @@ package txn_test
 
 import (
 	"errors"
+	"github.com/autocoder/autocoder/step"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,13 +15,13 @@ import (
 // fakePrograms allows what allow says and runs a Go function per command.
 type fakePrograms struct {
 	allow bool
-	run   func(dir string, p txn.Program)
+	run   func(dir string, p step.Program)
 }
 
-func (f fakePrograms) Allowed(p txn.Program) (bool, string) { return f.allow, "not on the allow list" }
-func (f fakePrograms) Run(dir string, p txn.Program) txn.ProgramResult {
+func (f fakePrograms) Allowed(p step.Program) (bool, string) { return f.allow, "not on the allow list" }
+func (f fakePrograms) Run(dir string, p step.Program) step.ProgramResult {
 	f.run(dir, p)
-	return txn.ProgramResult{Status: "success", Stdout: "ran " + p.Command}
+	return step.ProgramResult{Status: "success", Stdout: "ran " + p.Command}
 }
 
 func TestProgramOutputIsACommitOfItsOwn(t *testing.T) {
@@ -28,13 +29,13 @@ func TestProgramOutputIsACommitOfItsOwn(t *testing.T) {
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n", "mine.txt": "m\n", "gen.txt": "old\n"})
 	g.Write("mine.txt", "the user's work\n")
 	g.Write("untracked.txt", "u\n")
-	e := open(t, g.Dir, txn.Options{Programs: fakePrograms{allow: true, run: func(dir string, p txn.Program) {
+	e := open(t, g.Dir, txn.Options{Programs: fakePrograms{allow: true, run: func(dir string, p step.Program) {
 		os.WriteFile(filepath.Join(dir, "build", "out.txt"), []byte("built\n"), 0o666)
 		os.WriteFile(filepath.Join(dir, "gen.txt"), []byte("regenerated\n"), 0o666)
 		os.WriteFile(filepath.Join(dir, "mine.txt"), []byte("the program changed it\n"), 0o666)
 	}}})
-	s := step("s", write("build/keep", "k\n"))
-	s.Programs = []txn.Program{{Name: "gen", Command: "make gen", Shell: true}}
+	s := mkStep("s", write("build/keep", "k\n"))
+	s.Programs = []step.Program{{Name: "gen", Command: "make gen", Shell: true}}
 	r := mustApply(t, e, s)
 	if len(r.Programs) != 1 || r.Programs[0].Stdout != "ran make gen" || r.ProgramCommit == "" {
 		t.Fatalf("programs %+v, program commit %q", r.Programs, r.ProgramCommit)
@@ -65,13 +66,13 @@ func TestRefusedProgramChangesNothing(t *testing.T) {
 	gittest.Isolate(t)
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
 	ran := false
-	for _, opts := range []txn.Options{{}, {Programs: fakePrograms{allow: false, run: func(string, txn.Program) { ran = true }}}} {
+	for _, opts := range []txn.Options{{}, {Programs: fakePrograms{allow: false, run: func(string, step.Program) { ran = true }}}} {
 		e := open(t, g.Dir, opts)
 		before := g.Snapshot()
-		s := step("s", write("b", "b\n"))
-		s.Programs = []txn.Program{{Command: "rm -rf /", Shell: true}}
+		s := mkStep("s", write("b", "b\n"))
+		s.Programs = []step.Program{{Command: "rm -rf /", Shell: true}}
 		r := e.Apply(s)
-		if r.Status != txn.StatusFailed || r.Code != 4 || !strings.Contains(r.Hint, "autocoder.toml") {
+		if r.Status != step.StatusFailed || r.Code != 4 || !strings.Contains(r.Hint, "autocoder.toml") {
 			t.Fatalf("status %s code %d hint %q", r.Status, r.Code, r.Hint)
 		}
 		g.AssertUnchanged(before)
@@ -92,11 +93,11 @@ func TestVerifyFailureRollsTheStepBack(t *testing.T) {
 		return "a: syntax error on line 1\n", errors.New("exit code 1")
 	}})
 	before := g.Snapshot()
-	r := e.Apply(step("s", replace("a", "a", "broken")))
+	r := e.Apply(mkStep("s", replace("a", "a", "broken")))
 	if saw != "broken\n" {
 		t.Fatalf("verify saw %q, want the step's files written", saw)
 	}
-	if r.Status != txn.StatusFailed || !strings.Contains(r.Hint, "syntax error on line 1") {
+	if r.Status != step.StatusFailed || !strings.Contains(r.Hint, "syntax error on line 1") {
 		t.Fatalf("status %s hint %q", r.Status, r.Hint)
 	}
 	g.AssertRestored(before)

@@ -1,6 +1,7 @@
 package txn
 
 import (
+	"github.com/autocoder/autocoder/step"
 	"fmt"
 	"os"
 	"path"
@@ -20,13 +21,13 @@ type RunOptions struct {
 	DryRun bool // change nothing; each op result carries its unified diff
 	// OnResult, when set, is called with each step's result as soon as the
 	// step is done (for progress, and for timing steps one by one).
-	OnResult func(Result)
+	OnResult func(step.Result)
 }
 
 // Run applies items in document order and stops at the first failure: a
 // step that fails leaves no trace, earlier steps stay (unless Atomic), later
 // ones are reported as skipped. An unreadable block counts as a failed step.
-func (e *Engine) Run(items []Item, o RunOptions) (results []Result) {
+func (e *Engine) Run(items []step.Item, o RunOptions) (results []step.Result) {
 	overlay := map[string]*file{}
 	start, startErr := e.Repo.ReadHEAD()
 	e.batch = true
@@ -36,7 +37,7 @@ func (e *Engine) Run(items []Item, o RunOptions) (results []Result) {
 	failed := false
 	for _, it := range items {
 		if failed {
-			r := Result{Status: StatusSkipped}
+			r := step.Result{Status: step.StatusSkipped}
 			if it.Step != nil {
 				r.Step, r.StepID = it.Step, it.Step.ID
 			} else {
@@ -45,10 +46,10 @@ func (e *Engine) Run(items []Item, o RunOptions) (results []Result) {
 			results = append(results, r)
 			continue
 		}
-		var r Result
+		var r step.Result
 		switch {
 		case it.Err != nil:
-			r = Result{ParseErr: it.Err, Status: StatusFailed, Error: it.Err.Error(), Hint: it.Err.Hint, Code: 1, Reason: ReasonInvalid}
+			r = step.Result{ParseErr: it.Err, Status: step.StatusFailed, Error: it.Err.Error(), Hint: it.Err.Hint, Code: 1, Reason: step.ReasonInvalid}
 		case o.DryRun:
 			r = e.plan(it.Step, overlay)
 		default:
@@ -58,13 +59,13 @@ func (e *Engine) Run(items []Item, o RunOptions) (results []Result) {
 		if o.OnResult != nil {
 			o.OnResult(r)
 		}
-		if r.Status == StatusFailed {
+		if r.Status == step.StatusFailed {
 			failed = true // a failed step stops the run, in every dialect
 		}
 	}
-	var flushFailed *Result
+	var flushFailed *step.Result
 	if err := e.Flush(); err != nil {
-		flushFailed = &Result{StepID: "index", Status: StatusFailed, Error: err.Error(), Hint: Hint(err), Code: 1, Reason: ReasonInternal}
+		flushFailed = &step.Result{StepID: "index", Status: step.StatusFailed, Error: err.Error(), Hint: Hint(err), Code: 1, Reason: step.ReasonInternal}
 		failed = true // the run did not complete: --atomic takes it back
 	}
 	defer func() {
@@ -78,7 +79,7 @@ func (e *Engine) Run(items []Item, o RunOptions) (results []Result) {
 			err = e.Flush()
 		}
 		if err != nil {
-			results = append(results, Result{StepID: "atomic-rollback", Status: StatusFailed,
+			results = append(results, step.Result{StepID: "atomic-rollback", Status: step.StatusFailed,
 				Error: "--atomic: could not take back the applied steps: " + err.Error(), Hint: Hint(err), Code: Code(err)})
 			return results
 		}
@@ -86,10 +87,10 @@ func (e *Engine) Run(items []Item, o RunOptions) (results []Result) {
 			e.writeRedo(start.Branch, savedRedo)
 		}
 		for i := range results {
-			if results[i].Status == StatusApplied {
-				results[i].Status = StatusFailed
+			if results[i].Status == step.StatusApplied {
+				results[i].Status = step.StatusFailed
 				results[i].Error = "rolled back by --atomic: a later step failed"
-				results[i].Reason = ReasonRolledBack
+				results[i].Reason = step.ReasonRolledBack
 				results[i].Commit, results[i].ProgramCommit = "", ""
 			}
 		}
@@ -100,10 +101,10 @@ func (e *Engine) Run(items []Item, o RunOptions) (results []Result) {
 // Apply applies one step as a transaction: one commit on the work branch,
 // or no trace at all. Outside Run it writes the index before it returns;
 // inside Run the index is written once, at the end of the run.
-func (e *Engine) Apply(s *Step) Result {
+func (e *Engine) Apply(s *step.Step) step.Result {
 	r := e.apply(s)
 	if !e.batch {
-		if err := e.Flush(); err != nil && r.Status != StatusFailed {
+		if err := e.Flush(); err != nil && r.Status != step.StatusFailed {
 			// The step is committed (past its commit point); only the index
 			// file lags, and the next command or Flush sets its entries.
 			r.Error, r.Hint = "committed, but the index was not written: "+err.Error(), Hint(err)
@@ -112,11 +113,11 @@ func (e *Engine) Apply(s *Step) Result {
 	return r
 }
 
-func (e *Engine) apply(s *Step) Result {
-	res := Result{Step: s, StepID: s.ID}
-	fail := func(err error) Result { return res.failed(err) }
+func (e *Engine) apply(s *step.Step) step.Result {
+	res := step.Result{Step: s, StepID: s.ID}
+	fail := func(err error) step.Result { return failed(&res, err) }
 	if s.Finish {
-		res.Status = StatusRead
+		res.Status = step.StatusRead
 		return res
 	}
 	w, head, headTree, ch, err := e.resolveStep(s, nil, &res)
@@ -129,12 +130,12 @@ func (e *Engine) apply(s *Step) Result {
 				return fail(err)
 			}
 		}
-		res.Status = StatusUnchanged
+		res.Status = step.StatusUnchanged
 		if !s.WritesFiles() {
-			res.Status = StatusRead
+			res.Status = step.StatusRead
 		}
 		if len(s.Programs) > 0 {
-			res.Status = StatusApplied
+			res.Status = step.StatusApplied
 			e.runPrograms(s, &res)
 		}
 		return res
@@ -163,7 +164,7 @@ func (e *Engine) apply(s *Step) Result {
 		return fail(err)
 	}
 	e.clearRedo(p.Ref)
-	res.Status, res.Commit = StatusApplied, commit.String()
+	res.Status, res.Commit = step.StatusApplied, commit.String()
 	if len(s.Programs) > 0 {
 		e.runPrograms(s, &res)
 	}
@@ -173,7 +174,7 @@ func (e *Engine) apply(s *Step) Result {
 // resolveStep is the first half of a step, shared by Apply and --dry-run:
 // read HEAD, resolve every op in memory (overlay: files as earlier planned
 // steps leave them), and list the paths whose state changes.
-func (e *Engine) resolveStep(s *Step, overlay map[string]*file, res *Result) (w *workspace, head gitops.Head, headTree gitops.Hash, ch []pathChange, err error) {
+func (e *Engine) resolveStep(s *step.Step, overlay map[string]*file, res *step.Result) (w *workspace, head gitops.Head, headTree gitops.Hash, ch []pathChange, err error) {
 	if head, err = e.Repo.ReadHEAD(); err != nil {
 		return
 	}
@@ -189,8 +190,8 @@ func (e *Engine) resolveStep(s *Step, overlay map[string]*file, res *Result) (w 
 }
 
 // failed marks the result failed by err, with its hint and classes.
-func (r *Result) failed(err error) Result {
-	r.Status, r.Error, r.Hint, r.Code, r.Reason = StatusFailed, err.Error(), Hint(err), Code(err), Reason(err)
+func failed(r *step.Result, err error) step.Result {
+	r.Status, r.Error, r.Hint, r.Code, r.Reason = step.StatusFailed, err.Error(), Hint(err), Code(err), Reason(err)
 	return *r
 }
 
@@ -207,7 +208,7 @@ func (e *Engine) treeOf(commit gitops.Hash) (gitops.Hash, error) {
 
 // buildCommit writes the step's blobs, trees and commit object (objects
 // nobody references yet, harmless if the step fails) and returns the plan.
-func (e *Engine) buildCommit(s *Step, head gitops.Head, headTree gitops.Hash, w *workspace, ch []pathChange) (gitops.Hash, *plan, error) {
+func (e *Engine) buildCommit(s *step.Step, head gitops.Head, headTree gitops.Hash, w *workspace, ch []pathChange) (gitops.Hash, *plan, error) {
 	ref, oldRef, newHEAD, err := e.workBranch(head)
 	if err != nil {
 		return gitops.ZeroHash, nil, err
@@ -290,7 +291,7 @@ func (e *Engine) missingDirs(ch []pathChange, mkdirs []string) []string {
 
 // CommitMessage is a step's commit message: the reason as subject, the
 // summary as body, and the Autocoder-Step trailer.
-func CommitMessage(s *Step) string {
+func CommitMessage(s *step.Step) string {
 	subject := strings.TrimSpace(s.Reason)
 	if i := strings.IndexByte(subject, '\n'); i >= 0 {
 		subject = strings.TrimSpace(subject[:i])
@@ -373,11 +374,11 @@ func (e *Engine) workBranch(head gitops.Head) (ref string, old gitops.Hash, newH
 // plan computes a step without changing anything (--dry-run): the same
 // resolve and guard as Apply, and a unified diff per changed file. overlay
 // carries the files as earlier steps of the run would leave them.
-func (e *Engine) plan(s *Step, overlay map[string]*file) Result {
-	res := Result{Step: s, StepID: s.ID}
-	fail := func(err error) Result { return res.failed(err) }
+func (e *Engine) plan(s *step.Step, overlay map[string]*file) step.Result {
+	res := step.Result{Step: s, StepID: s.ID}
+	fail := func(err error) step.Result { return failed(&res, err) }
 	if s.Finish {
-		res.Status = StatusRead
+		res.Status = step.StatusRead
 		return res
 	}
 	w, _, _, ch, err := e.resolveStep(s, overlay, &res)
@@ -415,17 +416,17 @@ func (e *Engine) plan(s *Step, overlay map[string]*file) Result {
 		if res.Ops[i].To != "" {
 			res.Ops[i].Diff += diffs[res.Ops[i].To]
 		}
-		if res.Ops[i].Status == StatusApplied {
-			res.Ops[i].Status = StatusPlanned
+		if res.Ops[i].Status == step.StatusApplied {
+			res.Ops[i].Status = step.StatusPlanned
 		}
 	}
 	switch {
 	case changed:
-		res.Status = StatusPlanned
+		res.Status = step.StatusPlanned
 	case s.WritesFiles():
-		res.Status = StatusUnchanged
+		res.Status = step.StatusUnchanged
 	default:
-		res.Status = StatusRead
+		res.Status = step.StatusRead
 	}
 	return res
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/autocoder/autocoder/step"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,16 +33,16 @@ func TestRmdirHonoursDenyPatterns(t *testing.T) {
 	}
 	e := open(t, g.Dir, txn.Options{Deny: deny})
 	// Sanity: the pattern denies the file itself.
-	if r := e.Apply(step("direct", txn.Op{Kind: txn.OpDelete, Path: "conf/secret.env"})); r.Code != 4 {
+	if r := e.Apply(mkStep("direct", step.Op{Kind: step.OpDelete, Path: "conf/secret.env"})); r.Code != 4 {
 		t.Fatalf("deleting the denied file directly: code %d (%s)", r.Code, r.Error)
 	}
 	before := g.Snapshot()
-	for _, op := range []txn.Op{
-		{Kind: txn.OpRmdir, Path: "conf"},
-		{Kind: txn.OpDelete, Path: "conf", Recursive: true},
+	for _, op := range []step.Op{
+		{Kind: step.OpRmdir, Path: "conf"},
+		{Kind: step.OpDelete, Path: "conf", Recursive: true},
 	} {
-		r := e.Apply(step("rm-"+string(op.Kind), op))
-		if r.Status != txn.StatusFailed || r.Code != 4 {
+		r := e.Apply(mkStep("rm-"+string(op.Kind), op))
+		if r.Status != step.StatusFailed || r.Code != 4 {
 			t.Errorf("%s conf: status %s code %d: a folder holding a denied file must be refused", op.Kind, r.Status, r.Code)
 			break
 		}
@@ -66,8 +67,8 @@ func TestFailedStepLeavesNoFolders(t *testing.T) {
 		return "tests fail", errors.New("exit status 1")
 	}})
 	before := g.Snapshot()
-	r := e.Apply(step("v", txn.Op{Kind: txn.OpMkdir, Path: "new/deep"}, write("userdir/f.txt", "f\n")))
-	if r.Status != txn.StatusFailed {
+	r := e.Apply(mkStep("v", step.Op{Kind: step.OpMkdir, Path: "new/deep"}, write("userdir/f.txt", "f\n")))
+	if r.Status != step.StatusFailed {
 		t.Fatalf("status %s, want failed by verify", r.Status)
 	}
 	g.AssertRestored(before)
@@ -86,8 +87,8 @@ func TestWriteIntoGitlinkIsRefused(t *testing.T) {
 	os.Mkdir(filepath.Join(g.Dir, "sub"), 0o777)
 	e := open(t, g.Dir, txn.Options{})
 	before := g.Snapshot()
-	r := e.Apply(step("sub", write("sub/x.txt", "x\n")))
-	if r.Status != txn.StatusFailed || r.Code != 4 || !strings.Contains(r.Error, "submodule") {
+	r := e.Apply(mkStep("sub", write("sub/x.txt", "x\n")))
+	if r.Status != step.StatusFailed || r.Code != 4 || !strings.Contains(r.Error, "submodule") {
 		t.Errorf("write into a gitlink: status %s code %d error %q; want refused (4) naming the submodule", r.Status, r.Code, r.Error)
 	}
 	g.AssertUnchanged(before)
@@ -103,16 +104,16 @@ func TestInjectedFailureInAtomicRollbackDoesNotPanic(t *testing.T) {
 	// file, the index, HEAD, after the ref. The 6th is the rollback's first.
 	t.Setenv("AUTOCODER_TEST_FAIL_AT", "6")
 	e := open(t, g.Dir, txn.Options{})
-	var rs []txn.Result
+	var rs []step.Result
 	func() {
 		defer func() {
 			if p := recover(); p != nil {
 				t.Fatalf("Run panicked: %v", p)
 			}
 		}()
-		rs = e.Run([]txn.Item{
-			{Step: step("1", write("b", "b\n"))},
-			{Step: step("2", replace("a", "nope", "x"))},
+		rs = e.Run([]step.Item{
+			{Step: mkStep("1", write("b", "b\n"))},
+			{Step: mkStep("2", replace("a", "nope", "x"))},
 		}, txn.RunOptions{Atomic: true})
 	}()
 	last := rs[len(rs)-1]
@@ -130,7 +131,7 @@ func TestRecoveryAfterTheUserMovedTheBranch(t *testing.T) {
 	gittest.Isolate(t)
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
 	e := open(t, g.Dir, txn.Options{})
-	mustApply(t, e, step("1", write("b", "b\n")))
+	mustApply(t, e, mkStep("1", write("b", "b\n")))
 	tip := strings.TrimSpace(g.Git("rev-parse", "HEAD"))
 	parent := strings.TrimSpace(g.Git("rev-parse", "HEAD~1"))
 	blobB := strings.TrimSpace(g.Git("rev-parse", "HEAD:b"))
@@ -183,8 +184,8 @@ func TestDotGitAliasesAreRefused(t *testing.T) {
 	e := open(t, g.Dir, txn.Options{})
 	for _, p := range []string{".git./hooks/pre-commit", ".git /config", "GIT~1/config", ".g\u200cit/config"} {
 		before := g.Snapshot()
-		r := e.Apply(step("alias", write(p, "x\n")))
-		if r.Status != txn.StatusFailed || r.Code != 4 {
+		r := e.Apply(mkStep("alias", write(p, "x\n")))
+		if r.Status != step.StatusFailed || r.Code != 4 {
 			out, _ := g.GitErr("fsck", "--strict", "--no-dangling")
 			t.Errorf("%q: status %s code %d; git fsck --strict says:\n%s", p, r.Status, r.Code, out)
 			continue
@@ -200,16 +201,16 @@ func TestAtomicRollbackKeepsRedo(t *testing.T) {
 	gittest.Isolate(t)
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
 	e := open(t, g.Dir, txn.Options{})
-	mustApply(t, e, step("1", write("b", "b\n")))
-	mustApply(t, e, step("2", write("c", "c\n")))
+	mustApply(t, e, mkStep("1", write("b", "b\n")))
+	mustApply(t, e, mkStep("2", write("c", "c\n")))
 	if _, err := e.Undo(1); err != nil {
 		t.Fatal(err)
 	}
-	rs := e.Run([]txn.Item{
-		{Step: step("3", write("d", "d\n"))},
-		{Step: step("4", replace("a", "nope", "x"))},
+	rs := e.Run([]step.Item{
+		{Step: mkStep("3", write("d", "d\n"))},
+		{Step: mkStep("4", replace("a", "nope", "x"))},
 	}, txn.RunOptions{Atomic: true})
-	if rs[0].Status != txn.StatusFailed || rs[1].Status != txn.StatusFailed {
+	if rs[0].Status != step.StatusFailed || rs[1].Status != step.StatusFailed {
 		t.Fatalf("statuses %s %s", rs[0].Status, rs[1].Status)
 	}
 	if r, err := e.Redo(); err != nil || r.StepID != "2" {
@@ -230,8 +231,8 @@ func TestHeldHEADLockIsACleanRefusal(t *testing.T) {
 	lock := filepath.Join(g.Dir, ".git", "HEAD.lock")
 	os.WriteFile(lock, nil, 0o666)
 	before := g.Snapshot()
-	r := e.Apply(step("s", write("b", "b\n"), replace("a", "a", "A")))
-	if r.Status != txn.StatusFailed || r.Code != 4 {
+	r := e.Apply(mkStep("s", write("b", "b\n"), replace("a", "a", "A")))
+	if r.Status != step.StatusFailed || r.Code != 4 {
 		t.Fatalf("HEAD.lock: status %s code %d (%s)", r.Status, r.Code, r.Error)
 	}
 	g.AssertUnchanged(before)

@@ -8,7 +8,6 @@ import (
 	"github.com/autocoder/autocoder/config"
 	"github.com/autocoder/autocoder/gitops"
 	"github.com/autocoder/autocoder/txn"
-	"github.com/autocoder/autocoder/txn/reads"
 	"github.com/urfave/cli/v2"
 )
 
@@ -84,7 +83,6 @@ func openEngineWith(c *cli.Context, branch string, allowPrograms bool) (*txn.Eng
 		Branch:       branch,
 		MaxFileBytes: cfg.Apply.MaxFileBytes,
 		Deny:         cfg.Denied,
-		Reader:       reads.Run,
 		Programs:     programs{cfg: cfg, allowAll: allowPrograms},
 		Verify:       verifier(cfg),
 		Log:          c.App.ErrWriter,

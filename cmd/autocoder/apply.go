@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/autocoder/autocoder/step"
 	"io"
 	"os"
 	"strings"
@@ -30,7 +31,7 @@ func applyCommand() *cli.Command {
 }
 
 // noBlocksError is a response with no readable instruction block.
-type noBlocksError struct{ errs []*txn.ParseError }
+type noBlocksError struct{ errs []*step.ParseError }
 
 func (e *noBlocksError) Error() string {
 	if len(e.errs) == 0 {
@@ -68,10 +69,10 @@ func runApply(c *cli.Context) error {
 	if err := readable(items); err != nil {
 		// The model still gets its answer: each unreadable block in its
 		// own dialect (an MCP request's error carries the request's id).
-		var results []txn.Result
+		var results []step.Result
 		for _, it := range items {
-			results = append(results, txn.Result{ParseErr: it.Err, Status: txn.StatusFailed,
-				Error: it.Err.Error(), Hint: it.Err.Hint, Code: exitUsage, Reason: txn.ReasonInvalid})
+			results = append(results, step.Result{ParseErr: it.Err, Status: step.StatusFailed,
+				Error: it.Err.Error(), Hint: it.Err.Hint, Code: exitUsage, Reason: step.ReasonInvalid})
 		}
 		if err := writeFeedback(c, results); err != nil {
 			return err
@@ -97,8 +98,8 @@ func runApply(c *cli.Context) error {
 }
 
 // readable is nil when at least one block could be read.
-func readable(items []txn.Item) *noBlocksError {
-	var errs []*txn.ParseError
+func readable(items []step.Item) *noBlocksError {
+	var errs []*step.ParseError
 	for _, it := range items {
 		if it.Step != nil {
 			return nil
@@ -124,7 +125,7 @@ func currentBranch(e *txn.Engine) string {
 	return strings.TrimPrefix(h.Branch, "refs/heads/")
 }
 
-func writeFeedback(c *cli.Context, results []txn.Result) error {
+func writeFeedback(c *cli.Context, results []step.Result) error {
 	dest := c.String("feedback")
 	if dest == "" {
 		return nil
@@ -149,7 +150,7 @@ func writeJSON(w io.Writer, v any) {
 
 // printResults is the human output: one line per step, then what went wrong
 // and what to do, with the response's line numbers.
-func printResults(out, errw io.Writer, branch string, results []txn.Result, dry bool) {
+func printResults(out, errw io.Writer, branch string, results []step.Result, dry bool) {
 	for _, r := range results {
 		id := r.StepID
 		if r.ParseErr != nil {
@@ -171,7 +172,7 @@ func printResults(out, errw io.Writer, branch string, results []txn.Result, dry 
 					fmt.Fprintf(out, "    %s: edit %d matched lines %d-%d by the %s tier\n", op.Path, m.Index+1, m.StartLine, m.EndLine, m.Tier)
 				}
 			}
-			if op.Status == txn.StatusRead && op.Output != "" {
+			if op.Status == step.StatusRead && op.Output != "" {
 				fmt.Fprint(out, indent(op.Output))
 			}
 		}
@@ -190,7 +191,7 @@ func printResults(out, errw io.Writer, branch string, results []txn.Result, dry 
 		if r.ProgramCommit != "" {
 			fmt.Fprintf(out, "    the files the programs changed: commit %s\n", r.ProgramCommit[:12])
 		}
-		if r.Status == txn.StatusFailed && r.Error != "" {
+		if r.Status == step.StatusFailed && r.Error != "" {
 			where := ""
 			if r.Step != nil && r.Step.Pos.Line > 0 && !strings.Contains(r.Error, "(response line") {
 				where = fmt.Sprintf(" (response line %d)", r.Step.Pos.Line)
@@ -208,7 +209,7 @@ func printResults(out, errw io.Writer, branch string, results []txn.Result, dry 
 	}
 }
 
-func describe(r txn.Result) string {
+func describe(r step.Result) string {
 	if r.Step == nil {
 		return ""
 	}

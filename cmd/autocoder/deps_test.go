@@ -33,3 +33,28 @@ func TestNoGoGitPorcelain(t *testing.T) {
 		}
 	}
 }
+
+// TestLayering holds the package layout of DESIGN.md: the step model is a
+// leaf (nothing of ours, no git library), and the dialect readers and the
+// matcher do not link go-git, so a reader of the text never depends on how
+// the repository is stored.
+func TestLayering(t *testing.T) {
+	deps := func(pkgs ...string) []string {
+		out, err := exec.Command("go", append([]string{"list", "-deps"}, pkgs...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list -deps %v: %v\n%s", pkgs, err, out)
+		}
+		return strings.Fields(string(out))
+	}
+	const mod = "github.com/autocoder/autocoder"
+	for _, d := range deps(mod + "/step") {
+		if d != mod+"/step" && (strings.HasPrefix(d, mod+"/") || strings.Contains(d, "go-git")) {
+			t.Errorf("step is not a leaf: it depends on %s", d)
+		}
+	}
+	for _, d := range deps(mod+"/protocol/...", mod+"/matcher") {
+		if strings.Contains(d, "github.com/go-git/") || d == mod+"/gitops" || d == mod+"/txn" {
+			t.Errorf("the dialect readers or the matcher depend on %s", d)
+		}
+	}
+}

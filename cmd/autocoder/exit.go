@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/autocoder/autocoder/step"
 	"io"
 	"strings"
 
@@ -70,11 +71,11 @@ func exitCode(err error) int {
 }
 
 // resultsCode is the exit code of a run: the code of its first failure.
-func resultsCode(rs []txn.Result) int {
+func resultsCode(rs []step.Result) int {
 	for _, r := range rs {
 		// A step taken back by --atomic did not fail itself; the code is
 		// that of the step that did.
-		if r.Status == txn.StatusFailed && r.Reason != txn.ReasonRolledBack {
+		if r.Status == step.StatusFailed && r.Reason != step.ReasonRolledBack {
 			if r.Code != 0 {
 				return r.Code
 			}

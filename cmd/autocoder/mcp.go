@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/autocoder/autocoder/protocol/mcp"
+	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/txn"
 	"github.com/urfave/cli/v2"
 )
@@ -28,16 +29,16 @@ func mcpCommand() *cli.Command {
 				return err
 			}
 			e.Close()
-			s := &mcp.Server{Version: version, Apply: func(step *txn.Step) txn.Result {
+			s := &mcp.Server{Version: version, Apply: func(st *step.Step) step.Result {
 				// The repository lock is taken per call, so the CLI can be
 				// used between calls.
 				e, _, err := openEngineWith(c, c.String("branch"), c.Bool("allow-programs"))
 				if err != nil {
-					return txn.Result{Step: step, StepID: step.ID, Status: txn.StatusFailed,
+					return step.Result{Step: st, StepID: st.ID, Status: step.StatusFailed,
 						Error: err.Error(), Hint: txn.Hint(err), Code: exitCode(err)}
 				}
 				defer e.Close()
-				return e.Apply(step) // Apply writes the index itself outside a Run
+				return e.Apply(st) // Apply writes the index itself outside a Run
 			}}
 			return s.Serve(c.App.Reader, c.App.Writer)
 		},

@@ -2,11 +2,11 @@ package main
 
 import (
 	"fmt"
+	"github.com/autocoder/autocoder/step"
 	"io"
 	"strings"
 
 	"github.com/autocoder/autocoder/protocol"
-	"github.com/autocoder/autocoder/txn"
 	"github.com/urfave/cli/v2"
 )
 
@@ -43,7 +43,7 @@ func parseCommand() *cli.Command {
 			}
 			if f == "json" {
 				if items == nil {
-					items = []txn.Item{}
+					items = []step.Item{}
 				}
 				writeJSON(c.App.Writer, map[string]any{"items": items, "steps": steps, "errors": errs})
 			} else {
@@ -57,7 +57,7 @@ func parseCommand() *cli.Command {
 	}
 }
 
-func printItems(w io.Writer, items []txn.Item) {
+func printItems(w io.Writer, items []step.Item) {
 	for _, it := range items {
 		if pe := it.Err; pe != nil {
 			fmt.Fprintf(w, "error  %s block at line %d, column %d: %s\n", pe.Dialect, pe.Pos.Line, pe.Pos.Col, pe.Msg)

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/autocoder/autocoder/step"
 	"sort"
 	"strings"
 
 	"github.com/autocoder/autocoder/config"
 	"github.com/autocoder/autocoder/runner"
-	"github.com/autocoder/autocoder/txn"
 )
 
 // programs is the program policy of autocoder.toml (and --allow-programs)
@@ -19,7 +19,7 @@ type programs struct {
 	allowAll bool
 }
 
-func (p programs) Allowed(pr txn.Program) (bool, string) {
+func (p programs) Allowed(pr step.Program) (bool, string) {
 	args := pr.Args
 	if pr.Shell {
 		args = nil
@@ -29,7 +29,7 @@ func (p programs) Allowed(pr txn.Program) (bool, string) {
 	return p.cfg.ProgramAllowed(pr.Command, args, p.allowAll)
 }
 
-func (p programs) Run(dir string, pr txn.Program) txn.ProgramResult {
+func (p programs) Run(dir string, pr step.Program) step.ProgramResult {
 	var env []string
 	for k, v := range pr.Env {
 		env = append(env, k+"="+v)
@@ -38,7 +38,7 @@ func (p programs) Run(dir string, pr txn.Program) txn.ProgramResult {
 	spec := runner.Spec{Command: pr.Command, Args: pr.Args, Shell: pr.Shell || pr.Args == nil, Dir: dir, Env: env,
 		Timeout: p.cfg.ProgramTimeout(pr.Timeout), MaxOutput: p.cfg.Programs.MaxOutputBytes}
 	r, err := runner.Run(context.Background(), spec)
-	out := txn.ProgramResult{Stdout: string(r.Stdout), Stderr: string(r.Stderr), ReturnCode: r.ExitCode}
+	out := step.ProgramResult{Stdout: string(r.Stdout), Stderr: string(r.Stderr), ReturnCode: r.ExitCode}
 	switch {
 	case err != nil:
 		out.Status, out.Error = "failure", err.Error()

@@ -6,7 +6,7 @@
 // it with the tolerant reader (protocol/tjson) and expects the closer right
 // after that value, so a file_content holding --##### is read whole and a
 // response with many blocks gives many steps. shape.go maps the JSON to a
-// txn.Step; feedback.go writes the executor's answer.
+// step.Step; feedback.go writes the executor's answer.
 //
 // Strict first: a block whose JSON encoding/json accepts carries no repair.
 // The step is always built from the tolerant reader's tree, because that
@@ -36,12 +36,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/autocoder/autocoder/step"
 
 	"github.com/autocoder/autocoder/protocol/tjson"
-	"github.com/autocoder/autocoder/txn"
 )
 
-// Dialect is the name of this dialect in txn.Step.Dialect and txn.ParseError.
+// Dialect is the name of this dialect in step.Step.Dialect and step.ParseError.
 const Dialect = "autocoder-json"
 
 // The markers around a block.
@@ -50,15 +50,15 @@ var (
 	Closer = []byte("--#####")
 )
 
-// Parse returns the blocks of text in document order: a *txn.Step for each
-// block that reads unambiguously, a *txn.ParseError for each that does not.
+// Parse returns the blocks of text in document order: a *step.Step for each
+// block that reads unambiguously, a *step.ParseError for each that does not.
 // Start and End of each item are the byte offsets of the block's markers
 // (End exclusive); items never overlap. A broken block ends at its closer
 // (found the way the reference's regular expression finds it), and reading
 // goes on after it.
-func Parse(text []byte) []txn.Item {
+func Parse(text []byte) []step.Item {
 	r := reader{text: text, cur: tjson.Start}
-	var items []txn.Item
+	var items []step.Item
 	for from, n := 0, 1; ; n++ {
 		i := bytes.Index(text[from:], Opener)
 		if i < 0 {
@@ -83,10 +83,10 @@ func (r *reader) pos(off int) tjson.Pos {
 }
 
 // block reads the block whose opener is at start; n is its 1-based number.
-func (r *reader) block(start, n int) txn.Item {
+func (r *reader) block(start, n int) step.Item {
 	text := r.text
 	valOff := start + len(Opener)
-	at := txn.Pos(r.pos(start)) // before valOff: positions are asked for in order
+	at := step.Pos(r.pos(start)) // before valOff: positions are asked for in order
 	node, end, reps, err := tjson.ParseNode(text, r.pos(valOff))
 	if err != nil {
 		var se *tjson.SyntaxError
@@ -99,37 +99,37 @@ func (r *reader) block(start, n int) txn.Item {
 	if !bytes.HasPrefix(text[j:], Closer) {
 		return r.noCloser(start, j)
 	}
-	item := txn.Item{Start: start, End: j + len(Closer)}
+	item := step.Item{Start: start, End: j + len(Closer)}
 	// Strict first. Every repair of the tolerant reader is a construct
 	// encoding/json refuses, so a block with repairs is not strict and
 	// needs no second reading; a block without is checked by encoding/json.
-	var repairs []txn.Repair
+	var repairs []step.Repair
 	for _, rp := range reps {
-		repairs = append(repairs, txn.Repair{Pos: txn.Pos(rp.Pos), What: rp.What})
+		repairs = append(repairs, step.Repair{Pos: step.Pos(rp.Pos), What: rp.What})
 	}
 	if len(reps) == 0 && !json.Valid(text[valOff:end]) {
 		// The readers disagree (FuzzTolerant guards against it): say so
 		// rather than call the block strict.
-		repairs = append(repairs, txn.Repair{Pos: at, What: "encoding/json refuses this block; it was read tolerantly"})
+		repairs = append(repairs, step.Repair{Pos: at, What: "encoding/json refuses this block; it was read tolerantly"})
 	}
-	step, perr := build(node, n, at, repairs)
+	st, perr := build(node, n, at, repairs)
 	if perr != nil {
 		perr.Quote = tjson.Quote(text, perr.Pos.Offset)
 		item.Err = perr
 	} else {
-		item.Step = step
+		item.Step = st
 	}
 	return item
 }
 
 // broken makes the error of a block whose JSON cannot be read, ending the
 // block where extent says.
-func (r *reader) broken(start, valOff int, se *tjson.SyntaxError) txn.Item {
+func (r *reader) broken(start, valOff int, se *tjson.SyntaxError) step.Item {
 	text := r.text
 	end, closeAt := r.extent(valOff, max(se.Offset, valOff))
-	perr := &txn.ParseError{
+	perr := &step.ParseError{
 		Dialect: Dialect,
-		Pos:     txn.Pos{Offset: se.Offset, Line: se.Line, Col: se.Col},
+		Pos:     step.Pos{Offset: se.Offset, Line: se.Line, Col: se.Col},
 		Msg:     se.Msg,
 		Quote:   se.Quote,
 		Hint:    se.Hint,
@@ -166,9 +166,9 @@ func (r *reader) broken(start, valOff int, se *tjson.SyntaxError) txn.Item {
 			perr.Msg = fmt.Sprintf("the string at line %d, column %d runs on past the end of the block (%s)", s.Line, s.Col, what)
 			perr.Hint = "close the string with its quote before the end of the line where its text ends"
 		}
-		perr.Pos = txn.Pos(at)
+		perr.Pos = step.Pos(at)
 		perr.Quote = tjson.Quote(text, at.Offset)
-		return txn.Item{Start: start, End: end, Err: perr}
+		return step.Item{Start: start, End: end, Err: perr}
 	}
 	switch {
 	case closeAt < 0:
@@ -194,17 +194,17 @@ func (r *reader) broken(start, valOff int, se *tjson.SyntaxError) txn.Item {
 		at := r.pos(closeAt)
 		perr.Msg += fmt.Sprintf(" (the block ends at line %d)", at.Line)
 	}
-	return txn.Item{Start: start, End: end, Err: perr}
+	return step.Item{Start: start, End: end, Err: perr}
 }
 
 // noCloser makes the error of a block whose JSON value reads but is not
 // followed by --#####; j is where the closer was expected.
-func (r *reader) noCloser(start, j int) txn.Item {
+func (r *reader) noCloser(start, j int) step.Item {
 	end, closeAt := r.extent(j, j)
 	at := r.pos(j)
-	perr := &txn.ParseError{
+	perr := &step.ParseError{
 		Dialect: Dialect,
-		Pos:     txn.Pos(at),
+		Pos:     step.Pos(at),
 		Quote:   tjson.Quote(r.text, j),
 	}
 	if j >= len(r.text) {
@@ -220,7 +220,7 @@ func (r *reader) noCloser(start, j int) txn.Item {
 			perr.Msg += " (and no --##### follows)"
 		}
 	}
-	return txn.Item{Start: start, End: end, Err: perr}
+	return step.Item{Start: start, End: end, Err: perr}
 }
 
 // extent finds where a broken block ends, the way the reference's regular

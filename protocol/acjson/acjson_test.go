@@ -3,6 +3,7 @@ package acjson
 import (
 	"bytes"
 	"fmt"
+	"github.com/autocoder/autocoder/step"
 	"os"
 	"reflect"
 	"strings"
@@ -10,21 +11,20 @@ import (
 	"time"
 
 	"github.com/autocoder/autocoder/protocol/tjson"
-	"github.com/autocoder/autocoder/txn"
 )
 
 // checkItems asserts what every parse must hold: items in order, disjoint,
 // inside the text, each starting at an opener, each exactly one of Step and
 // Err, and every position's line and column agreeing with its offset.
-func checkItems(t testing.TB, text []byte, items []txn.Item) {
+func checkItems(t testing.TB, text []byte, items []step.Item) {
 	t.Helper()
 	prev := 0
-	checkPos := func(what string, p txn.Pos) {
+	checkPos := func(what string, p step.Pos) {
 		t.Helper()
 		if p.Offset < 0 || p.Offset > len(text) {
 			t.Fatalf("%s: offset %d outside the text", what, p.Offset)
 		}
-		if want := txn.Pos(tjson.Advance(text, tjson.Start, p.Offset)); want != p {
+		if want := step.Pos(tjson.Advance(text, tjson.Start, p.Offset)); want != p {
 			t.Fatalf("%s: position %+v, want %+v", what, p, want)
 		}
 	}
@@ -66,7 +66,7 @@ func checkItems(t testing.TB, text []byte, items []txn.Item) {
 	}
 }
 
-func parseOne(t *testing.T, text string) txn.Item {
+func parseOne(t *testing.T, text string) step.Item {
 	t.Helper()
 	items := Parse([]byte(text))
 	checkItems(t, []byte(text), items)
@@ -153,7 +153,7 @@ func TestMapping(t *testing.T) {
 	if s.ID != "m1" || s.Reason != "r" || s.Summary != "s" || len(s.Repairs) != 0 {
 		t.Errorf("step %+v", s)
 	}
-	want := []txn.OpKind{txn.OpWrite, txn.OpReplace, txn.OpWrite, txn.OpDelete, txn.OpMkdir, txn.OpRmdir, txn.OpRead, txn.OpList}
+	want := []step.OpKind{step.OpWrite, step.OpReplace, step.OpWrite, step.OpDelete, step.OpMkdir, step.OpRmdir, step.OpRead, step.OpList}
 	if len(s.Ops) != len(want) {
 		t.Fatalf("ops %+v", s.Ops)
 	}
@@ -165,7 +165,7 @@ func TestMapping(t *testing.T) {
 	if !s.Ops[0].HasContent || len(s.Ops[0].Content) != 0 {
 		t.Errorf("empty create_file content lost: %+v", s.Ops[0])
 	}
-	if e := s.Ops[1].Edits; len(e) != 1 || e[0] != (txn.Edit{Identifier: "f", Old: "x", New: "", Pos: e[0].Pos}) || e[0].Pos.Line != 5 {
+	if e := s.Ops[1].Edits; len(e) != 1 || e[0] != (step.Edit{Identifier: "f", Old: "x", New: "", Pos: e[0].Pos}) || e[0].Pos.Line != 5 {
 		t.Errorf("edits %+v", e)
 	}
 	if string(s.Ops[2].Content) != "whole" || !s.Ops[4].Parents {
@@ -176,7 +176,7 @@ func TestMapping(t *testing.T) {
 		t.Errorf("source %+v", src)
 	}
 	p := s.Programs
-	if len(p) != 2 || !reflect.DeepEqual(p[0], txn.Program{Name: "p", Command: "make", Shell: true, Timeout: 1500 * time.Millisecond, ExpectedOutput: "ok", Pos: p[0].Pos}) ||
+	if len(p) != 2 || !reflect.DeepEqual(p[0], step.Program{Name: "p", Command: "make", Shell: true, Timeout: 1500 * time.Millisecond, ExpectedOutput: "ok", Pos: p[0].Pos}) ||
 		p[1].Name != "program-2" || p[1].Timeout != 0 || !p[1].Shell {
 		t.Errorf("programs %+v", p)
 	}

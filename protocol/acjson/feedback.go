@@ -4,9 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/autocoder/autocoder/step"
 	"strings"
-
-	"github.com/autocoder/autocoder/txn"
 )
 
 // The executor's answer, in the shape the prompt teaches (DIALECTS.md §1,
@@ -18,7 +17,7 @@ type answer struct {
 	Error        string       `json:"error,omitempty"`
 	// Repairs tells the model what it wrote loosely, so it can write it
 	// strictly next time.
-	Repairs []txn.Repair `json:"repairs,omitempty"`
+	Repairs []step.Repair `json:"repairs,omitempty"`
 }
 
 type answerMeta struct {
@@ -97,14 +96,14 @@ func marshal(v any) ([]byte, error) {
 
 // kindActions names an op kind in this dialect, for ops that did not come
 // from an autocoder JSON block.
-var kindActions = map[txn.OpKind]string{
-	txn.OpWrite:   "create_file",
-	txn.OpReplace: "replace_file",
-	txn.OpDelete:  "delete_file",
-	txn.OpMkdir:   "create_directory",
-	txn.OpRmdir:   "delete_directory",
-	txn.OpRead:    "read_file",
-	txn.OpList:    "list_tree",
+var kindActions = map[step.OpKind]string{
+	step.OpWrite:   "create_file",
+	step.OpReplace: "replace_file",
+	step.OpDelete:  "delete_file",
+	step.OpMkdir:   "create_directory",
+	step.OpRmdir:   "delete_directory",
+	step.OpRead:    "read_file",
+	step.OpList:    "list_tree",
 }
 
 // Feedback writes the executor's answer to results: one #####-- … --#####
@@ -115,7 +114,7 @@ var kindActions = map[txn.OpKind]string{
 // reads. metadata.summary says what became of the step. A block that could
 // not be read (Result.ParseErr) is answered with its error, line and column,
 // so the model can resend it.
-func Feedback(results []txn.Result) []byte {
+func Feedback(results []step.Result) []byte {
 	var out bytes.Buffer
 	for i, r := range results {
 		if i > 0 {
@@ -141,7 +140,7 @@ func Feedback(results []txn.Result) []byte {
 	return out.Bytes()
 }
 
-func answerFor(r txn.Result) answer {
+func answerFor(r step.Result) answer {
 	a := answer{FileActions: []fileAction{}, ProgramExecs: programExecs{}}
 	a.Metadata.StepID = r.StepID
 	if r.Step != nil {
@@ -163,7 +162,7 @@ func answerFor(r txn.Result) answer {
 	a.Error = withHint(r.Error, r.Hint)
 
 	var src *Source
-	var ops []txn.Op
+	var ops []step.Op
 	if r.Step != nil {
 		src, _ = r.Step.Source.(*Source)
 		ops = r.Step.Ops
@@ -180,7 +179,7 @@ func answerFor(r txn.Result) answer {
 			fa.Content = or.Diff
 		}
 		switch or.Status {
-		case txn.StatusFailed, txn.StatusSkipped:
+		case step.StatusFailed, step.StatusSkipped:
 			fa.Status = "failure"
 		}
 		fa.Action = kindActions[or.Kind]
@@ -190,7 +189,7 @@ func answerFor(r txn.Result) answer {
 		if fa.Action == "" {
 			fa.Action = string(or.Kind)
 		}
-		if or.Kind == txn.OpReplace {
+		if or.Kind == step.OpReplace {
 			fa.Replaces = replaces(or, ops, i)
 		}
 		a.FileActions = append(a.FileActions, fa)
@@ -217,10 +216,10 @@ func answerFor(r txn.Result) answer {
 // replaces reports each edit of the op: the matcher's count where it got to
 // the edit, and replaced/verified only when the whole op succeeded, since
 // an op's edits are applied together or not at all.
-func replaces(or txn.OpResult, ops []txn.Op, i int) []replaceInfo {
-	ok := or.Status == txn.StatusApplied || or.Status == txn.StatusPlanned || or.Status == txn.StatusUnchanged
-	var edits []txn.Edit
-	if i < len(ops) && ops[i].Kind == txn.OpReplace {
+func replaces(or step.OpResult, ops []step.Op, i int) []replaceInfo {
+	ok := or.Status == step.StatusApplied || or.Status == step.StatusPlanned || or.Status == step.StatusUnchanged
+	var edits []step.Edit
+	if i < len(ops) && ops[i].Kind == step.OpReplace {
 		edits = ops[i].Edits
 	}
 	n := len(edits)
@@ -245,26 +244,26 @@ func replaces(or txn.OpResult, ops []txn.Op, i int) []replaceInfo {
 	return out
 }
 
-func summary(r txn.Result) string {
+func summary(r step.Result) string {
 	if r.Step != nil && r.Step.Finish && r.Step.Summary != "" {
 		// The task's own summary is the answer to a finish step.
 		return r.Step.Summary
 	}
 	switch r.Status {
-	case txn.StatusApplied:
+	case step.StatusApplied:
 		if r.Commit != "" {
 			return "applied as commit " + r.Commit
 		}
 		return "applied"
-	case txn.StatusUnchanged:
+	case step.StatusUnchanged:
 		return "nothing to change: no commit"
-	case txn.StatusPlanned:
+	case step.StatusPlanned:
 		return "dry run: would be applied; nothing was changed"
-	case txn.StatusFailed:
+	case step.StatusFailed:
 		return "failed and rolled back: nothing of this step remains"
-	case txn.StatusSkipped:
+	case step.StatusSkipped:
 		return "skipped: an earlier step failed"
-	case txn.StatusRead:
+	case step.StatusRead:
 		return "read only: nothing was changed"
 	}
 	return string(r.Status)

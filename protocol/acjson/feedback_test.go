@@ -2,15 +2,14 @@ package acjson
 
 import (
 	"encoding/json"
+	"github.com/autocoder/autocoder/step"
 	"strings"
 	"testing"
-
-	"github.com/autocoder/autocoder/txn"
 )
 
 // feedbackResults are results of every kind, for steps read from a real
 // block so that Source carries the request's own action types.
-func feedbackResults(t *testing.T) []txn.Result {
+func feedbackResults(t *testing.T) []step.Result {
 	text := `#####--
 {"metadata": {"step_id": "code_002", "reason": "实现游戏初始化逻辑"},
  "file_operations": [
@@ -35,26 +34,26 @@ func feedbackResults(t *testing.T) []txn.Result {
 	if len(items) != 4 || items[3].Err == nil {
 		t.Fatalf("items %+v", items)
 	}
-	return []txn.Result{
-		{Step: items[0].Step, StepID: "code_002", Status: txn.StatusApplied, Commit: "1a2b3c4",
-			Ops: []txn.OpResult{
-				{Kind: txn.OpReplace, Path: "tetris/game.py", Status: txn.StatusApplied,
-					Replaces: []txn.ReplaceResult{{Index: 0, Matches: 1}, {Index: 1, Matches: 1}}},
-				{Kind: txn.OpWrite, Path: "README.md", Status: txn.StatusApplied, Message: "replaced an existing file"},
-				{Kind: txn.OpRead, Path: "tetris/game.py", Status: txn.StatusApplied, Output: "import pygame  # <3\n"},
-				{Kind: txn.OpMkdir, Path: "tetris/assets", Status: txn.StatusApplied, Message: "git does not record empty directories"},
+	return []step.Result{
+		{Step: items[0].Step, StepID: "code_002", Status: step.StatusApplied, Commit: "1a2b3c4",
+			Ops: []step.OpResult{
+				{Kind: step.OpReplace, Path: "tetris/game.py", Status: step.StatusApplied,
+					Replaces: []step.ReplaceResult{{Index: 0, Matches: 1}, {Index: 1, Matches: 1}}},
+				{Kind: step.OpWrite, Path: "README.md", Status: step.StatusApplied, Message: "replaced an existing file"},
+				{Kind: step.OpRead, Path: "tetris/game.py", Status: step.StatusApplied, Output: "import pygame  # <3\n"},
+				{Kind: step.OpMkdir, Path: "tetris/assets", Status: step.StatusApplied, Message: "git does not record empty directories"},
 			},
-			Programs: []txn.ProgramResult{
+			Programs: []step.ProgramResult{
 				{Name: "run_game", Status: "failure", Stdout: "", Stderr: "pygame.error: No available video device\n", ReturnCode: 1},
 				{Name: "run_game", Status: "refused", Error: "programs are off: allow them in autocoder.toml"},
 			}},
-		{Step: items[1].Step, StepID: "fail_003", Status: txn.StatusFailed, Error: "step failed: an edit did not apply", Code: 1,
-			Ops: []txn.OpResult{{Kind: txn.OpReplace, Path: "a.py", Status: txn.StatusFailed,
-				Replaces: []txn.ReplaceResult{{Index: 0, Matches: 2}},
+		{Step: items[1].Step, StepID: "fail_003", Status: step.StatusFailed, Error: "step failed: an edit did not apply", Code: 1,
+			Ops: []step.OpResult{{Kind: step.OpReplace, Path: "a.py", Status: step.StatusFailed,
+				Replaces: []step.ReplaceResult{{Index: 0, Matches: 2}},
 				Error:    "old_content occurs 2 times in a.py (lines 3, 9)",
 				Hint:     "add lines of context around old_content so it occurs once"}}},
-		{Step: items[2].Step, StepID: items[2].Step.ID, Status: txn.StatusUnchanged},
-		{ParseErr: items[3].Err, StepID: "step-4", Status: txn.StatusFailed},
+		{Step: items[2].Step, StepID: items[2].Step.ID, Status: step.StatusUnchanged},
+		{ParseErr: items[3].Err, StepID: "step-4", Status: step.StatusFailed},
 	}
 }
 

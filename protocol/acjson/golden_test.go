@@ -5,12 +5,11 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/autocoder/autocoder/step"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/autocoder/autocoder/txn"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -20,23 +19,23 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 // shown as text rather than as encoding/json's base64 of a []byte. The
 // shallower Content field hides the embedded one.
 type opView struct {
-	txn.Op
+	step.Op
 	Content *string `json:"content,omitempty"`
 }
 
 type stepView struct {
-	*txn.Step
+	*step.Step
 	Ops []opView `json:"ops,omitempty"`
 }
 
 type itemView struct {
-	Start int             `json:"start"`
-	End   int             `json:"end"`
-	Step  *stepView       `json:"step,omitempty"`
-	Err   *txn.ParseError `json:"error,omitempty"`
+	Start int              `json:"start"`
+	End   int              `json:"end"`
+	Step  *stepView        `json:"step,omitempty"`
+	Err   *step.ParseError `json:"error,omitempty"`
 }
 
-func render(t *testing.T, items []txn.Item) []byte {
+func render(t *testing.T, items []step.Item) []byte {
 	views := []itemView{}
 	for _, it := range items {
 		v := itemView{Start: it.Start, End: it.End, Err: it.Err}

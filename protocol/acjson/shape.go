@@ -2,16 +2,16 @@ package acjson
 
 import (
 	"fmt"
+	"github.com/autocoder/autocoder/step"
 	"math"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/autocoder/autocoder/protocol/tjson"
-	"github.com/autocoder/autocoder/txn"
 )
 
-// Source is the block's own record of the request, kept in txn.Step.Source
+// Source is the block's own record of the request, kept in step.Step.Source
 // so that Feedback can answer in the words the model used.
 type Source struct {
 	Type    string   // "operate", "finish" or "check_program"
@@ -19,14 +19,14 @@ type Source struct {
 }
 
 // The action types and what they become.
-var actions = map[string]txn.OpKind{
-	"create_file":      txn.OpWrite,
-	"replace_file":     txn.OpReplace, // or OpWrite with file_content and no modify_content
-	"delete_file":      txn.OpDelete,
-	"create_directory": txn.OpMkdir,
-	"delete_directory": txn.OpRmdir,
-	"read_file":        txn.OpRead,
-	"list_tree":        txn.OpList,
+var actions = map[string]step.OpKind{
+	"create_file":      step.OpWrite,
+	"replace_file":     step.OpReplace, // or OpWrite with file_content and no modify_content
+	"delete_file":      step.OpDelete,
+	"create_directory": step.OpMkdir,
+	"delete_directory": step.OpRmdir,
+	"read_file":        step.OpRead,
+	"list_tree":        step.OpList,
 }
 
 // knownActions lists the action types for hints, in the prompt's order.
@@ -44,15 +44,15 @@ var (
 )
 
 // shapeError stops build at the first field that is wrong.
-type shapeError struct{ err *txn.ParseError }
+type shapeError struct{ err *step.ParseError }
 
 type builder struct {
-	repairs []txn.Repair
+	repairs []step.Repair
 }
 
 // build maps the JSON of block number n to a step, or to the error of the
 // first field that is wrong. repairs are those the JSON needed already.
-func build(root *tjson.Node, n int, at txn.Pos, repairs []txn.Repair) (step *txn.Step, perr *txn.ParseError) {
+func build(root *tjson.Node, n int, at step.Pos, repairs []step.Repair) (st *step.Step, perr *step.ParseError) {
 	b := &builder{repairs: repairs}
 	defer func() {
 		if r := recover(); r != nil {
@@ -60,7 +60,7 @@ func build(root *tjson.Node, n int, at txn.Pos, repairs []txn.Repair) (step *txn
 			if !ok {
 				panic(r)
 			}
-			step, perr = nil, se.err
+			st, perr = nil, se.err
 		}
 	}()
 	if root.Kind != tjson.Object {
@@ -69,16 +69,16 @@ func build(root *tjson.Node, n int, at txn.Pos, repairs []txn.Repair) (step *txn
 	}
 	b.fields(root, "the block", topFields)
 	src := &Source{Type: "operate"}
-	step = &txn.Step{Dialect: Dialect, Pos: at, Source: src, ID: fmt.Sprintf("step-%d", n)}
+	st = &step.Step{Dialect: Dialect, Pos: at, Source: src, ID: fmt.Sprintf("step-%d", n)}
 
 	if md := root.Get("metadata"); md != nil {
 		b.object(md, "metadata")
 		b.fields(md, "metadata", metadataFields)
 		if id := b.str(md, "step_id"); id != "" {
-			step.ID = id
+			st.ID = id
 		}
-		step.Reason = b.str(md, "reason")
-		step.Summary = b.str(md, "summary")
+		st.Reason = b.str(md, "reason")
+		st.Summary = b.str(md, "summary")
 		b.str(md, "status")
 	}
 	if t := root.Get("type"); t != nil {
@@ -102,7 +102,7 @@ func build(root *tjson.Node, n int, at txn.Pos, repairs []txn.Repair) (step *txn
 					`put the operations in an "operate" step before the "finish" step, which carries only metadata.summary`)
 			}
 		}
-		step.Finish = true
+		st.Finish = true
 	case "check_program":
 		if fileOps != nil && len(fileOps.Elems) > 0 {
 			b.fail(fileOps.Pos, "a check_program step carries file_operations",
@@ -110,36 +110,36 @@ func build(root *tjson.Node, n int, at txn.Pos, repairs []txn.Repair) (step *txn
 		}
 		if progOps != nil {
 			for _, p := range progOps.Elems {
-				step.Programs = append(step.Programs, b.terminate(p))
+				st.Programs = append(st.Programs, b.terminate(p))
 			}
 		}
 	default:
 		if fileOps != nil {
 			for _, op := range fileOps.Elems {
 				kind, o := b.fileOp(op)
-				step.Ops = append(step.Ops, o)
+				st.Ops = append(st.Ops, o)
 				src.Actions = append(src.Actions, kind)
 			}
 		}
 		if progOps != nil {
 			for i, p := range progOps.Elems {
-				step.Programs = append(step.Programs, b.program(p, i+1))
+				st.Programs = append(st.Programs, b.program(p, i+1))
 			}
 		}
 	}
 	// The reader's repairs and the shape's come in two runs; a reader of
 	// the list wants them in document order.
 	sort.SliceStable(b.repairs, func(i, j int) bool { return b.repairs[i].Pos.Offset < b.repairs[j].Pos.Offset })
-	step.Repairs = b.repairs
-	return step, nil
+	st.Repairs = b.repairs
+	return st, nil
 }
 
 func (b *builder) fail(at tjson.Pos, msg, hint string) {
-	panic(shapeError{&txn.ParseError{Dialect: Dialect, Pos: txn.Pos(at), Msg: msg, Hint: hint}})
+	panic(shapeError{&step.ParseError{Dialect: Dialect, Pos: step.Pos(at), Msg: msg, Hint: hint}})
 }
 
 func (b *builder) repair(at tjson.Pos, format string, args ...any) {
-	b.repairs = append(b.repairs, txn.Repair{Pos: txn.Pos(at), What: fmt.Sprintf(format, args...)})
+	b.repairs = append(b.repairs, step.Repair{Pos: step.Pos(at), What: fmt.Sprintf(format, args...)})
 }
 
 func (b *builder) object(n *tjson.Node, what string) {
@@ -214,7 +214,7 @@ func (b *builder) unused(obj *tjson.Node, action string, keys ...string) {
 	}
 }
 
-func (b *builder) fileOp(n *tjson.Node) (string, txn.Op) {
+func (b *builder) fileOp(n *tjson.Node) (string, step.Op) {
 	b.object(n, "an entry of file_operations")
 	b.fields(n, "a file operation", fileOpFields)
 	at := n.Get("action_type")
@@ -230,7 +230,7 @@ func (b *builder) fileOp(n *tjson.Node) (string, txn.Op) {
 		}
 		b.fail(at.Pos, fmt.Sprintf("unknown action_type %q", action), hint)
 	}
-	op := txn.Op{Kind: kind, Pos: txn.Pos(n.Pos)}
+	op := step.Op{Kind: kind, Pos: step.Pos(n.Pos)}
 	if p := n.Get("path"); p == nil || b.str(n, "path") == "" {
 		where := n.Pos
 		if p != nil {
@@ -259,7 +259,7 @@ func (b *builder) fileOp(n *tjson.Node) (string, txn.Op) {
 
 // replace reads a replace_file: edits in modify_content, or, with no edit,
 // a whole new file_content.
-func (b *builder) replace(n *tjson.Node, op *txn.Op) {
+func (b *builder) replace(n *tjson.Node, op *step.Op) {
 	mc := b.array(n, "modify_content")
 	fc := n.Get("file_content")
 	content := b.str(n, "file_content")
@@ -274,7 +274,7 @@ func (b *builder) replace(n *tjson.Node, op *txn.Op) {
 			op.Edits = append(op.Edits, b.edit(e))
 		}
 	case fc != nil:
-		op.Kind = txn.OpWrite
+		op.Kind = step.OpWrite
 		op.Content, op.HasContent = []byte(content), true
 		if mc != nil {
 			b.unused(n, "replace_file with file_content", "modify_content")
@@ -289,10 +289,10 @@ func (b *builder) replace(n *tjson.Node, op *txn.Op) {
 	}
 }
 
-func (b *builder) edit(n *tjson.Node) txn.Edit {
+func (b *builder) edit(n *tjson.Node) step.Edit {
 	b.object(n, "an entry of modify_content")
 	b.fields(n, "a modify_content entry", editFields)
-	e := txn.Edit{Identifier: b.str(n, "identifier"), Pos: txn.Pos(n.Pos)}
+	e := step.Edit{Identifier: b.str(n, "identifier"), Pos: step.Pos(n.Pos)}
 	old := n.Get("old_content")
 	if old == nil {
 		b.fail(n.Pos, "the modify_content entry has no old_content", `add "old_content": the exact text to replace, with 1-3 lines of context`)
@@ -310,10 +310,10 @@ func (b *builder) edit(n *tjson.Node) txn.Edit {
 }
 
 // program reads an entry of program_operations in an operate step.
-func (b *builder) program(n *tjson.Node, k int) txn.Program {
+func (b *builder) program(n *tjson.Node, k int) step.Program {
 	b.object(n, "an entry of program_operations")
 	b.fields(n, "a program operation", programFields)
-	p := txn.Program{Name: b.str(n, "name"), Shell: true, Pos: txn.Pos(n.Pos), ExpectedOutput: b.str(n, "expected_output")}
+	p := step.Program{Name: b.str(n, "name"), Shell: true, Pos: step.Pos(n.Pos), ExpectedOutput: b.str(n, "expected_output")}
 	if p.Name == "" {
 		p.Name = fmt.Sprintf("program-%d", k)
 	}
@@ -339,10 +339,10 @@ func (b *builder) program(n *tjson.Node, k int) txn.Program {
 }
 
 // terminate reads an entry of program_operations in a check_program step.
-func (b *builder) terminate(n *tjson.Node) txn.Program {
+func (b *builder) terminate(n *tjson.Node) step.Program {
 	b.object(n, "an entry of program_operations")
 	b.fields(n, "a program operation", programFields)
-	p := txn.Program{Name: b.str(n, "name"), Terminate: true, Pos: txn.Pos(n.Pos)}
+	p := step.Program{Name: b.str(n, "name"), Terminate: true, Pos: step.Pos(n.Pos)}
 	if p.Name == "" {
 		b.fail(n.Pos, "the check_program entry names no program", `add "name": the name of the running program to stop`)
 	}

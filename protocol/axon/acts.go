@@ -2,9 +2,8 @@ package axon
 
 import (
 	"fmt"
+	"github.com/autocoder/autocoder/step"
 	"strings"
-
-	"github.com/autocoder/autocoder/txn"
 )
 
 // spec is what an act takes and what it becomes.
@@ -31,13 +30,13 @@ func init() {
 	specs = map[string]spec{
 		"check_files_exist": {params: []string{"file_list"}, variadic: true, build: buildFilesExist},
 		"check_cwd_match":   {params: []string{"expected_path"}, build: buildCwdMatch},
-		"write_file":        {params: []string{"path", "content"}, content: true, build: buildWrite(txn.OpWrite)},
-		"append_file":       {params: []string{"path", "content"}, content: true, build: buildWrite(txn.OpAppend)},
+		"write_file":        {params: []string{"path", "content"}, content: true, build: buildWrite(step.OpWrite)},
+		"append_file":       {params: []string{"path", "content"}, content: true, build: buildWrite(step.OpAppend)},
 		"replace":           {params: []string{"path", "old_string", "new_string"}, content: true, build: buildReplace},
 		"patch_file":        {params: []string{"path", "old_string", "new_string"}, content: true, build: buildReplace},
 		"move_file":         {params: []string{"source", "destination"}, build: buildMove},
-		"delete_file":       {params: []string{"path"}, build: buildPathOp(txn.OpDelete)},
-		"read_file":         {params: []string{"path"}, build: buildPathOp(txn.OpRead)},
+		"delete_file":       {params: []string{"path"}, build: buildPathOp(step.OpDelete)},
+		"read_file":         {params: []string{"path"}, build: buildPathOp(step.OpRead)},
 		"run_command":       {params: []string{"command"}, build: buildRun},
 		"git_add":           {params: []string{"paths"}, variadic: true, build: buildGitAdd},
 		"git_commit":        {params: []string{"message"}, build: buildCommit},
@@ -63,15 +62,15 @@ func (a *act) path(p param, what string) (string, bool) {
 	return s, true
 }
 
-func buildWrite(kind txn.OpKind) func(a *act, ps []param) {
+func buildWrite(kind step.OpKind) func(a *act, ps []param) {
 	return func(a *act, ps []param) {
 		p, ok := a.path(ps[0], "path")
 		if !ok {
 			return
 		}
 		a.desc = a.name + " " + p
-		a.ops = []txn.Op{{Kind: kind, Path: p, Content: ps[1].content, HasContent: true,
-			MustExist: kind == txn.OpAppend, Pos: a.pos}}
+		a.ops = []step.Op{{Kind: kind, Path: p, Content: ps[1].content, HasContent: true,
+			MustExist: kind == step.OpAppend, Pos: a.pos}}
 	}
 }
 
@@ -83,8 +82,8 @@ func buildReplace(a *act, ps []param) {
 	a.desc = a.name + " " + p
 	// The values already lack their final newline: the one the block's
 	// closing fence forces on the text is not part of the edit.
-	a.ops = []txn.Op{{Kind: txn.OpReplace, Path: p, Pos: a.pos,
-		Edits: []txn.Edit{{Old: ps[1].text, New: ps[2].text, Pos: ps[1].pos}}}}
+	a.ops = []step.Op{{Kind: step.OpReplace, Path: p, Pos: a.pos,
+		Edits: []step.Edit{{Old: ps[1].text, New: ps[2].text, Pos: ps[1].pos}}}}
 }
 
 func buildMove(a *act, ps []param) {
@@ -97,17 +96,17 @@ func buildMove(a *act, ps []param) {
 		return
 	}
 	a.desc = fmt.Sprintf("move_file %s -> %s", src, dst)
-	a.ops = []txn.Op{{Kind: txn.OpMove, Path: src, To: dst, Pos: a.pos}}
+	a.ops = []step.Op{{Kind: step.OpMove, Path: src, To: dst, Pos: a.pos}}
 }
 
-func buildPathOp(kind txn.OpKind) func(a *act, ps []param) {
+func buildPathOp(kind step.OpKind) func(a *act, ps []param) {
 	return func(a *act, ps []param) {
 		p, ok := a.path(ps[0], "path")
 		if !ok {
 			return
 		}
 		a.desc = a.name + " " + p
-		a.ops = []txn.Op{{Kind: kind, Path: p, Pos: a.pos}}
+		a.ops = []step.Op{{Kind: kind, Path: p, Pos: a.pos}}
 	}
 }
 
@@ -119,7 +118,7 @@ func buildRun(a *act, ps []param) {
 		return
 	}
 	a.desc = "run_command " + short(cmd)
-	a.progs = []txn.Program{{Name: "run_command", Command: cmd, Shell: true, Pos: a.pos}}
+	a.progs = []step.Program{{Name: "run_command", Command: cmd, Shell: true, Pos: a.pos}}
 }
 
 func buildFilesExist(a *act, ps []param) {
@@ -142,7 +141,7 @@ func buildFilesExist(a *act, ps []param) {
 		return
 	}
 	a.desc = "check_files_exist " + short(strings.Join(paths, ", "))
-	a.checks = []txn.Check{{Kind: txn.CheckFilesExist, Paths: paths, Pos: a.pos}}
+	a.checks = []step.Check{{Kind: step.CheckFilesExist, Paths: paths, Pos: a.pos}}
 }
 
 func buildCwdMatch(a *act, ps []param) {
@@ -152,7 +151,7 @@ func buildCwdMatch(a *act, ps []param) {
 		return
 	}
 	a.desc = "check_cwd_match " + want
-	a.checks = []txn.Check{{Kind: txn.CheckCwdMatch, Want: want, Pos: a.pos}}
+	a.checks = []step.Check{{Kind: step.CheckCwdMatch, Want: want, Pos: a.pos}}
 }
 
 func buildGitAdd(a *act, ps []param) {
@@ -198,7 +197,7 @@ func unknownHint(name string) string {
 // previous git_commit (or the plan's start) into one step whose commit
 // message is its text; acts after the last git_commit are one step each.
 // Step IDs are "axon-<n>", n counting steps in document order from 1.
-func group(acts []*act) []txn.Item {
+func group(acts []*act) []step.Item {
 	g := grouper{}
 	var pending []*act
 	for _, a := range acts {
@@ -220,12 +219,12 @@ func group(acts []*act) []txn.Item {
 }
 
 type grouper struct {
-	items []txn.Item
+	items []step.Item
 	n     int
 }
 
 func (g *grouper) fail(a *act) {
-	g.items = append(g.items, txn.Item{Err: a.err, Start: a.start, End: a.end})
+	g.items = append(g.items, step.Item{Err: a.err, Start: a.start, End: a.end})
 }
 
 // commit emits a git_commit group. A group with an unreadable act is not
@@ -259,10 +258,10 @@ func (g *grouper) commit(acts []*act, c *act) {
 	if c.err != nil {
 		e := *c.err
 		e.Msg += "; " + span
-		g.items = append(g.items, txn.Item{Err: &e, Start: c.start, End: c.end})
+		g.items = append(g.items, step.Item{Err: &e, Start: c.start, End: c.end})
 		return
 	}
-	g.items = append(g.items, txn.Item{Start: c.start, End: c.end, Err: &txn.ParseError{
+	g.items = append(g.items, step.Item{Start: c.start, End: c.end, Err: &step.ParseError{
 		Dialect: Dialect, Pos: c.pos, Quote: short(c.msg),
 		Msg:  fmt.Sprintf("git_commit: %s because %d of its acts could not be read", span, bad),
 		Hint: "fix the acts reported before this one and send the whole group again, ending with its git_commit",
@@ -272,14 +271,14 @@ func (g *grouper) commit(acts []*act, c *act) {
 // step emits one step made of acts.
 func (g *grouper) step(acts []*act, reason, summary string, start, end int) {
 	g.n++
-	s := &txn.Step{ID: fmt.Sprintf("axon-%d", g.n), Reason: reason, Summary: summary, Dialect: Dialect, Pos: acts[0].pos}
+	s := &step.Step{ID: fmt.Sprintf("axon-%d", g.n), Reason: reason, Summary: summary, Dialect: Dialect, Pos: acts[0].pos}
 	src := Source{}
 	for _, a := range acts {
 		s.Ops = append(s.Ops, a.ops...)
 		s.Checks = append(s.Checks, a.checks...)
 		s.Programs = append(s.Programs, a.progs...)
 		if a.note != "" {
-			s.Repairs = append(s.Repairs, txn.Repair{Pos: a.pos, What: a.note})
+			s.Repairs = append(s.Repairs, step.Repair{Pos: a.pos, What: a.note})
 		}
 		src.Acts = append(src.Acts, Act{Name: a.name, Desc: a.desc, Line: a.pos.Line})
 	}
@@ -287,5 +286,5 @@ func (g *grouper) step(acts []*act, reason, summary string, start, end int) {
 	// at once"), also when the check shares a commit group.
 	s.StopRun = len(s.Checks) > 0
 	s.Source = src
-	g.items = append(g.items, txn.Item{Step: s, Start: start, End: end})
+	g.items = append(g.items, step.Item{Step: s, Start: start, End: end})
 }

@@ -19,25 +19,25 @@
 // "a\nb\n", a block of one empty line writes "\n", and an empty block writes
 // nothing. An inline argument's value is the argument exactly.
 //
-// Positions are those of txn.Pos; columns count characters, not bytes, as
+// Positions are those of step.Pos; columns count characters, not bytes, as
 // the tjson reader's do, so that an error's column is the one a model or a
 // person counts.
 package axon
 
 import (
 	"fmt"
+	"github.com/autocoder/autocoder/step"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/autocoder/autocoder/protocol/fence"
-	"github.com/autocoder/autocoder/txn"
 )
 
-// Dialect is the value of txn.Step.Dialect and txn.ParseError.Dialect for
+// Dialect is the value of step.Step.Dialect and step.ParseError.Dialect for
 // Axon.
 const Dialect = "axon"
 
-// Source is the Axon record of a step (txn.Step.Source): the acts it was
+// Source is the Axon record of a step (step.Step.Source): the acts it was
 // read from, in order, the git_commit act last when there is one.
 type Source struct {
 	Acts []Act
@@ -51,10 +51,10 @@ type Act struct {
 }
 
 // Parse reads every Axon act of text into items in document order: one step
-// per act, or one step per git_commit group, or a *txn.ParseError where an
+// per act, or one step per git_commit group, or a *step.ParseError where an
 // act cannot be read unambiguously. An error does not stop the reading:
 // later acts are still read. Text with no act block yields no items.
-func Parse(text []byte) []txn.Item {
+func Parse(text []byte) []step.Item {
 	char, from, ok := planStart(text)
 	if !ok {
 		return nil
@@ -83,18 +83,18 @@ type act struct {
 	start  int // item span: the act block's start ...
 	end    int // ... to the end of its last parameter block
 
-	pos     txn.Pos // the act block's opening fence
-	line    string  // the act line, white space trimmed
-	linePos txn.Pos // where the act line's text starts
+	pos     step.Pos // the act block's opening fence
+	line    string   // the act line, white space trimmed
+	linePos step.Pos // where the act line's text starts
 	name    string
 	args    []string // inline arguments
 
-	err *txn.ParseError // set when the act cannot be read
+	err *step.ParseError // set when the act cannot be read
 
 	desc   string // "write_file src/a.py": default commit subject
-	ops    []txn.Op
-	checks []txn.Check
-	progs  []txn.Program
+	ops    []step.Op
+	checks []step.Check
+	progs  []step.Program
 	note   string // an accepted act with nothing to do (git_add)
 	msg    string // git_commit: the commit message
 }
@@ -125,8 +125,8 @@ func readActs(text []byte, blocks []fence.Block) []*act {
 }
 
 // blockPos is the position of a block's opening fence.
-func blockPos(b fence.Block) txn.Pos {
-	return txn.Pos{Offset: b.Start + b.Indent, Line: b.Line, Col: b.Indent + 1}
+func blockPos(b fence.Block) step.Pos {
+	return step.Pos{Offset: b.Start + b.Indent, Line: b.Line, Col: b.Indent + 1}
 }
 
 // readLine reads the act line: the first non-blank content line of the act
@@ -145,7 +145,7 @@ func (a *act) readLine(text []byte) {
 		}
 		l := strings.TrimRight(string(raw[pos:end]), "\r")
 		indent := len(l) - len(strings.TrimLeft(l, " \t"))
-		lp := txn.Pos{Offset: b.ContentStart + pos + indent, Line: lineNo, Col: indent + 1}
+		lp := step.Pos{Offset: b.ContentStart + pos + indent, Line: lineNo, Col: indent + 1}
 		pos = end + 1
 		if strings.TrimSpace(l) == "" {
 			continue
@@ -194,7 +194,7 @@ func (a *act) readLine(text []byte) {
 		if err != nil {
 			qe := err.(*quoteError)
 			at := strings.Index(a.line, rest) + qe.Col - 1 // byte index of the quote in the line
-			a.fail(txn.Pos{Offset: a.linePos.Offset + at, Line: a.linePos.Line, Col: a.linePos.Col + utf8.RuneCountInString(a.line[:at])},
+			a.fail(step.Pos{Offset: a.linePos.Offset + at, Line: a.linePos.Line, Col: a.linePos.Col + utf8.RuneCountInString(a.line[:at])},
 				"act line: "+err.Error(), a.line,
 				fmt.Sprintf("close the %c quote, or give the argument in a block of its own after the act block", qe.Quote))
 			return
@@ -205,11 +205,11 @@ func (a *act) readLine(text []byte) {
 
 // fail records the act's error. The first error wins: it is the one the
 // others follow from.
-func (a *act) fail(pos txn.Pos, msg, quote, hint string) {
+func (a *act) fail(pos step.Pos, msg, quote, hint string) {
 	if a.err != nil {
 		return
 	}
-	a.err = &txn.ParseError{Dialect: Dialect, Pos: pos, Msg: msg, Quote: short(quote), Hint: hint}
+	a.err = &step.ParseError{Dialect: Dialect, Pos: pos, Msg: msg, Quote: short(quote), Hint: hint}
 }
 
 // param is one positional parameter: an inline argument or a block.
@@ -218,7 +218,7 @@ type param struct {
 	content []byte // written content: the block's content with its final newline
 	lines   int
 	block   bool
-	pos     txn.Pos
+	pos     step.Pos
 }
 
 // read turns a named act and its parameters into ops, checks or programs.

@@ -3,15 +3,14 @@ package axon
 import (
 	"bytes"
 	"fmt"
+	"github.com/autocoder/autocoder/step"
 	"strings"
 	"testing"
 	"unicode/utf8"
-
-	"github.com/autocoder/autocoder/txn"
 )
 
 // summary renders an item on one line so that table cases can state it.
-func summary(it txn.Item) string {
+func summary(it step.Item) string {
 	if it.Err != nil {
 		return fmt.Sprintf("error %d:%d %s", it.Err.Pos.Line, it.Err.Pos.Col, it.Err.Msg)
 	}
@@ -23,7 +22,7 @@ func summary(it txn.Item) string {
 	}
 	for _, c := range s.Checks {
 		switch c.Kind {
-		case txn.CheckFilesExist:
+		case step.CheckFilesExist:
 			fmt.Fprintf(&b, " files_exist%q", c.Paths)
 		default:
 			fmt.Fprintf(&b, " %s(%q)", c.Kind, c.Want)
@@ -31,17 +30,17 @@ func summary(it txn.Item) string {
 	}
 	for _, op := range s.Ops {
 		switch op.Kind {
-		case txn.OpWrite, txn.OpAppend:
+		case step.OpWrite, step.OpAppend:
 			fmt.Fprintf(&b, " %s(%s,%q", op.Kind, op.Path, op.Content)
 			if op.MustExist {
 				b.WriteString(",must_exist")
 			}
 			b.WriteString(")")
-		case txn.OpReplace:
+		case step.OpReplace:
 			for _, e := range op.Edits {
 				fmt.Fprintf(&b, " replace(%s,%q->%q)", op.Path, e.Old, e.New)
 			}
-		case txn.OpMove:
+		case step.OpMove:
 			fmt.Fprintf(&b, " move(%s->%s)", op.Path, op.To)
 		default:
 			fmt.Fprintf(&b, " %s(%s)", op.Kind, op.Path)
@@ -261,7 +260,7 @@ func TestSplitArgs(t *testing.T) {
 // checkItems asserts what every Parse result holds: items in order and
 // disjoint, within the text, exactly one of Step and Err, positions whose
 // line and column match their offsets, unique step IDs.
-func checkItems(t *testing.T, text []byte, items []txn.Item) {
+func checkItems(t *testing.T, text []byte, items []step.Item) {
 	t.Helper()
 	prev := 0
 	ids := map[string]bool{}
@@ -273,7 +272,7 @@ func checkItems(t *testing.T, text []byte, items []txn.Item) {
 		if (it.Step == nil) == (it.Err == nil) {
 			t.Fatalf("item %d: want exactly one of Step and Err: %+v", i, it)
 		}
-		var ps []txn.Pos
+		var ps []step.Pos
 		if it.Err != nil {
 			ps = append(ps, it.Err.Pos)
 			if it.Err.Hint == "" || it.Err.Dialect != Dialect {

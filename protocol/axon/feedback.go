@@ -2,9 +2,8 @@ package axon
 
 import (
 	"fmt"
+	"github.com/autocoder/autocoder/step"
 	"strings"
-
-	"github.com/autocoder/autocoder/txn"
 )
 
 // Feedback writes the executor's answer to an Axon plan: a plain-text report
@@ -16,7 +15,7 @@ import (
 // read produced (file content, command output, a dry-run diff) sits in a
 // tilde-fenced block longer than any tilde run inside it, so it can never
 // close early.
-func Feedback(results []txn.Result) []byte {
+func Feedback(results []step.Result) []byte {
 	var b strings.Builder
 	b.WriteString(header(results))
 	for _, r := range results {
@@ -31,9 +30,9 @@ func Feedback(results []txn.Result) []byte {
 }
 
 // header counts the results by status: "Axon plan: 3 steps, 2 applied, 1 failed."
-func header(results []txn.Result) string {
-	order := []txn.Status{txn.StatusApplied, txn.StatusPlanned, txn.StatusRead, txn.StatusUnchanged, txn.StatusFailed, txn.StatusSkipped}
-	count := map[txn.Status]int{}
+func header(results []step.Result) string {
+	order := []step.Status{step.StatusApplied, step.StatusPlanned, step.StatusRead, step.StatusUnchanged, step.StatusFailed, step.StatusSkipped}
+	count := map[step.Status]int{}
 	steps, unread := 0, 0
 	for _, r := range results {
 		if r.Step == nil && r.ParseErr != nil {
@@ -55,7 +54,7 @@ func header(results []txn.Result) string {
 	return "Axon plan: " + strings.Join(parts, ", ") + ".\n"
 }
 
-func writeParseError(b *strings.Builder, e *txn.ParseError) {
+func writeParseError(b *strings.Builder, e *step.ParseError) {
 	fmt.Fprintf(b, "[error] line %d, column %d: not applied: %s\n", e.Pos.Line, e.Pos.Col, e.Msg)
 	if e.Quote != "" {
 		fmt.Fprintf(b, "  near: %s\n", e.Quote)
@@ -65,7 +64,7 @@ func writeParseError(b *strings.Builder, e *txn.ParseError) {
 	}
 }
 
-func writeStep(b *strings.Builder, r txn.Result) {
+func writeStep(b *strings.Builder, r step.Result) {
 	id := r.StepID
 	what := ""
 	line := 0
@@ -106,7 +105,7 @@ func writeStep(b *strings.Builder, r txn.Result) {
 	if r.Hint != "" {
 		fmt.Fprintf(b, "  hint: %s\n", indentLines(r.Hint, "    "))
 	}
-	if r.Status == txn.StatusFailed && r.Code == 3 && r.Step != nil && r.Step.StopRun {
+	if r.Status == step.StatusFailed && r.Code == 3 && r.Step != nil && r.Step.StopRun {
 		b.WriteString("  the run stopped here: a failed check_* act stops the plan, nothing after it was applied\n")
 	}
 	for _, op := range r.Ops {
@@ -121,7 +120,7 @@ func writeStep(b *strings.Builder, r txn.Result) {
 	}
 }
 
-func writeOp(b *strings.Builder, op txn.OpResult) {
+func writeOp(b *strings.Builder, op step.OpResult) {
 	target := op.Path
 	if op.To != "" {
 		target += " -> " + op.To
@@ -157,7 +156,7 @@ func writeOp(b *strings.Builder, op txn.OpResult) {
 	}
 }
 
-func writeProgram(b *strings.Builder, p txn.ProgramResult) {
+func writeProgram(b *strings.Builder, p step.ProgramResult) {
 	name := p.Name
 	if name == "" {
 		name = "run_command"

@@ -3,13 +3,13 @@ package axon
 import (
 	"bytes"
 	"flag"
+	"github.com/autocoder/autocoder/step"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/autocoder/autocoder/protocol/fence"
-	"github.com/autocoder/autocoder/txn"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of testdata/feedback")
@@ -23,13 +23,13 @@ var plan = mkact("write_file", "a.txt\n", "A\n") + mkact("git_add", "a.txt\n") +
 	mkact("run_command", "go test ./...\n")
 
 // results pairs the plan's items with outcomes, in order.
-func results(t *testing.T, outcomes ...txn.Result) []txn.Result {
+func results(t *testing.T, outcomes ...step.Result) []step.Result {
 	t.Helper()
 	items := Parse([]byte(plan))
 	if len(items) != len(outcomes) {
 		t.Fatalf("plan has %d items, case has %d outcomes", len(items), len(outcomes))
 	}
-	var rs []txn.Result
+	var rs []step.Result
 	for i, it := range items {
 		r := outcomes[i]
 		r.Step, r.ParseErr = it.Step, it.Err
@@ -45,57 +45,57 @@ func TestFeedback(t *testing.T) {
 	const hash = "3f2a9c1d0e8b7a6f5e4d3c2b1a09f8e7d6c5b4a3"
 	cases := []struct {
 		name    string
-		results func(t *testing.T) []txn.Result
+		results func(t *testing.T) []step.Result
 	}{
-		{"applied", func(t *testing.T) []txn.Result {
+		{"applied", func(t *testing.T) []step.Result {
 			return results(t,
-				txn.Result{Status: txn.StatusApplied, Commit: hash, Ops: []txn.OpResult{
-					{Kind: txn.OpWrite, Path: "a.txt", Status: txn.StatusApplied, Message: "created"}}},
-				txn.Result{Status: txn.StatusApplied},
-				txn.Result{Status: txn.StatusApplied, Commit: hash[:12], Ops: []txn.OpResult{
-					{Kind: txn.OpReplace, Path: "b.go", Status: txn.StatusApplied,
-						Replaces: []txn.ReplaceResult{{Index: 0, Tier: "indent", Matches: 1, StartLine: 3, EndLine: 3}}}}},
-				txn.Result{Status: txn.StatusFailed, Code: 1},
-				txn.Result{Status: txn.StatusRead, Ops: []txn.OpResult{
-					{Kind: txn.OpRead, Path: "notes.md", Status: txn.StatusRead,
+				step.Result{Status: step.StatusApplied, Commit: hash, Ops: []step.OpResult{
+					{Kind: step.OpWrite, Path: "a.txt", Status: step.StatusApplied, Message: "created"}}},
+				step.Result{Status: step.StatusApplied},
+				step.Result{Status: step.StatusApplied, Commit: hash[:12], Ops: []step.OpResult{
+					{Kind: step.OpReplace, Path: "b.go", Status: step.StatusApplied,
+						Replaces: []step.ReplaceResult{{Index: 0, Tier: "indent", Matches: 1, StartLine: 3, EndLine: 3}}}}},
+				step.Result{Status: step.StatusFailed, Code: 1},
+				step.Result{Status: step.StatusRead, Ops: []step.OpResult{
+					{Kind: step.OpRead, Path: "notes.md", Status: step.StatusRead,
 						Output: "# Notes\n\n~~~~~act\nwrite_file\n~~~~~~~\nno final newline"}}},
-				txn.Result{Status: txn.StatusApplied, Programs: []txn.ProgramResult{
+				step.Result{Status: step.StatusApplied, Programs: []step.ProgramResult{
 					{Name: "run_command", Status: "success", Stdout: "ok  \texample.com/x\t0.01s\n"}}},
 			)
 		}},
-		{"check-failed", func(t *testing.T) []txn.Result {
-			skipped := txn.Result{Status: txn.StatusSkipped}
+		{"check-failed", func(t *testing.T) []step.Result {
+			skipped := step.Result{Status: step.StatusSkipped}
 			return results(t,
-				txn.Result{Status: txn.StatusApplied, Commit: hash, Ops: []txn.OpResult{
-					{Kind: txn.OpWrite, Path: "a.txt", Status: txn.StatusApplied}}},
-				txn.Result{Status: txn.StatusFailed, Code: 3, Error: "check_files_exist: go.mod does not exist",
+				step.Result{Status: step.StatusApplied, Commit: hash, Ops: []step.OpResult{
+					{Kind: step.OpWrite, Path: "a.txt", Status: step.StatusApplied}}},
+				step.Result{Status: step.StatusFailed, Code: 3, Error: "check_files_exist: go.mod does not exist",
 					Hint: "run the plan in the repository that holds go.mod"},
-				skipped, txn.Result{Status: txn.StatusFailed, Code: 1}, skipped, skipped)
+				skipped, step.Result{Status: step.StatusFailed, Code: 1}, skipped, skipped)
 		}},
-		{"replace-failed", func(t *testing.T) []txn.Result {
+		{"replace-failed", func(t *testing.T) []step.Result {
 			return results(t,
-				txn.Result{Status: txn.StatusUnchanged, Ops: []txn.OpResult{
-					{Kind: txn.OpWrite, Path: "a.txt", Status: txn.StatusUnchanged, Message: "the file already holds this content"}}},
-				txn.Result{Status: txn.StatusApplied},
-				txn.Result{Status: txn.StatusFailed, Code: 1, Error: "replace b.go: the old text was not found",
-					Ops: []txn.OpResult{{Kind: txn.OpReplace, Path: "b.go", Status: txn.StatusFailed,
+				step.Result{Status: step.StatusUnchanged, Ops: []step.OpResult{
+					{Kind: step.OpWrite, Path: "a.txt", Status: step.StatusUnchanged, Message: "the file already holds this content"}}},
+				step.Result{Status: step.StatusApplied},
+				step.Result{Status: step.StatusFailed, Code: 1, Error: "replace b.go: the old text was not found",
+					Ops: []step.OpResult{{Kind: step.OpReplace, Path: "b.go", Status: step.StatusFailed,
 						Error: "old text not found", Hint: "the nearest text is at line 7: \"x := 1\"; copy the old text from the file exactly"}}},
-				txn.Result{Status: txn.StatusFailed, Code: 1},
-				txn.Result{Status: txn.StatusSkipped},
-				txn.Result{Status: txn.StatusFailed, Code: 1, Programs: []txn.ProgramResult{
+				step.Result{Status: step.StatusFailed, Code: 1},
+				step.Result{Status: step.StatusSkipped},
+				step.Result{Status: step.StatusFailed, Code: 1, Programs: []step.ProgramResult{
 					{Name: "run_command", Status: "failure", ReturnCode: 2, Stderr: "FAIL\n", Error: "exit status 2"}}},
 			)
 		}},
-		{"dry-run", func(t *testing.T) []txn.Result {
+		{"dry-run", func(t *testing.T) []step.Result {
 			return results(t,
-				txn.Result{Status: txn.StatusPlanned, Ops: []txn.OpResult{
-					{Kind: txn.OpWrite, Path: "a.txt", Status: txn.StatusPlanned, Diff: "--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1 @@\n+A\n"}}},
-				txn.Result{Status: txn.StatusPlanned},
-				txn.Result{Status: txn.StatusPlanned, Ops: []txn.OpResult{
-					{Kind: txn.OpMove, Path: "b.go", To: "c.go", Status: txn.StatusPlanned}}},
-				txn.Result{Status: txn.StatusFailed, Code: 1},
-				txn.Result{Status: txn.StatusRead},
-				txn.Result{Status: txn.StatusPlanned, Programs: []txn.ProgramResult{{Status: "refused", ReturnCode: -1,
+				step.Result{Status: step.StatusPlanned, Ops: []step.OpResult{
+					{Kind: step.OpWrite, Path: "a.txt", Status: step.StatusPlanned, Diff: "--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1 @@\n+A\n"}}},
+				step.Result{Status: step.StatusPlanned},
+				step.Result{Status: step.StatusPlanned, Ops: []step.OpResult{
+					{Kind: step.OpMove, Path: "b.go", To: "c.go", Status: step.StatusPlanned}}},
+				step.Result{Status: step.StatusFailed, Code: 1},
+				step.Result{Status: step.StatusRead},
+				step.Result{Status: step.StatusPlanned, Programs: []step.ProgramResult{{Status: "refused", ReturnCode: -1,
 					Error: "programs are off", Stderr: ""}}},
 			)
 		}},
@@ -129,7 +129,7 @@ func TestFeedback(t *testing.T) {
 // checkData asserts that every output, diff and stream of the results comes
 // back exactly (with a final newline) when the feedback is read as fenced
 // blocks: no data can close its fence early or leak into the report.
-func checkData(t *testing.T, fb []byte, rs []txn.Result) {
+func checkData(t *testing.T, fb []byte, rs []step.Result) {
 	t.Helper()
 	var want []string
 	for _, r := range rs {

@@ -4,9 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/autocoder/autocoder/step"
 	"strings"
-
-	"github.com/autocoder/autocoder/txn"
 )
 
 // ProtocolVersion is the MCP version initialize answers with.
@@ -25,7 +24,7 @@ const ProtocolVersion = "2024-11-05"
 //     DRY_RUN with the diff it would make. result.meta carries the step id,
 //     the commit, the status, op messages and the repairs the reader made.
 //   - A failure answers a JSON-RPC error: see ErrorFor for the app codes.
-func Feedback(results []txn.Result) []byte {
+func Feedback(results []step.Result) []byte {
 	var out bytes.Buffer
 	for _, r := range results {
 		resp, ok := response(r)
@@ -101,7 +100,7 @@ type toolResult struct {
 	Meta    map[string]any `json:"meta"`
 }
 
-func response(r txn.Result) (rpcResponse, bool) {
+func response(r step.Result) (rpcResponse, bool) {
 	var req *Request
 	switch {
 	case r.ParseErr != nil && r.ParseErr.Dialect == Dialect:
@@ -143,7 +142,7 @@ func response(r txn.Result) (rpcResponse, bool) {
 	return resp, true
 }
 
-func resultText(r txn.Result, req *Request) string {
+func resultText(r step.Result, req *Request) string {
 	if len(r.Programs) > 0 {
 		var b strings.Builder
 		for _, p := range r.Programs {
@@ -164,7 +163,7 @@ func resultText(r txn.Result, req *Request) string {
 		return b.String()
 	}
 	if r.Step != nil && r.Step.WritesFiles() {
-		if r.Status == txn.StatusPlanned {
+		if r.Status == step.StatusPlanned {
 			var b strings.Builder
 			b.WriteString("DRY_RUN: nothing was written")
 			for _, op := range r.Ops {
@@ -186,7 +185,7 @@ func resultText(r txn.Result, req *Request) string {
 	return b.String()
 }
 
-func meta(r txn.Result) map[string]any {
+func meta(r step.Result) map[string]any {
 	m := map[string]any{"stepId": r.StepID, "status": string(r.Status)}
 	if r.Commit != "" {
 		m["commit"] = r.Commit
@@ -231,7 +230,7 @@ func meta(r txn.Result) map[string]any {
 //   - an op error from the read options ("invalid …", txn/reads'
 //     OptionError): INVALID_INPUT;
 //   - anything else: INTERNAL_ERROR.
-func ErrorFor(r txn.Result) *RPCError {
+func ErrorFor(r step.Result) *RPCError {
 	if r.ParseErr != nil {
 		// The quote goes in data rather than in the message, where JSON
 		// would escape its quotes twice.
@@ -240,14 +239,14 @@ func ErrorFor(r txn.Result) *RPCError {
 			Data: ErrorData{AppCode: CodeInvalidInput, Hint: pe.Hint, Line: pe.Pos.Line, Column: pe.Pos.Col, Quote: pe.Quote}}
 	}
 	switch r.Status {
-	case txn.StatusSkipped:
+	case step.StatusSkipped:
 		msg := "not executed: an earlier step failed"
 		if r.Error != "" {
 			msg += ": " + r.Error
 		}
 		return &RPCError{Code: RPCCode(CodeNotExecuted), Message: msg,
 			Data: ErrorData{AppCode: CodeNotExecuted, StepID: r.StepID, Hint: "fix the failed request first, then send this one again"}}
-	case txn.StatusFailed:
+	case step.StatusFailed:
 	default:
 		return nil
 	}
@@ -280,11 +279,11 @@ func ErrorFor(r txn.Result) *RPCError {
 		code = CodePolicyBlocked
 	case r.Code == 4:
 		code = CodeForbidden
-	case r.Reason == txn.ReasonNotFound:
+	case r.Reason == step.ReasonNotFound:
 		code = CodeNotFound
-	case r.Reason == txn.ReasonExists:
+	case r.Reason == step.ReasonExists:
 		code = CodeConflict
-	case r.Reason == txn.ReasonWrongKind || r.Reason == txn.ReasonInvalid || r.Reason == txn.ReasonNoMatch || r.Reason == txn.ReasonAmbiguous:
+	case r.Reason == step.ReasonWrongKind || r.Reason == step.ReasonInvalid || r.Reason == step.ReasonNoMatch || r.Reason == step.ReasonAmbiguous:
 		code = CodeInvalidInput
 	case strings.Contains(all, "no such file") || strings.Contains(all, "not found") || strings.Contains(all, "does not exist"):
 		code = CodeNotFound

@@ -3,10 +3,9 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/autocoder/autocoder/step"
 	"strings"
 	"testing"
-
-	"github.com/autocoder/autocoder/txn"
 )
 
 // feedbackInput is a response whose blocks the results below answer, in
@@ -31,66 +30,66 @@ const feedbackInput = "```mcp-request\n" + `{"jsonrpc":"2.0","id":"init","method
 const sha0 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
 // feedbackResults builds what an engine would report for feedbackInput.
-func feedbackResults(t *testing.T) []txn.Result {
+func feedbackResults(t *testing.T) []step.Result {
 	t.Helper()
 	items := Parse([]byte(feedbackInput))
 	if len(items) != 16 {
 		t.Fatalf("want 16 items, got %d", len(items))
 	}
-	step := func(i int) *txn.Step {
+	stepN := func(i int) *step.Step {
 		if items[i].Step == nil {
 			t.Fatalf("item %d: %v", i, items[i].Err)
 		}
 		return items[i].Step
 	}
-	res := func(i int, st txn.Status) txn.Result {
-		return txn.Result{Step: step(i), StepID: step(i).ID, Status: st}
+	res := func(i int, st step.Status) step.Result {
+		return step.Result{Step: stepN(i), StepID: stepN(i).ID, Status: st}
 	}
-	var rs []txn.Result
-	rs = append(rs, res(0, txn.StatusUnchanged), res(1, txn.StatusUnchanged))
-	r := res(2, txn.StatusRead)
-	r.Ops = []txn.OpResult{{Kind: txn.OpRead, Path: "a.txt", Status: txn.StatusRead, Output: "line one\n第二行"}}
+	var rs []step.Result
+	rs = append(rs, res(0, step.StatusUnchanged), res(1, step.StatusUnchanged))
+	r := res(2, step.StatusRead)
+	r.Ops = []step.OpResult{{Kind: step.OpRead, Path: "a.txt", Status: step.StatusRead, Output: "line one\n第二行"}}
 	rs = append(rs, r)
-	r = res(3, txn.StatusApplied)
+	r = res(3, step.StatusApplied)
 	r.Commit = "0123456789abcdef0123456789abcdef01234567"
-	r.Ops = []txn.OpResult{{Kind: txn.OpWrite, Path: "a.txt", Status: txn.StatusApplied, Message: "replaced an existing file"}}
+	r.Ops = []step.OpResult{{Kind: step.OpWrite, Path: "a.txt", Status: step.StatusApplied, Message: "replaced an existing file"}}
 	rs = append(rs, r)
-	r = res(4, txn.StatusApplied)
+	r = res(4, step.StatusApplied)
 	r.Commit = "89abcdef0123456789abcdef0123456789abcdef"
 	rs = append(rs, r)
-	r = res(5, txn.StatusPlanned)
-	r.Ops = []txn.OpResult{{Kind: txn.OpAppend, Path: "a.txt", Status: txn.StatusPlanned, Diff: "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1,2 @@\n x\n+z\n"}}
+	r = res(5, step.StatusPlanned)
+	r.Ops = []step.OpResult{{Kind: step.OpAppend, Path: "a.txt", Status: step.StatusPlanned, Diff: "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1,2 @@\n x\n+z\n"}}
 	rs = append(rs, r)
-	r = res(6, txn.StatusApplied)
-	r.Programs = []txn.ProgramResult{{Name: "go", Status: "success", Stdout: "ok  \tpkg\t0.1s\n", ReturnCode: 0}}
+	r = res(6, step.StatusApplied)
+	r.Programs = []step.ProgramResult{{Name: "go", Status: "success", Stdout: "ok  \tpkg\t0.1s\n", ReturnCode: 0}}
 	rs = append(rs, r)
-	r = res(7, txn.StatusFailed)
+	r = res(7, step.StatusFailed)
 	r.Code, r.Error, r.Hint = 4, "shell.exec refused: programs are off", "allow the command in autocoder.toml [programs]"
-	r.Programs = []txn.ProgramResult{{Name: "rm -rf /", Status: "refused"}}
+	r.Programs = []step.ProgramResult{{Name: "rm -rf /", Status: "refused"}}
 	rs = append(rs, r)
-	r = res(8, txn.StatusFailed)
+	r = res(8, step.StatusFailed)
 	r.Code, r.Error, r.Hint = 3, "a.txt: expectedSha256 does not match: the file's SHA-256 is 5891b5b5…", "read the file again and retry with its current sha256"
 	rs = append(rs, r)
-	r = res(9, txn.StatusFailed)
+	r = res(9, step.StatusFailed)
 	r.Code = 1
-	r.Ops = []txn.OpResult{{Kind: txn.OpRead, Path: "nope.txt", Status: txn.StatusFailed, Error: "nope.txt: no such file or directory", Hint: "check the path"}}
+	r.Ops = []step.OpResult{{Kind: step.OpRead, Path: "nope.txt", Status: step.StatusFailed, Error: "nope.txt: no such file or directory", Hint: "check the path"}}
 	rs = append(rs, r)
-	r = res(10, txn.StatusFailed)
+	r = res(10, step.StatusFailed)
 	r.Code, r.Error, r.Hint = 4, "/etc/passwd: outside the repository", "write inside the repository root"
 	rs = append(rs, r)
-	r = res(11, txn.StatusFailed)
+	r = res(11, step.StatusFailed)
 	r.Code = 1
-	r.Ops = []txn.OpResult{{Kind: txn.OpRead, Path: "a.txt", Status: txn.StatusFailed, Error: `invalid line "99": past the end: the file has 2 lines`, Hint: "ask for lines 1 to 2"}}
+	r.Ops = []step.OpResult{{Kind: step.OpRead, Path: "a.txt", Status: step.StatusFailed, Error: `invalid line "99": past the end: the file has 2 lines`, Hint: "ask for lines 1 to 2"}}
 	rs = append(rs, r)
-	rs = append(rs, res(12, txn.StatusSkipped))
-	r = res(13, txn.StatusFailed)
+	rs = append(rs, res(12, step.StatusSkipped))
+	r = res(13, step.StatusFailed)
 	r.Code, r.Error = 1, "write d: disk full"
 	rs = append(rs, r)
-	rs = append(rs, txn.Result{ParseErr: items[14].Err, Status: txn.StatusFailed, Code: 2})
-	rs = append(rs, txn.Result{ParseErr: items[15].Err, Status: txn.StatusFailed, Code: 2})
+	rs = append(rs, step.Result{ParseErr: items[14].Err, Status: step.StatusFailed, Code: 2})
+	rs = append(rs, step.Result{ParseErr: items[15].Err, Status: step.StatusFailed, Code: 2})
 	// Results of other dialects are not answered here.
-	rs = append(rs, txn.Result{Step: &txn.Step{ID: "step-1", Dialect: "axon"}, StepID: "step-1", Status: txn.StatusApplied},
-		txn.Result{ParseErr: &txn.ParseError{Dialect: "autocoder-json", Msg: "x"}, Status: txn.StatusFailed})
+	rs = append(rs, step.Result{Step: &step.Step{ID: "step-1", Dialect: "axon"}, StepID: "step-1", Status: step.StatusApplied},
+		step.Result{ParseErr: &step.ParseError{Dialect: "autocoder-json", Msg: "x"}, Status: step.StatusFailed})
 	return rs
 }
 

@@ -5,11 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/autocoder/autocoder/step"
 	"sort"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/autocoder/autocoder/txn"
 )
 
 // block is one request found in the text: the JSON value and where it came
@@ -19,8 +18,8 @@ type block struct {
 	open       int // offset of the opener (fence or bare marker), for Step.Pos
 	value      []byte
 	valueOff   int
-	repairs    []txn.Repair
-	err        *txn.ParseError
+	repairs    []step.Repair
+	err        *step.ParseError
 }
 
 // doc is the response text with its line starts, for turning offsets into
@@ -43,10 +42,10 @@ func newDoc(text []byte) *doc {
 // pos returns the position of a byte offset. Columns count characters
 // (runes), not bytes, so that a column points at the right place in Chinese
 // prose too.
-func (d *doc) pos(off int) txn.Pos {
+func (d *doc) pos(off int) step.Pos {
 	off = min(max(off, 0), len(d.text))
 	i := sort.Search(len(d.starts), func(i int) bool { return d.starts[i] > off }) - 1
-	return txn.Pos{Offset: off, Line: i + 1, Col: 1 + utf8.RuneCount(d.text[d.starts[i]:off])}
+	return step.Pos{Offset: off, Line: i + 1, Col: 1 + utf8.RuneCount(d.text[d.starts[i]:off])}
 }
 
 // line returns the line that starts at off: its content without the line
@@ -221,7 +220,7 @@ func (d *doc) skipWrappers(off, limit int, b *block) int {
 		switch {
 		case isBlank(line):
 		case isWrapper(line):
-			b.repairs = append(b.repairs, txn.Repair{Pos: d.pos(off),
+			b.repairs = append(b.repairs, step.Repair{Pos: d.pos(off),
 				What: fmt.Sprintf("skipped the line %q that a chat page puts around code blocks", strings.TrimSpace(string(line)))})
 		default:
 			return off
@@ -232,7 +231,7 @@ func (d *doc) skipWrappers(off, limit int, b *block) int {
 }
 
 func (d *doc) fail(b *block, off int, msg, hint string) {
-	b.err = &txn.ParseError{Dialect: Dialect, Pos: d.pos(off), Msg: msg, Quote: d.quote(off), Hint: hint}
+	b.err = &step.ParseError{Dialect: Dialect, Pos: d.pos(off), Msg: msg, Quote: d.quote(off), Hint: hint}
 }
 
 // firstNonSpace returns the first offset from off that is not white space.
@@ -297,7 +296,7 @@ func (d *doc) readFenced(open, body int, f fence) block {
 		// before that fence line (or there is none): this fence was never
 		// closed. The block ends with the value.
 		b.end = end
-		b.repairs = append(b.repairs, txn.Repair{Pos: d.pos(open), What: "the ```mcp-request fence is not closed; the block ends where its JSON value ends"})
+		b.repairs = append(b.repairs, step.Repair{Pos: d.pos(open), What: "the ```mcp-request fence is not closed; the block ends where its JSON value ends"})
 	}
 	return b
 }
@@ -317,7 +316,7 @@ func (d *doc) opensBefore(off, limit int) bool {
 
 func (d *doc) readBare(open, body int) (block, bool) {
 	b := block{start: open, open: open}
-	b.repairs = append(b.repairs, txn.Repair{Pos: d.pos(open), What: "a bare mcp-request line without a code fence"})
+	b.repairs = append(b.repairs, step.Repair{Pos: d.pos(open), What: "a bare mcp-request line without a code fence"})
 	p := d.firstNonSpace(d.skipWrappers(body, len(d.text), &b))
 	if p >= len(d.text) || d.text[p] != '{' {
 		// A lone label followed by prose is not a request: nothing to read.

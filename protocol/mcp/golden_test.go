@@ -4,12 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"github.com/autocoder/autocoder/step"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/autocoder/autocoder/txn"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files from the current output")
@@ -28,27 +27,27 @@ type view struct {
 }
 
 type stepView struct {
-	ID       string        `json:"id"`
-	Reason   string        `json:"reason"`
-	Pos      txn.Pos       `json:"pos"`
-	Source   *Request      `json:"source"`
-	Ops      []opView      `json:"ops,omitempty"`
-	Programs []txn.Program `json:"programs,omitempty"`
-	Repairs  []txn.Repair  `json:"repairs,omitempty"`
+	ID       string         `json:"id"`
+	Reason   string         `json:"reason"`
+	Pos      step.Pos       `json:"pos"`
+	Source   *Request       `json:"source"`
+	Ops      []opView       `json:"ops,omitempty"`
+	Programs []step.Program `json:"programs,omitempty"`
+	Repairs  []step.Repair  `json:"repairs,omitempty"`
 }
 
 type opView struct {
-	txn.Op
+	step.Op
 	Content    *string `json:"content,omitempty"`
 	HasContent bool    `json:"has_content,omitempty"`
 }
 
 type errView struct {
-	txn.ParseError
+	step.ParseError
 	Source *Request `json:"source"`
 }
 
-func render(text []byte, items []txn.Item) []byte {
+func render(text []byte, items []step.Item) []byte {
 	views := []view{}
 	for _, it := range items {
 		v := view{Start: it.Start, End: it.End, Text: string(text[it.Start:it.End])}
@@ -143,7 +142,7 @@ func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
 // checkItems asserts the properties every Parse result has: items in
 // order and disjoint, inside the text, each exactly one of Step and Err,
 // positions that agree with their offsets and lie inside the item.
-func checkItems(t *testing.T, text []byte, items []txn.Item) {
+func checkItems(t *testing.T, text []byte, items []step.Item) {
 	t.Helper()
 	d := newDoc(text)
 	prev := 0
@@ -155,7 +154,7 @@ func checkItems(t *testing.T, text []byte, items []txn.Item) {
 		if (it.Step == nil) == (it.Err == nil) {
 			t.Fatalf("item %d: want exactly one of Step and Err", i)
 		}
-		var positions []txn.Pos
+		var positions []step.Pos
 		if s := it.Step; s != nil {
 			if s.Dialect != Dialect || s.Source == nil || s.ID == "" {
 				t.Fatalf("item %d: step %+v lacks dialect, source or id", i, s)

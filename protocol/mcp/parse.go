@@ -3,7 +3,7 @@
 //
 // Start with Parse, which finds the blocks (find.go: fences, and the forms
 // text copied from chat pages takes) and reads each request into a
-// txn.Step (this file; the tool table with every argument contract is in
+// step.Step (this file; the tool table with every argument contract is in
 // tools.go). Feedback (feedback.go) writes the executor's answer: one
 // ```mcp-response block per request, with the same id.
 package mcp
@@ -12,16 +12,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/autocoder/autocoder/step"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/autocoder/autocoder/txn"
 	"github.com/autocoder/autocoder/txn/reads"
 )
 
-// Dialect is the value of txn.Step.Dialect and txn.ParseError.Dialect.
+// Dialect is the value of step.Step.Dialect and step.ParseError.Dialect.
 const Dialect = "mcp"
 
 // AppCodes of the errors this package writes (the reference's names).
@@ -55,24 +55,24 @@ type Request struct {
 }
 
 // Parse finds every mcp-request block in text and reads each into an item,
-// in document order: a *txn.Step for a valid request (Dialect "mcp", ID the
-// JSON-RPC id as text), or a *txn.ParseError whose Source is the *Request
+// in document order: a *step.Step for a valid request (Dialect "mcp", ID the
+// JSON-RPC id as text), or a *step.ParseError whose Source is the *Request
 // as far as it could be read. initialize and tools/list give steps with no
 // ops; each tools/call gives one step. Start and End are byte offsets in
 // text; positions are 1-based lines and columns counted in characters.
 // Text may use CRLF line endings.
-func Parse(text []byte) []txn.Item {
+func Parse(text []byte) []step.Item {
 	d := newDoc(text)
-	var items []txn.Item
+	var items []step.Item
 	for _, b := range findBlocks(d) {
-		item := txn.Item{Start: b.start, End: b.end}
+		item := step.Item{Start: b.start, End: b.end}
 		if b.err != nil {
 			b.err.Source = &Request{ID: null, AppCode: CodeInvalidInput}
 			item.Err = b.err
-		} else if step, err := readRequest(d, &b); err != nil {
+		} else if st, err := readRequest(d, &b); err != nil {
 			item.Err = err
 		} else {
-			item.Step = step
+			item.Step = st
 		}
 		items = append(items, item)
 	}
@@ -100,25 +100,25 @@ func fail(n *node, hint, format string, args ...any) error {
 	return &invalid{off: n.off, msg: fmt.Sprintf(format, args...), hint: hint}
 }
 
-func readRequest(d *doc, b *block) (*txn.Step, *txn.ParseError) {
+func readRequest(d *doc, b *block) (*step.Step, *step.ParseError) {
 	r := &reqReader{d: d, req: Request{ID: null}}
 	root := buildTree(b.value, b.valueOff)
-	step, err := r.read(root, b)
+	st, err := r.read(root, b)
 	if err != nil {
 		var iv *invalid
 		if !errors.As(err, &iv) {
 			iv = &invalid{off: root.off, msg: err.Error()}
 		}
 		r.req.AppCode = CodeInvalidInput
-		return nil, &txn.ParseError{Dialect: Dialect, Pos: d.pos(iv.off), Msg: iv.msg,
+		return nil, &step.ParseError{Dialect: Dialect, Pos: d.pos(iv.off), Msg: iv.msg,
 			Quote: d.quote(iv.off), Hint: iv.hint, Source: &r.req}
 	}
-	return step, nil
+	return st, nil
 }
 
 const template = `{"jsonrpc":"2.0","id":"call-001","method":"tools/call","params":{"name":"fs.read","arguments":{"path":"…"}}}`
 
-func (r *reqReader) read(root *node, b *block) (*txn.Step, error) {
+func (r *reqReader) read(root *node, b *block) (*step.Step, error) {
 	// The id first: every later error is answered with it.
 	if id, ok := root.obj["id"]; ok {
 		switch id.kind {
@@ -171,11 +171,11 @@ func (r *reqReader) read(root *node, b *block) (*txn.Step, error) {
 	if hasParams && params.kind != '{' {
 		return nil, fail(params, `params is an object: {"name":"fs.read","arguments":{…}}`, "params is %s, not an object", params.kindName())
 	}
-	step := &txn.Step{ID: idText(r.req.ID), Dialect: Dialect, Pos: r.d.pos(b.open), Repairs: b.repairs, Source: &r.req}
+	st := &step.Step{ID: idText(r.req.ID), Dialect: Dialect, Pos: r.d.pos(b.open), Repairs: b.repairs, Source: &r.req}
 	switch m.str {
 	case "initialize", "tools/list":
-		step.Reason = "mcp " + m.str
-		return step, nil
+		st.Reason = "mcp " + m.str
+		return st, nil
 	case "tools/call":
 	default:
 		return nil, fail(m, "method is initialize, tools/list or tools/call; a tool is named in params.name: "+template,
@@ -218,10 +218,10 @@ func (r *reqReader) read(root *node, b *block) (*txn.Step, error) {
 	if err := c.check(spec.args, args, spec.aliases); err != nil {
 		return nil, err
 	}
-	if err := c.build(step, r.d.pos(args.off)); err != nil {
+	if err := c.build(st, r.d.pos(args.off)); err != nil {
 		return nil, err
 	}
-	return step, nil
+	return st, nil
 }
 
 // idText is the id as a step ID: the string itself, or the number's text.
@@ -409,21 +409,21 @@ func checkSHA(tool string, v *node) error {
 }
 
 // build turns checked arguments into the step's op or program.
-func (c *call) build(step *txn.Step, pos txn.Pos) error {
+func (c *call) build(st *step.Step, pos step.Pos) error {
 	tool := c.spec.name
-	op := txn.Op{Path: c.str("path"), Pos: pos}
+	op := step.Op{Path: c.str("path"), Pos: pos}
 	switch tool {
 	case "fs.ls":
 		depth := 1 // FlyCode's fs.ls lists one level unless told otherwise
 		if c.has("depth") {
 			depth = c.int("depth")
 		}
-		op.Kind, op.Read = txn.OpList, &txn.ReadOptions{Depth: depth, Glob: c.str("glob")}
+		op.Kind, op.Read = step.OpList, &step.ReadOptions{Depth: depth, Glob: c.str("glob")}
 	case "fs.read":
-		op.Kind, op.Read = txn.OpRead, &txn.ReadOptions{Range: c.str("range"), Line: c.int("line"), Lines: c.str("lines"),
+		op.Kind, op.Read = step.OpRead, &step.ReadOptions{Range: c.str("range"), Line: c.int("line"), Lines: c.str("lines"),
 			Encoding: c.str("encoding"), IncludeMeta: c.bool("includeMeta")}
 	case "fs.search":
-		op.Kind, op.Read = txn.OpSearch, &txn.ReadOptions{Query: c.str("query"), Regex: c.bool("regex"), Glob: c.str("glob"),
+		op.Kind, op.Read = step.OpSearch, &step.ReadOptions{Query: c.str("query"), Regex: c.bool("regex"), Glob: c.str("glob"),
 			Limit: c.int("limit"), MinBytes: c.int64("minBytes"), MaxBytes: c.int64("maxBytes"),
 			MtimeFrom: c.str("mtimeFrom"), MtimeTo: c.str("mtimeTo"), ContextLines: c.int("contextLines")}
 		if c.has("extensions") {
@@ -434,18 +434,18 @@ func (c *call) build(step *txn.Step, pos txn.Pos) error {
 			return fail(c.args, "give exactly one of rightPath (a file) and rightContent (text)",
 				"fs.diff needs exactly one of rightPath and rightContent")
 		}
-		op.Kind, op.Path, op.To = txn.OpDiff, c.str("leftPath"), c.str("rightPath")
+		op.Kind, op.Path, op.To = step.OpDiff, c.str("leftPath"), c.str("rightPath")
 		if c.has("rightPath") && op.To == "" {
 			return fail(c.at("rightPath"), "give a value", "fs.diff: rightPath is empty")
 		}
 		if c.has("rightContent") {
 			op.Content, op.HasContent = []byte(c.str("rightContent")), true
 		}
-		op.Read = &txn.ReadOptions{ContextLines: c.int("contextLines")}
+		op.Read = &step.ReadOptions{ContextLines: c.int("contextLines")}
 	case "fs.write":
-		op.Kind, op.Content = txn.OpWrite, []byte(c.str("content"))
+		op.Kind, op.Content = step.OpWrite, []byte(c.str("content"))
 		if c.str("mode") == "append" {
-			op.Kind = txn.OpAppend
+			op.Kind = step.OpAppend
 		}
 		if c.has("expectedSha256") {
 			if err := checkSHA(tool, c.at("expectedSha256")); err != nil {
@@ -463,9 +463,9 @@ func (c *call) build(step *txn.Step, pos txn.Pos) error {
 			if err := fc.check(batchFileArgs, f, map[string]string{"text": "content", "data": "content", "file": "path", "sha256": "expectedSha256"}); err != nil {
 				return err
 			}
-			fop := txn.Op{Kind: txn.OpWrite, Path: fc.str("path"), Content: []byte(fc.str("content")), Pos: c.d.pos(f.off)}
+			fop := step.Op{Kind: step.OpWrite, Path: fc.str("path"), Content: []byte(fc.str("content")), Pos: c.d.pos(f.off)}
 			if fc.str("mode") == "append" {
-				fop.Kind = txn.OpAppend
+				fop.Kind = step.OpAppend
 			}
 			if fc.has("expectedSha256") {
 				if err := checkSHA(fc.spec.name, fc.at("expectedSha256")); err != nil {
@@ -473,24 +473,24 @@ func (c *call) build(step *txn.Step, pos txn.Pos) error {
 				}
 				fop.ExpectedSHA256 = strings.ToLower(fc.str("expectedSha256"))
 			}
-			step.Ops = append(step.Ops, fop)
+			st.Ops = append(st.Ops, fop)
 		}
-		step.Reason = fmt.Sprintf("mcp fs.writeBatch: %d files", len(step.Ops))
+		st.Reason = fmt.Sprintf("mcp fs.writeBatch: %d files", len(st.Ops))
 		return nil
 	case "fs.mkdir":
-		op.Kind, op.Parents = txn.OpMkdir, c.bool("parents")
+		op.Kind, op.Parents = step.OpMkdir, c.bool("parents")
 	case "fs.rm":
-		op.Kind, op.Recursive, op.Force = txn.OpDelete, c.bool("recursive"), c.bool("force")
+		op.Kind, op.Recursive, op.Force = step.OpDelete, c.bool("recursive"), c.bool("force")
 	case "fs.mv":
-		op.Kind, op.Path, op.To, op.Overwrite = txn.OpMove, c.str("fromPath"), c.str("toPath"), c.bool("overwrite")
+		op.Kind, op.Path, op.To, op.Overwrite = step.OpMove, c.str("fromPath"), c.str("toPath"), c.bool("overwrite")
 	case "fs.chmod":
 		if !octalMode.MatchString(c.str("mode")) {
 			return fail(c.at("mode"), `write the mode as 3 or 4 octal digits in a string, e.g. "755" or "0644"`,
 				"fs.chmod: mode %q is not an octal mode", c.str("mode"))
 		}
-		op.Kind, op.Mode = txn.OpChmod, c.str("mode")
+		op.Kind, op.Mode = step.OpChmod, c.str("mode")
 	case "process.run", "shell.exec":
-		p := txn.Program{Name: c.str("command"), Command: c.str("command"), Cwd: c.str("cwd"),
+		p := step.Program{Name: c.str("command"), Command: c.str("command"), Cwd: c.str("cwd"),
 			Timeout: time.Duration(c.int64("timeoutMs")) * time.Millisecond, Pos: pos}
 		if tool == "process.run" {
 			p.Args = c.strs("args") // non-nil even when empty: not a shell string
@@ -503,8 +503,8 @@ func (c *call) build(step *txn.Step, pos txn.Pos) error {
 				p.Env[k] = env.obj[k].str
 			}
 		}
-		step.Programs = []txn.Program{p}
-		step.Reason = "mcp " + tool + ": " + p.Command
+		st.Programs = []step.Program{p}
+		st.Reason = "mcp " + tool + ": " + p.Command
 		return nil
 	}
 	if op.Read != nil {
@@ -517,10 +517,10 @@ func (c *call) build(step *txn.Step, pos txn.Pos) error {
 			return fail(c.args, "", "%s: %v", tool, err)
 		}
 	}
-	step.Ops = []txn.Op{op}
-	step.Reason = "mcp " + tool + ": " + op.Path
+	st.Ops = []step.Op{op}
+	st.Reason = "mcp " + tool + ": " + op.Path
 	if op.To != "" {
-		step.Reason += " -> " + op.To
+		st.Reason += " -> " + op.To
 	}
 	return nil
 }

@@ -1,12 +1,11 @@
 package mcp
 
 import (
+	"github.com/autocoder/autocoder/step"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/autocoder/autocoder/txn"
 )
 
 // call wraps a tool's arguments in a fenced request.
@@ -14,7 +13,7 @@ func callText(tool, args string) string {
 	return "```mcp-request\n{\"jsonrpc\":\"2.0\",\"id\":\"t-1\",\"method\":\"tools/call\",\"params\":{\"name\":\"" + tool + "\",\"arguments\":" + args + "}}\n```\n"
 }
 
-func parseOne(t *testing.T, text string) txn.Item {
+func parseOne(t *testing.T, text string) step.Item {
 	t.Helper()
 	items := Parse([]byte(text))
 	checkItems(t, []byte(text), items)
@@ -29,36 +28,36 @@ func parseOne(t *testing.T, text string) txn.Item {
 func TestValidArguments(t *testing.T) {
 	cases := []struct {
 		tool, args string
-		ops        []txn.Op
-		programs   []txn.Program
+		ops        []step.Op
+		programs   []step.Program
 	}{
-		{"fs.ls", `{"path":"src"}`, []txn.Op{{Kind: txn.OpList, Path: "src", Read: &txn.ReadOptions{Depth: 1}}}, nil},
-		{"fs.ls", `{"path":"/abs/src","depth":3,"glob":"**/*.go"}`, []txn.Op{{Kind: txn.OpList, Path: "/abs/src", Read: &txn.ReadOptions{Depth: 3, Glob: "**/*.go"}}}, nil},
-		{"fs_ls", `{"path":"."}`, []txn.Op{{Kind: txn.OpList, Path: ".", Read: &txn.ReadOptions{Depth: 1}}}, nil},
-		{"fs.read", `{"path":"a"}`, []txn.Op{{Kind: txn.OpRead, Path: "a", Read: &txn.ReadOptions{}}}, nil},
+		{"fs.ls", `{"path":"src"}`, []step.Op{{Kind: step.OpList, Path: "src", Read: &step.ReadOptions{Depth: 1}}}, nil},
+		{"fs.ls", `{"path":"/abs/src","depth":3,"glob":"**/*.go"}`, []step.Op{{Kind: step.OpList, Path: "/abs/src", Read: &step.ReadOptions{Depth: 3, Glob: "**/*.go"}}}, nil},
+		{"fs_ls", `{"path":"."}`, []step.Op{{Kind: step.OpList, Path: ".", Read: &step.ReadOptions{Depth: 1}}}, nil},
+		{"fs.read", `{"path":"a"}`, []step.Op{{Kind: step.OpRead, Path: "a", Read: &step.ReadOptions{}}}, nil},
 		{"fs.read", `{"path":"a","range":"tail:5","encoding":"hex","includeMeta":true}`,
-			[]txn.Op{{Kind: txn.OpRead, Path: "a", Read: &txn.ReadOptions{Range: "tail:5", Encoding: "hex", IncludeMeta: true}}}, nil},
-		{"fs.read", `{"path":"a","line":7,"encoding":"utf-8"}`, []txn.Op{{Kind: txn.OpRead, Path: "a", Read: &txn.ReadOptions{Line: 7, Encoding: "utf-8"}}}, nil},
-		{"fs.read", `{"path":"a","lines":"3-9"}`, []txn.Op{{Kind: txn.OpRead, Path: "a", Read: &txn.ReadOptions{Lines: "3-9"}}}, nil},
+			[]step.Op{{Kind: step.OpRead, Path: "a", Read: &step.ReadOptions{Range: "tail:5", Encoding: "hex", IncludeMeta: true}}}, nil},
+		{"fs.read", `{"path":"a","line":7,"encoding":"utf-8"}`, []step.Op{{Kind: step.OpRead, Path: "a", Read: &step.ReadOptions{Line: 7, Encoding: "utf-8"}}}, nil},
+		{"fs.read", `{"path":"a","lines":"3-9"}`, []step.Op{{Kind: step.OpRead, Path: "a", Read: &step.ReadOptions{Lines: "3-9"}}}, nil},
 		{"fs.search", `{"path":"s","query":"x","extensions":[],"limit":1,"contextLines":0}`,
-			[]txn.Op{{Kind: txn.OpSearch, Path: "s", Read: &txn.ReadOptions{Query: "x", Extensions: []string{}, Limit: 1}}}, nil},
-		{"fs.diff", `{"leftPath":"a","rightPath":"b"}`, []txn.Op{{Kind: txn.OpDiff, Path: "a", To: "b", Read: &txn.ReadOptions{}}}, nil},
+			[]step.Op{{Kind: step.OpSearch, Path: "s", Read: &step.ReadOptions{Query: "x", Extensions: []string{}, Limit: 1}}}, nil},
+		{"fs.diff", `{"leftPath":"a","rightPath":"b"}`, []step.Op{{Kind: step.OpDiff, Path: "a", To: "b", Read: &step.ReadOptions{}}}, nil},
 		{"fs.diff", `{"leftPath":"a","rightContent":"x\n","contextLines":1}`,
-			[]txn.Op{{Kind: txn.OpDiff, Path: "a", Content: []byte("x\n"), HasContent: true, Read: &txn.ReadOptions{ContextLines: 1}}}, nil},
-		{"fs.write", `{"path":"a","mode":"overwrite","content":""}`, []txn.Op{{Kind: txn.OpWrite, Path: "a", Content: []byte{}}}, nil},
+			[]step.Op{{Kind: step.OpDiff, Path: "a", Content: []byte("x\n"), HasContent: true, Read: &step.ReadOptions{ContextLines: 1}}}, nil},
+		{"fs.write", `{"path":"a","mode":"overwrite","content":""}`, []step.Op{{Kind: step.OpWrite, Path: "a", Content: []byte{}}}, nil},
 		{"fs.write", `{"path":"a","mode":"append","content":"z","expectedSha256":"` + strings.Repeat("AB", 32) + `"}`,
-			[]txn.Op{{Kind: txn.OpAppend, Path: "a", Content: []byte("z"), ExpectedSHA256: strings.Repeat("ab", 32)}}, nil},
+			[]step.Op{{Kind: step.OpAppend, Path: "a", Content: []byte("z"), ExpectedSHA256: strings.Repeat("ab", 32)}}, nil},
 		{"fs.writeBatch", `{"files":[{"path":"a","content":"1"},{"path":"b","content":"2","mode":"append"}]}`,
-			[]txn.Op{{Kind: txn.OpWrite, Path: "a", Content: []byte("1")}, {Kind: txn.OpAppend, Path: "b", Content: []byte("2")}}, nil},
-		{"fs.mkdir", `{"path":"d","parents":true}`, []txn.Op{{Kind: txn.OpMkdir, Path: "d", Parents: true}}, nil},
-		{"fs.rm", `{"path":"d","recursive":true,"force":false}`, []txn.Op{{Kind: txn.OpDelete, Path: "d", Recursive: true}}, nil},
-		{"fs.mv", `{"fromPath":"a","toPath":"b","overwrite":true}`, []txn.Op{{Kind: txn.OpMove, Path: "a", To: "b", Overwrite: true}}, nil},
-		{"fs.chmod", `{"path":"x","mode":"0644"}`, []txn.Op{{Kind: txn.OpChmod, Path: "x", Mode: "0644"}}, nil},
-		{"process.run", `{"command":"go"}`, nil, []txn.Program{{Name: "go", Command: "go", Args: []string{}}}},
+			[]step.Op{{Kind: step.OpWrite, Path: "a", Content: []byte("1")}, {Kind: step.OpAppend, Path: "b", Content: []byte("2")}}, nil},
+		{"fs.mkdir", `{"path":"d","parents":true}`, []step.Op{{Kind: step.OpMkdir, Path: "d", Parents: true}}, nil},
+		{"fs.rm", `{"path":"d","recursive":true,"force":false}`, []step.Op{{Kind: step.OpDelete, Path: "d", Recursive: true}}, nil},
+		{"fs.mv", `{"fromPath":"a","toPath":"b","overwrite":true}`, []step.Op{{Kind: step.OpMove, Path: "a", To: "b", Overwrite: true}}, nil},
+		{"fs.chmod", `{"path":"x","mode":"0644"}`, []step.Op{{Kind: step.OpChmod, Path: "x", Mode: "0644"}}, nil},
+		{"process.run", `{"command":"go"}`, nil, []step.Program{{Name: "go", Command: "go", Args: []string{}}}},
 		{"process_run", `{"command":"go","args":["test","./..."],"cwd":"sub","timeoutMs":1500,"env":{"A":"1"}}`, nil,
-			[]txn.Program{{Name: "go", Command: "go", Args: []string{"test", "./..."}, Cwd: "sub", Timeout: 1500 * time.Millisecond, Env: map[string]string{"A": "1"}}}},
+			[]step.Program{{Name: "go", Command: "go", Args: []string{"test", "./..."}, Cwd: "sub", Timeout: 1500 * time.Millisecond, Env: map[string]string{"A": "1"}}}},
 		{"shell.exec", `{"command":"make && make test","__confirmed":true}`, nil,
-			[]txn.Program{{Name: "make && make test", Command: "make && make test", Shell: true}}},
+			[]step.Program{{Name: "make && make test", Command: "make && make test", Shell: true}}},
 	}
 	for _, c := range cases {
 		t.Run(c.tool+" "+c.args, func(t *testing.T) {
@@ -71,10 +70,10 @@ func TestValidArguments(t *testing.T) {
 				t.Errorf("id %q, source %+v", s.ID, s.Source)
 			}
 			for i := range s.Ops {
-				s.Ops[i].Pos = txn.Pos{}
+				s.Ops[i].Pos = step.Pos{}
 			}
 			for i := range s.Programs {
-				s.Programs[i].Pos = txn.Pos{}
+				s.Programs[i].Pos = step.Pos{}
 			}
 			if !reflect.DeepEqual(s.Ops, c.ops) || !reflect.DeepEqual(s.Programs, c.programs) {
 				t.Errorf("got ops %+v programs %+v\nwant ops %+v programs %+v", s.Ops, s.Programs, c.ops, c.programs)
@@ -234,7 +233,7 @@ func TestPositions(t *testing.T) {
 		t.Fatal("want an error")
 	}
 	// The 0 of "line":0 is on line 3; columns count characters.
-	want := txn.Pos{Offset: strings.Index(text, `0}}}`), Line: 3, Col: 1 + len([]rune(`{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"fs.read","arguments":{"path":"中","line":`))}
+	want := step.Pos{Offset: strings.Index(text, `0}}}`), Line: 3, Col: 1 + len([]rune(`{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"fs.read","arguments":{"path":"中","line":`))}
 	if it.Err.Pos != want {
 		t.Errorf("pos %+v, want %+v", it.Err.Pos, want)
 	}

@@ -5,9 +5,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/autocoder/autocoder/step"
 	"io"
-
-	"github.com/autocoder/autocoder/txn"
 )
 
 // Supported MCP protocol versions, newest first. A client asking for one of
@@ -22,7 +21,7 @@ var protocolVersions = []string{"2025-06-18", "2025-03-26", "2024-11-05"}
 type Server struct {
 	// Apply runs one tools/call step (the engine: one commit for a write)
 	// and returns its result.
-	Apply func(*txn.Step) txn.Result
+	Apply func(*step.Step) step.Result
 	// Version is reported as serverInfo.version.
 	Version string
 }
@@ -130,7 +129,7 @@ func (s *Server) call(in rpcIn) callResult {
 		return errorResult("INVALID_INPUT: " + msg)
 	}
 	r := s.Apply(items[0].Step)
-	if r.Status == txn.StatusFailed {
+	if r.Status == step.StatusFailed {
 		e := ErrorFor(r)
 		msg := e.Message
 		if e.Data.Hint != "" {

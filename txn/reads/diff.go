@@ -3,10 +3,10 @@ package reads
 import (
 	"bytes"
 	"fmt"
+	"github.com/autocoder/autocoder/step"
 	"io/fs"
 	"strings"
 
-	"github.com/autocoder/autocoder/txn"
 	"github.com/hexops/gotextdiff"
 	"github.com/hexops/gotextdiff/myers"
 	"github.com/hexops/gotextdiff/span"
@@ -22,10 +22,10 @@ const defaultContext = 3
 // with their newline, so a missing final newline shows as a change
 // ("\ No newline at end of file").
 //
-// ContextLines 0 means the default of 3: txn.ReadOptions cannot tell an
+// ContextLines 0 means the default of 3: step.ReadOptions cannot tell an
 // absent option from 0. (If a caller needs a diff without context, that is
-// a field to add to txn.ReadOptions.)
-func diff(fsys fs.FS, name string, op txn.Op, o *txn.ReadOptions) (string, error) {
+// a field to add to step.ReadOptions.)
+func diff(fsys fs.FS, name string, op step.Op, o *step.ReadOptions) (string, error) {
 	if (op.To != "") == op.HasContent {
 		return "", &OptionError{Option: "to", Reason: "give exactly one right-hand side: a path (To) or Content",
 			Hint: "fs.diff takes leftPath and exactly one of rightPath, rightContent"}

@@ -2,11 +2,10 @@ package reads
 
 import (
 	"fmt"
+	"github.com/autocoder/autocoder/step"
 	"io/fs"
 	"path"
 	"strings"
-
-	"github.com/autocoder/autocoder/txn"
 )
 
 // list returns the tree under name, one path per line, relative to the
@@ -21,7 +20,7 @@ import (
 // directories that do not match. .git is never listed or entered. Limit
 // caps the lines (0 = no cap); a cut listing ends with a line saying so.
 // Listing a file gives that file's path.
-func list(fsys fs.FS, name string, o *txn.ReadOptions) (string, error) {
+func list(fsys fs.FS, name string, o *step.ReadOptions) (string, error) {
 	info, err := fs.Stat(fsys, name)
 	if err != nil {
 		return "", notFound(name, err)

@@ -2,13 +2,12 @@ package reads
 
 import (
 	"fmt"
+	"github.com/autocoder/autocoder/step"
 	"path"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/autocoder/autocoder/txn"
 )
 
 // CheckOptions reports the first option of o that kind cannot use, as an
@@ -21,14 +20,14 @@ import (
 //     MinBytes, MaxBytes >= 0 and MinBytes <= MaxBytes when both are set;
 //     MtimeFrom and MtimeTo are RFC 3339 times or YYYY-MM-DD dates.
 //   - diff: ContextLines >= 0.
-func CheckOptions(kind txn.OpKind, o *txn.ReadOptions) error {
+func CheckOptions(kind step.OpKind, o *step.ReadOptions) error {
 	if o == nil {
-		o = &txn.ReadOptions{}
+		o = &step.ReadOptions{}
 	}
 	switch kind {
-	case txn.OpRead:
+	case step.OpRead:
 		return checkRead(o)
-	case txn.OpList:
+	case step.OpList:
 		if o.Depth < 0 {
 			return negative("depth", o.Depth)
 		}
@@ -36,9 +35,9 @@ func CheckOptions(kind txn.OpKind, o *txn.ReadOptions) error {
 			return negative("limit", o.Limit)
 		}
 		return checkGlob(o.Glob)
-	case txn.OpSearch:
+	case step.OpSearch:
 		return checkSearch(o)
-	case txn.OpDiff:
+	case step.OpDiff:
 		if o.ContextLines < 0 {
 			return negative("contextLines", o.ContextLines)
 		}
@@ -50,7 +49,7 @@ func negative(option string, v int) error {
 	return &OptionError{Option: option, Value: strconv.Itoa(v), Reason: "must not be negative", Hint: "give 0 or more"}
 }
 
-func checkRead(o *txn.ReadOptions) error {
+func checkRead(o *step.ReadOptions) error {
 	set := 0
 	var names []string
 	if o.Range != "" {
@@ -95,7 +94,7 @@ func checkRead(o *txn.ReadOptions) error {
 	return nil
 }
 
-func checkSearch(o *txn.ReadOptions) error {
+func checkSearch(o *step.ReadOptions) error {
 	if o.Query == "" {
 		return &OptionError{Option: "query", Reason: "empty", Hint: "give the text (or, with regex, the pattern) to search for"}
 	}

@@ -6,12 +6,11 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"github.com/autocoder/autocoder/step"
 	"io/fs"
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"github.com/autocoder/autocoder/txn"
 )
 
 // readFile returns a file's content, or the part the options select:
@@ -29,7 +28,7 @@ import (
 //
 // Text that holds a NUL byte is refused unless an encoding is given.
 // Invalid UTF-8 without NUL is passed through as it is.
-func readFile(fsys fs.FS, name string, o *txn.ReadOptions) (string, error) {
+func readFile(fsys fs.FS, name string, o *step.ReadOptions) (string, error) {
 	info, err := fs.Stat(fsys, name)
 	if err != nil {
 		return "", notFound(name, err)
@@ -70,7 +69,7 @@ func readFile(fsys fs.FS, name string, o *txn.ReadOptions) (string, error) {
 	return out, nil
 }
 
-func selectText(data []byte, o *txn.ReadOptions) (string, error) {
+func selectText(data []byte, o *step.ReadOptions) (string, error) {
 	switch {
 	case o.Range != "":
 		sp, _ := parseRange(o.Range)

@@ -1,4 +1,4 @@
-// Package reads executes the read-only operations of a step (txn.OpRead,
+// Package reads executes the read-only operations of a step (step.OpRead,
 // OpList, OpSearch and OpDiff) against a file system rooted at the
 // repository root, and returns their output as text for the feedback.
 //
@@ -14,10 +14,9 @@ package reads
 import (
 	"errors"
 	"fmt"
+	"github.com/autocoder/autocoder/step"
 	"io/fs"
 	"strings"
-
-	"github.com/autocoder/autocoder/txn"
 )
 
 // Run executes a read kind (OpRead, OpList, OpSearch, OpDiff) against fsys,
@@ -25,8 +24,8 @@ import (
 // slash-separated and relative to that root ("" and "." name the root).
 // It returns the output for the feedback, or a *NotFoundError,
 // *OptionError or *BinaryError.
-func Run(fsys fs.FS, op txn.Op) (string, error) {
-	var o txn.ReadOptions
+func Run(fsys fs.FS, op step.Op) (string, error) {
+	var o step.ReadOptions
 	if op.Read != nil {
 		o = *op.Read
 	}
@@ -38,13 +37,13 @@ func Run(fsys fs.FS, op txn.Op) (string, error) {
 		return "", err
 	}
 	switch op.Kind {
-	case txn.OpRead:
+	case step.OpRead:
 		return readFile(fsys, name, &o)
-	case txn.OpList:
+	case step.OpList:
 		return list(fsys, name, &o)
-	case txn.OpSearch:
+	case step.OpSearch:
 		return search(fsys, name, &o)
-	case txn.OpDiff:
+	case step.OpDiff:
 		return diff(fsys, name, op, &o)
 	}
 	return "", &OptionError{Option: "kind", Value: string(op.Kind), Reason: "not a read operation",
@@ -66,7 +65,7 @@ func (e *NotFoundError) Unwrap() error { return fs.ErrNotExist }
 // OptionError reports an option whose value cannot be used (a malformed
 // range, two options that exclude each other, a directory where a file is
 // needed). Option names the option as autocoder calls it (the JSON name of
-// txn.ReadOptions, or "path").
+// step.ReadOptions, or "path").
 type OptionError struct {
 	Option string
 	Value  string

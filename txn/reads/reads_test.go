@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"github.com/autocoder/autocoder/step"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,8 +13,6 @@ import (
 	"testing/fstest"
 	"time"
 	"unicode"
-
-	"github.com/autocoder/autocoder/txn"
 )
 
 var mtime = time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC)
@@ -38,35 +37,35 @@ func testFS() fstest.MapFS {
 	}
 }
 
-func read(o txn.ReadOptions) txn.Op { return txn.Op{Kind: txn.OpRead, Read: &o} }
+func read(o step.ReadOptions) step.Op { return step.Op{Kind: step.OpRead, Read: &o} }
 
 func TestRead(t *testing.T) {
 	cases := []struct {
 		name string
 		path string
-		o    txn.ReadOptions
+		o    step.ReadOptions
 		want string
 	}{
-		{"whole", "README.md", txn.ReadOptions{}, "# Title\nhello world\n中文行\nlast line\n"},
-		{"head runes", "README.md", txn.ReadOptions{Range: "head:3"}, "# T"},
-		{"head past end", "noeol.txt", txn.ReadOptions{Range: "head:99"}, "a\nb"},
-		{"tail counts runes not bytes", "README.md", txn.ReadOptions{Range: "tail:14"}, "中文行\nlast line\n"},
-		{"slice runes", "README.md", txn.ReadOptions{Range: "20:23"}, "中文行"},
-		{"slice clamps", "noeol.txt", txn.ReadOptions{Range: "2:50"}, "b"},
-		{"empty slice", "noeol.txt", txn.ReadOptions{Range: "1:1"}, ""},
-		{"line", "README.md", txn.ReadOptions{Line: 3}, "中文行"},
-		{"line crlf", "crlf.txt", txn.ReadOptions{Line: 2}, "two"},
-		{"line without newline", "noeol.txt", txn.ReadOptions{Line: 2}, "b"},
-		{"lines", "README.md", txn.ReadOptions{Lines: "2-3"}, "hello world\n中文行"},
-		{"lines crlf keeps inner newlines", "crlf.txt", txn.ReadOptions{Lines: "1-2"}, "one\r\ntwo"},
-		{"lines end clamps", "README.md", txn.ReadOptions{Lines: "4-9"}, "last line"},
-		{"base64", "bin.dat", txn.ReadOptions{Encoding: "base64"}, "YWIAY2Q="},
-		{"hex", "bin.dat", txn.ReadOptions{Encoding: "hex"}, "6162006364"},
-		{"hex range counts bytes", "README.md", txn.ReadOptions{Encoding: "hex", Range: "tail:2"}, "650a"},
-		{"explicit utf-8", "empty.txt", txn.ReadOptions{Encoding: "utf-8"}, ""},
-		{"meta", "noeol.txt", txn.ReadOptions{IncludeMeta: true, Line: 1},
+		{"whole", "README.md", step.ReadOptions{}, "# Title\nhello world\n中文行\nlast line\n"},
+		{"head runes", "README.md", step.ReadOptions{Range: "head:3"}, "# T"},
+		{"head past end", "noeol.txt", step.ReadOptions{Range: "head:99"}, "a\nb"},
+		{"tail counts runes not bytes", "README.md", step.ReadOptions{Range: "tail:14"}, "中文行\nlast line\n"},
+		{"slice runes", "README.md", step.ReadOptions{Range: "20:23"}, "中文行"},
+		{"slice clamps", "noeol.txt", step.ReadOptions{Range: "2:50"}, "b"},
+		{"empty slice", "noeol.txt", step.ReadOptions{Range: "1:1"}, ""},
+		{"line", "README.md", step.ReadOptions{Line: 3}, "中文行"},
+		{"line crlf", "crlf.txt", step.ReadOptions{Line: 2}, "two"},
+		{"line without newline", "noeol.txt", step.ReadOptions{Line: 2}, "b"},
+		{"lines", "README.md", step.ReadOptions{Lines: "2-3"}, "hello world\n中文行"},
+		{"lines crlf keeps inner newlines", "crlf.txt", step.ReadOptions{Lines: "1-2"}, "one\r\ntwo"},
+		{"lines end clamps", "README.md", step.ReadOptions{Lines: "4-9"}, "last line"},
+		{"base64", "bin.dat", step.ReadOptions{Encoding: "base64"}, "YWIAY2Q="},
+		{"hex", "bin.dat", step.ReadOptions{Encoding: "hex"}, "6162006364"},
+		{"hex range counts bytes", "README.md", step.ReadOptions{Encoding: "hex", Range: "tail:2"}, "650a"},
+		{"explicit utf-8", "empty.txt", step.ReadOptions{Encoding: "utf-8"}, ""},
+		{"meta", "noeol.txt", step.ReadOptions{IncludeMeta: true, Line: 1},
 			"path: noeol.txt\nsize: 3\nsha256: 3dad8f1d2b4c2f6e59f2c0d0c6c5c51a5f3f5b7a2f6a0a1a8d1f5f8e0b3b9c8b\nlines: 2\n---\na"},
-		{"meta with mtime", "src/util/util.ts", txn.ReadOptions{IncludeMeta: true},
+		{"meta with mtime", "src/util/util.ts", step.ReadOptions{IncludeMeta: true},
 			"path: src/util/util.ts\nsize: 12\nsha256: SUM\nlines: 1\n---\n// TODO: ts\n"},
 	}
 	for _, c := range cases {
@@ -102,7 +101,7 @@ func maskHash(s string) string {
 
 func TestReadMetaHashAndMtime(t *testing.T) {
 	fsys := testFS()
-	op := read(txn.ReadOptions{IncludeMeta: true, Lines: "1-1"})
+	op := read(step.ReadOptions{IncludeMeta: true, Lines: "1-1"})
 	op.Path = "src/main.go"
 	got := mustRun(t, fsys, op)
 	data := fsys["src/main.go"].Data
@@ -116,32 +115,32 @@ func TestReadErrors(t *testing.T) {
 	cases := []struct {
 		name   string
 		path   string
-		o      txn.ReadOptions
+		o      step.ReadOptions
 		option string // "" for not found, "binary" for BinaryError
 	}{
-		{"missing", "nope.txt", txn.ReadOptions{}, ""},
-		{"missing dir", "nope/x.txt", txn.ReadOptions{}, ""},
-		{"binary as text", "bin.dat", txn.ReadOptions{}, "binary"},
-		{"binary line", "bin.dat", txn.ReadOptions{Line: 1}, "binary"},
-		{"directory", "src", txn.ReadOptions{}, "path"},
-		{"range and line", "README.md", txn.ReadOptions{Range: "head:1", Line: 1}, "range/line"},
-		{"line and lines", "README.md", txn.ReadOptions{Line: 1, Lines: "1-2"}, "line/lines"},
-		{"base64 with lines", "README.md", txn.ReadOptions{Encoding: "base64", Lines: "1-2"}, "encoding"},
-		{"hex with line", "README.md", txn.ReadOptions{Encoding: "hex", Line: 2}, "encoding"},
-		{"bad encoding", "README.md", txn.ReadOptions{Encoding: "latin1"}, "encoding"},
-		{"range no colon", "README.md", txn.ReadOptions{Range: "head"}, "range"},
-		{"range bad N", "README.md", txn.ReadOptions{Range: "head:x"}, "range"},
-		{"range negative", "README.md", txn.ReadOptions{Range: "tail:-1"}, "range"},
-		{"range reversed", "README.md", txn.ReadOptions{Range: "5:2"}, "range"},
-		{"range unknown word", "README.md", txn.ReadOptions{Range: "first:2"}, "range"},
-		{"lines reversed", "README.md", txn.ReadOptions{Lines: "3-2"}, "lines"},
-		{"lines zero", "README.md", txn.ReadOptions{Lines: "0-2"}, "lines"},
-		{"lines junk", "README.md", txn.ReadOptions{Lines: "a-b"}, "lines"},
-		{"line past end", "README.md", txn.ReadOptions{Line: 5}, "line"},
-		{"lines past end", "README.md", txn.ReadOptions{Lines: "9-10"}, "lines"},
-		{"line of empty file", "empty.txt", txn.ReadOptions{Line: 1}, "line"},
-		{"negative line", "README.md", txn.ReadOptions{Line: -1}, "line"},
-		{"unclean path", "../x", txn.ReadOptions{}, "path"},
+		{"missing", "nope.txt", step.ReadOptions{}, ""},
+		{"missing dir", "nope/x.txt", step.ReadOptions{}, ""},
+		{"binary as text", "bin.dat", step.ReadOptions{}, "binary"},
+		{"binary line", "bin.dat", step.ReadOptions{Line: 1}, "binary"},
+		{"directory", "src", step.ReadOptions{}, "path"},
+		{"range and line", "README.md", step.ReadOptions{Range: "head:1", Line: 1}, "range/line"},
+		{"line and lines", "README.md", step.ReadOptions{Line: 1, Lines: "1-2"}, "line/lines"},
+		{"base64 with lines", "README.md", step.ReadOptions{Encoding: "base64", Lines: "1-2"}, "encoding"},
+		{"hex with line", "README.md", step.ReadOptions{Encoding: "hex", Line: 2}, "encoding"},
+		{"bad encoding", "README.md", step.ReadOptions{Encoding: "latin1"}, "encoding"},
+		{"range no colon", "README.md", step.ReadOptions{Range: "head"}, "range"},
+		{"range bad N", "README.md", step.ReadOptions{Range: "head:x"}, "range"},
+		{"range negative", "README.md", step.ReadOptions{Range: "tail:-1"}, "range"},
+		{"range reversed", "README.md", step.ReadOptions{Range: "5:2"}, "range"},
+		{"range unknown word", "README.md", step.ReadOptions{Range: "first:2"}, "range"},
+		{"lines reversed", "README.md", step.ReadOptions{Lines: "3-2"}, "lines"},
+		{"lines zero", "README.md", step.ReadOptions{Lines: "0-2"}, "lines"},
+		{"lines junk", "README.md", step.ReadOptions{Lines: "a-b"}, "lines"},
+		{"line past end", "README.md", step.ReadOptions{Line: 5}, "line"},
+		{"lines past end", "README.md", step.ReadOptions{Lines: "9-10"}, "lines"},
+		{"line of empty file", "empty.txt", step.ReadOptions{Line: 1}, "line"},
+		{"negative line", "README.md", step.ReadOptions{Line: -1}, "line"},
+		{"unclean path", "../x", step.ReadOptions{}, "path"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -192,27 +191,27 @@ func TestList(t *testing.T) {
 	cases := []struct {
 		name string
 		path string
-		o    txn.ReadOptions
+		o    step.ReadOptions
 		want string
 	}{
-		{"root one level", "", txn.ReadOptions{Depth: 1},
+		{"root one level", "", step.ReadOptions{Depth: 1},
 			"README.md\nbin.dat\ncrlf.txt\ndocs/\nempty.txt\nnoeol.txt\nsrc/\nsub/\n"},
-		{"dot is root", ".", txn.ReadOptions{Depth: 1, Glob: "*.txt"}, "crlf.txt\nempty.txt\nnoeol.txt\n"},
-		{"unlimited", "docs", txn.ReadOptions{},
+		{"dot is root", ".", step.ReadOptions{Depth: 1, Glob: "*.txt"}, "crlf.txt\nempty.txt\nnoeol.txt\n"},
+		{"unlimited", "docs", step.ReadOptions{},
 			"docs/a.md\ndocs/deep/\ndocs/deep/er/\ndocs/deep/er/b.md\ndocs/deep/er/bin.md\n"},
-		{"depth 2", "docs", txn.ReadOptions{Depth: 2}, "docs/a.md\ndocs/deep/\ndocs/deep/er/\n"},
-		{"glob descends into unmatched dirs", "docs", txn.ReadOptions{Glob: "b.md"}, "docs/deep/er/b.md\n"},
-		{"double star glob", "src", txn.ReadOptions{Glob: "**/*.go"}, "src/big.go\nsrc/main.go\nsrc/util/util.go\n"},
-		{"glob with dir", "src", txn.ReadOptions{Glob: "util/*.ts"}, "src/util/util.ts\n"},
-		{"double star glob with dir", "", txn.ReadOptions{Glob: "**/util/*.ts"}, "src/util/util.ts\n"},
-		{"skips .git any case", "sub", txn.ReadOptions{}, "sub/z.txt\n"},
-		{"a file lists itself", "src/main.go", txn.ReadOptions{}, "src/main.go\n"},
-		{"limit", "docs", txn.ReadOptions{Limit: 2},
+		{"depth 2", "docs", step.ReadOptions{Depth: 2}, "docs/a.md\ndocs/deep/\ndocs/deep/er/\n"},
+		{"glob descends into unmatched dirs", "docs", step.ReadOptions{Glob: "b.md"}, "docs/deep/er/b.md\n"},
+		{"double star glob", "src", step.ReadOptions{Glob: "**/*.go"}, "src/big.go\nsrc/main.go\nsrc/util/util.go\n"},
+		{"glob with dir", "src", step.ReadOptions{Glob: "util/*.ts"}, "src/util/util.ts\n"},
+		{"double star glob with dir", "", step.ReadOptions{Glob: "**/util/*.ts"}, "src/util/util.ts\n"},
+		{"skips .git any case", "sub", step.ReadOptions{}, "sub/z.txt\n"},
+		{"a file lists itself", "src/main.go", step.ReadOptions{}, "src/main.go\n"},
+		{"limit", "docs", step.ReadOptions{Limit: 2},
 			"docs/a.md\ndocs/deep/\n[listing cut at 2 entries: 3 more; list a subdirectory or use glob]\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := Run(testFS(), txn.Op{Kind: txn.OpList, Path: c.path, Read: &c.o})
+			got, err := Run(testFS(), step.Op{Kind: step.OpList, Path: c.path, Read: &c.o})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -221,25 +220,25 @@ func TestList(t *testing.T) {
 			}
 		})
 	}
-	if strings.Contains(mustRun(t, testFS(), txn.Op{Kind: txn.OpList}), ".git") {
+	if strings.Contains(mustRun(t, testFS(), step.Op{Kind: step.OpList}), ".git") {
 		t.Error("an unlimited listing shows .git")
 	}
 	for _, c := range []struct {
-		o      txn.ReadOptions
+		o      step.ReadOptions
 		path   string
 		option string
 	}{
-		{txn.ReadOptions{Depth: -1}, "", "depth"},
-		{txn.ReadOptions{Glob: "[a-"}, "", "glob"},
-		{txn.ReadOptions{Limit: -2}, "", "limit"},
-		{txn.ReadOptions{}, "nope", ""},
+		{step.ReadOptions{Depth: -1}, "", "depth"},
+		{step.ReadOptions{Glob: "[a-"}, "", "glob"},
+		{step.ReadOptions{Limit: -2}, "", "limit"},
+		{step.ReadOptions{}, "nope", ""},
 	} {
-		_, err := Run(testFS(), txn.Op{Kind: txn.OpList, Path: c.path, Read: &c.o})
+		_, err := Run(testFS(), step.Op{Kind: step.OpList, Path: c.path, Read: &c.o})
 		checkErr(t, err, c.option)
 	}
 }
 
-func mustRun(t *testing.T, fsys fs.FS, op txn.Op) string {
+func mustRun(t *testing.T, fsys fs.FS, op step.Op) string {
 	t.Helper()
 	out, err := Run(fsys, op)
 	if err != nil {
@@ -253,37 +252,37 @@ func TestSearch(t *testing.T) {
 	cases := []struct {
 		name string
 		path string
-		o    txn.ReadOptions
+		o    step.ReadOptions
 		want string
 	}{
-		{"substring, case-sensitive, skips .git and binary", "", txn.ReadOptions{Query: "TODO"},
+		{"substring, case-sensitive, skips .git and binary", "", step.ReadOptions{Query: "TODO"},
 			"docs/a.md:1: TODO a\ndocs/deep/er/b.md:1: TODO b\n" + long +
 				"src/main.go:3: // TODO: one\nsrc/main.go:5: // TODO: two\nsrc/util/util.ts:1: // TODO: ts\nsub/z.txt:1: TODO z\n"},
-		{"regex", "src", txn.ReadOptions{Query: `(?i)todo:? (one|lower)`, Regex: true},
+		{"regex", "src", step.ReadOptions{Query: `(?i)todo:? (one|lower)`, Regex: true},
 			"src/main.go:3: // TODO: one\nsrc/util/util.go:2: // todo lower\n"},
-		{"regex characters are literal without regex", "src", txn.ReadOptions{Query: "TODO: (one"}, ""},
-		{"context merges groups", "src/main.go", txn.ReadOptions{Query: "TODO", ContextLines: 1},
+		{"regex characters are literal without regex", "src", step.ReadOptions{Query: "TODO: (one"}, ""},
+		{"context merges groups", "src/main.go", step.ReadOptions{Query: "TODO", ContextLines: 1},
 			"src/main.go-2- \nsrc/main.go:3: // TODO: one\nsrc/main.go-4- func main() {}\nsrc/main.go:5: // TODO: two\n"},
-		{"context separates files", "docs", txn.ReadOptions{Query: "TODO", ContextLines: 2},
+		{"context separates files", "docs", step.ReadOptions{Query: "TODO", ContextLines: 2},
 			"docs/a.md:1: TODO a\n--\ndocs/deep/er/b.md:1: TODO b\n"},
-		{"limit", "", txn.ReadOptions{Query: "TODO", Limit: 2},
+		{"limit", "", step.ReadOptions{Query: "TODO", Limit: 2},
 			"docs/a.md:1: TODO a\ndocs/deep/er/b.md:1: TODO b\n[stopped at the limit of 2 matching lines; narrow path, glob or query, or raise limit]\n"},
-		{"limit exactly reached is not cut", "src/main.go", txn.ReadOptions{Query: "TODO", Limit: 2},
+		{"limit exactly reached is not cut", "src/main.go", step.ReadOptions{Query: "TODO", Limit: 2},
 			"src/main.go:3: // TODO: one\nsrc/main.go:5: // TODO: two\n"},
-		{"glob", "", txn.ReadOptions{Query: "TODO", Glob: "**/*.ts"}, "src/util/util.ts:1: // TODO: ts\n"},
-		{"extensions either form", "", txn.ReadOptions{Query: "TODO", Extensions: []string{"TS", ".txt"}},
+		{"glob", "", step.ReadOptions{Query: "TODO", Glob: "**/*.ts"}, "src/util/util.ts:1: // TODO: ts\n"},
+		{"extensions either form", "", step.ReadOptions{Query: "TODO", Extensions: []string{"TS", ".txt"}},
 			"src/util/util.ts:1: // TODO: ts\nsub/z.txt:1: TODO z\n"},
-		{"size bounds", "", txn.ReadOptions{Query: "TODO", MinBytes: 8, MaxBytes: 12},
+		{"size bounds", "", step.ReadOptions{Query: "TODO", MinBytes: 8, MaxBytes: 12},
 			"src/util/util.ts:1: // TODO: ts\n"},
-		{"mtime date range", "src", txn.ReadOptions{Query: "o", MtimeFrom: "2024-04-30", MtimeTo: "2024-05-01"},
+		{"mtime date range", "src", step.ReadOptions{Query: "o", MtimeFrom: "2024-04-30", MtimeTo: "2024-05-01"},
 			"src/main.go:3: // TODO: one\nsrc/main.go:5: // TODO: two\n"},
-		{"mtime to excludes newer", "src", txn.ReadOptions{Query: "lower", MtimeTo: "2024-04-29T23:59:59Z"},
+		{"mtime to excludes newer", "src", step.ReadOptions{Query: "lower", MtimeTo: "2024-04-29T23:59:59Z"},
 			"src/util/util.go:2: // todo lower\n"},
-		{"no match", "", txn.ReadOptions{Query: "absent text"}, ""},
+		{"no match", "", step.ReadOptions{Query: "absent text"}, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := Run(testFS(), txn.Op{Kind: txn.OpSearch, Path: c.path, Read: &c.o})
+			got, err := Run(testFS(), step.Op{Kind: step.OpSearch, Path: c.path, Read: &c.o})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -293,22 +292,22 @@ func TestSearch(t *testing.T) {
 		})
 	}
 	for _, c := range []struct {
-		o      txn.ReadOptions
+		o      step.ReadOptions
 		path   string
 		option string
 	}{
-		{txn.ReadOptions{}, "", "query"},
-		{txn.ReadOptions{Query: "(", Regex: true}, "", "query"},
-		{txn.ReadOptions{Query: "x", Limit: -1}, "", "limit"},
-		{txn.ReadOptions{Query: "x", ContextLines: -1}, "", "contextLines"},
-		{txn.ReadOptions{Query: "x", MinBytes: 10, MaxBytes: 5}, "", "minBytes"},
-		{txn.ReadOptions{Query: "x", MtimeFrom: "yesterday"}, "", "mtimeFrom"},
-		{txn.ReadOptions{Query: "x", MtimeTo: "2024-13-01"}, "", "mtimeTo"},
-		{txn.ReadOptions{Query: "x", Extensions: []string{"."}}, "", "extensions"},
-		{txn.ReadOptions{Query: "x", Glob: "[z"}, "", "glob"},
-		{txn.ReadOptions{Query: "x"}, "nowhere", ""},
+		{step.ReadOptions{}, "", "query"},
+		{step.ReadOptions{Query: "(", Regex: true}, "", "query"},
+		{step.ReadOptions{Query: "x", Limit: -1}, "", "limit"},
+		{step.ReadOptions{Query: "x", ContextLines: -1}, "", "contextLines"},
+		{step.ReadOptions{Query: "x", MinBytes: 10, MaxBytes: 5}, "", "minBytes"},
+		{step.ReadOptions{Query: "x", MtimeFrom: "yesterday"}, "", "mtimeFrom"},
+		{step.ReadOptions{Query: "x", MtimeTo: "2024-13-01"}, "", "mtimeTo"},
+		{step.ReadOptions{Query: "x", Extensions: []string{"."}}, "", "extensions"},
+		{step.ReadOptions{Query: "x", Glob: "[z"}, "", "glob"},
+		{step.ReadOptions{Query: "x"}, "nowhere", ""},
 	} {
-		_, err := Run(testFS(), txn.Op{Kind: txn.OpSearch, Path: c.path, Read: &c.o})
+		_, err := Run(testFS(), step.Op{Kind: step.OpSearch, Path: c.path, Read: &c.o})
 		checkErr(t, err, c.option)
 	}
 }
@@ -320,34 +319,34 @@ func TestDiff(t *testing.T) {
 		"bin":     {Data: []byte{0, 1}},
 		"dir/x":   {Data: []byte("x")},
 	}
-	got := mustRun(t, fsys, txn.Op{Kind: txn.OpDiff, Path: "old.txt", To: "new.txt"})
+	got := mustRun(t, fsys, step.Op{Kind: step.OpDiff, Path: "old.txt", To: "new.txt"})
 	want := "--- a/old.txt\n+++ b/new.txt\n@@ -1,5 +1,5 @@\n a\n-b\n+B\n c\n d\n e\n@@ -8,3 +8,4 @@\n h\n i\n j\n+k\n"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
-	got = mustRun(t, fsys, txn.Op{Kind: txn.OpDiff, Path: "old.txt", To: "new.txt", Read: &txn.ReadOptions{ContextLines: 5}})
+	got = mustRun(t, fsys, step.Op{Kind: step.OpDiff, Path: "old.txt", To: "new.txt", Read: &step.ReadOptions{ContextLines: 5}})
 	if !strings.HasPrefix(got, "--- a/old.txt\n+++ b/new.txt\n@@ -1,10 +1,11 @@\n a\n-b\n+B\n") {
 		t.Errorf("context 5 should merge the hunks:\n%s", got)
 	}
-	got = mustRun(t, fsys, txn.Op{Kind: txn.OpDiff, Path: "old.txt", Content: []byte("a\nb\nc\nd\ne\nf\ng\nh\ni\nj\n"), HasContent: true})
+	got = mustRun(t, fsys, step.Op{Kind: step.OpDiff, Path: "old.txt", Content: []byte("a\nb\nc\nd\ne\nf\ng\nh\ni\nj\n"), HasContent: true})
 	if got != "" {
 		t.Errorf("equal texts should give no diff, got %q", got)
 	}
-	got = mustRun(t, fsys, txn.Op{Kind: txn.OpDiff, Path: "dir/x", Content: []byte{}, HasContent: true})
+	got = mustRun(t, fsys, step.Op{Kind: step.OpDiff, Path: "dir/x", Content: []byte{}, HasContent: true})
 	if want := "--- a/dir/x\n+++ b/dir/x\n@@ -1 +0,0 @@\n-x\n\\ No newline at end of file\n"; got != want {
 		t.Errorf("got %q want %q", got, want)
 	}
 	for _, c := range []struct {
-		op     txn.Op
+		op     step.Op
 		option string
 	}{
-		{txn.Op{Kind: txn.OpDiff, Path: "old.txt"}, "to"},
-		{txn.Op{Kind: txn.OpDiff, Path: "old.txt", To: "new.txt", HasContent: true}, "to"},
-		{txn.Op{Kind: txn.OpDiff, Path: "missing", To: "new.txt"}, ""},
-		{txn.Op{Kind: txn.OpDiff, Path: "old.txt", To: "missing"}, ""},
-		{txn.Op{Kind: txn.OpDiff, Path: "old.txt", To: "bin"}, "binary"},
-		{txn.Op{Kind: txn.OpDiff, Path: "dir", To: "old.txt"}, "path"},
-		{txn.Op{Kind: txn.OpDiff, Path: "old.txt", To: "new.txt", Read: &txn.ReadOptions{ContextLines: -1}}, "contextLines"},
+		{step.Op{Kind: step.OpDiff, Path: "old.txt"}, "to"},
+		{step.Op{Kind: step.OpDiff, Path: "old.txt", To: "new.txt", HasContent: true}, "to"},
+		{step.Op{Kind: step.OpDiff, Path: "missing", To: "new.txt"}, ""},
+		{step.Op{Kind: step.OpDiff, Path: "old.txt", To: "missing"}, ""},
+		{step.Op{Kind: step.OpDiff, Path: "old.txt", To: "bin"}, "binary"},
+		{step.Op{Kind: step.OpDiff, Path: "dir", To: "old.txt"}, "path"},
+		{step.Op{Kind: step.OpDiff, Path: "old.txt", To: "new.txt", Read: &step.ReadOptions{ContextLines: -1}}, "contextLines"},
 	} {
 		_, err := Run(fsys, c.op)
 		checkErr(t, err, c.option)
@@ -355,7 +354,7 @@ func TestDiff(t *testing.T) {
 }
 
 func TestNotAReadKind(t *testing.T) {
-	_, err := Run(testFS(), txn.Op{Kind: txn.OpWrite, Path: "README.md"})
+	_, err := Run(testFS(), step.Op{Kind: step.OpWrite, Path: "README.md"})
 	checkErr(t, err, "kind")
 }
 
@@ -373,13 +372,13 @@ func TestOSDir(t *testing.T) {
 		}
 	}
 	fsys := os.DirFS(dir)
-	if got := mustRun(t, fsys, txn.Op{Kind: txn.OpList}); got != "a/\na/b.txt\nc.txt\n" {
+	if got := mustRun(t, fsys, step.Op{Kind: step.OpList}); got != "a/\na/b.txt\nc.txt\n" {
 		t.Errorf("list: %q", got)
 	}
-	if got := mustRun(t, fsys, txn.Op{Kind: txn.OpSearch, Read: &txn.ReadOptions{Query: "needle"}}); got != "a/b.txt:1: needle\n" {
+	if got := mustRun(t, fsys, step.Op{Kind: step.OpSearch, Read: &step.ReadOptions{Query: "needle"}}); got != "a/b.txt:1: needle\n" {
 		t.Errorf("search: %q", got)
 	}
-	got := mustRun(t, fsys, txn.Op{Kind: txn.OpRead, Path: "c.txt", Read: &txn.ReadOptions{IncludeMeta: true}})
+	got := mustRun(t, fsys, step.Op{Kind: step.OpRead, Path: "c.txt", Read: &step.ReadOptions{IncludeMeta: true}})
 	if !strings.Contains(got, fmt.Sprintf("sha256: %x\n", sha256.Sum256([]byte("hay\n")))) ||
 		!strings.Contains(got, "\nmtime: 20") || !strings.HasSuffix(got, "---\nhay\n") {
 		t.Errorf("meta: %q", got)

@@ -3,13 +3,12 @@ package reads
 import (
 	"bytes"
 	"fmt"
+	"github.com/autocoder/autocoder/step"
 	"io/fs"
 	"path"
 	"regexp"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/autocoder/autocoder/txn"
 )
 
 // defaultLimit is how many matching lines a search returns when Limit is 0.
@@ -33,7 +32,7 @@ const maxShownLine = 400
 // compared ignoring case), smaller than MinBytes, larger than MaxBytes (when
 // set), or changed outside [MtimeFrom, MtimeTo]. After Limit matching lines
 // (default 100) a last line says the output was cut.
-func search(fsys fs.FS, name string, o *txn.ReadOptions) (string, error) {
+func search(fsys fs.FS, name string, o *step.ReadOptions) (string, error) {
 	match, err := matcher(o)
 	if err != nil {
 		return "", err
@@ -115,7 +114,7 @@ func search(fsys fs.FS, name string, o *txn.ReadOptions) (string, error) {
 	return b.String(), nil
 }
 
-func matcher(o *txn.ReadOptions) (func([]byte) bool, error) {
+func matcher(o *step.ReadOptions) (func([]byte) bool, error) {
 	if o.Regex {
 		re, err := regexp.Compile(o.Query)
 		if err != nil {

@@ -1,10 +1,10 @@
-// Package txn holds the step model and the engine that applies one step as a
-// transaction: resolve in memory, guard, journal, write and commit, clear.
+// Package step is the step model every other package shares: what a dialect
+// reader produces (Step, Op, Edit, Check, Program, Item, ParseError), what the
+// engine reports (Result, Status) and the classes of errors callers act on
+// (errors.go). It is a leaf: it imports nothing of ours and no git library.
 //
-// Start with Step (what a dialect reader produces), then Engine.Apply (how a
-// step becomes one commit on the work branch or leaves no trace), then
-// recover.go (what happens after a crash) and undo.go.
-package txn
+// Start with Step, then Result, then Class in errors.go.
+package step
 
 import "time"
 

@@ -1,4 +1,4 @@
-package txn
+package step
 
 // Status is the outcome of a step or of one of its ops.
 type Status string
