@@ -1,10 +1,10 @@
 package txn
 
 import (
-	"github.com/autocoder/autocoder/step"
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"github.com/autocoder/autocoder/step"
 	"os"
 	"sort"
 	"strings"

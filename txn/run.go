@@ -1,8 +1,8 @@
 package txn
 
 import (
-	"github.com/autocoder/autocoder/step"
 	"fmt"
+	"github.com/autocoder/autocoder/step"
 	"os"
 	"path"
 	"regexp"
