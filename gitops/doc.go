@@ -6,5 +6,5 @@
 // ours and follows git's own file protocols: every index and ref write takes
 // "<file>.lock" with O_EXCL, writes the new content there and renames it over
 // the file (lock.go). Start with repo.go (Open), then index.go, tree.go and
-// refs.go.
+// refs.go. state.go tells whether a rebase, merge or the like is under way.
 package gitops

@@ -252,9 +252,12 @@ func Code(err error) int {
 	var undo *UndoRefusedError
 	var moved *gitops.RefChangedError
 	var branch *BranchError
+	var state *gitops.InProgressError
 	switch {
 	case err == nil:
 		return 0
+	case errors.As(err, &state):
+		return 4
 	case errors.As(err, &branch):
 		return 2
 	case errors.As(err, &pre):

@@ -120,6 +120,12 @@ func (e *Engine) apply(s *step.Step) step.Result {
 		res.Status = step.StatusRead
 		return res
 	}
+	if s.WritesFiles() || len(s.Programs) > 0 {
+		// Before anything is read: a rebase or merge under way is git's.
+		if err := e.Repo.InProgress(); err != nil {
+			return fail(err)
+		}
+	}
 	w, head, headTree, ch, err := e.resolveStep(s, nil, &res)
 	if err != nil {
 		return fail(err)

@@ -92,6 +92,9 @@ func (e *Engine) steps(tip gitops.Hash, n int) ([]*gitops.Commit, error) {
 // steps changed since, and touches no other file.
 func (e *Engine) Undo(n int) ([]LogEntry, error) {
 	defer e.Flush() // releases index.lock on the refusals too
+	if err := e.Repo.InProgress(); err != nil {
+		return nil, err
+	}
 	head, err := e.Repo.ReadHEAD()
 	if err != nil {
 		return nil, err
@@ -136,6 +139,9 @@ func (e *Engine) Undo(n int) ([]LogEntry, error) {
 // where the undo left it.
 func (e *Engine) Redo() (LogEntry, error) {
 	defer e.Flush() // releases index.lock on the refusals too
+	if err := e.Repo.InProgress(); err != nil {
+		return LogEntry{}, err
+	}
 	head, err := e.Repo.ReadHEAD()
 	if err != nil {
 		return LogEntry{}, err
