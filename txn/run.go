@@ -51,7 +51,7 @@ func (e *Engine) Run(items []step.Item, o RunOptions) (results []step.Result) {
 		case it.Err != nil:
 			r = step.Result{ParseErr: it.Err, Status: step.StatusFailed, Error: it.Err.Error(), Hint: it.Err.Hint, Code: 1, Reason: step.ReasonInvalid}
 		case o.DryRun:
-			r = e.plan(it.Step, overlay)
+			r = e.dryRun(it.Step, overlay)
 		default:
 			r = e.Apply(it.Step)
 		}
@@ -377,10 +377,10 @@ func (e *Engine) workBranch(head gitops.Head) (ref string, old gitops.Hash, newH
 	return ref, tip, "ref: " + ref + "\n", nil
 }
 
-// plan computes a step without changing anything (--dry-run): the same
+// dryRun computes a step without changing anything (--dry-run): the same
 // resolve and guard as Apply, and a unified diff per changed file. overlay
 // carries the files as earlier steps of the run would leave them.
-func (e *Engine) plan(s *step.Step, overlay map[string]*file) step.Result {
+func (e *Engine) dryRun(s *step.Step, overlay map[string]*file) step.Result {
 	res := step.Result{Step: s, StepID: s.ID}
 	fail := func(err error) step.Result { return failed(&res, err) }
 	if s.Finish {

@@ -1,0 +1,227 @@
+package txn
+
+// Index batching: the engine holds index.lock from the first step of a run
+// to Flush, updates the touched entries in memory, and records the entries
+// it owes in the index debt file so that recovery can settle them.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/autocoder/autocoder/gitops"
+)
+
+// heldIndex is index.lock with the index read under it. The engine keeps
+// it from the first step of a run to Flush: each step updates the touched
+// entries in memory, and the index is written once (see Flush).
+type heldIndex struct {
+	lock *gitops.LockFile
+	ix   *gitops.Index
+}
+
+// lockIndex takes index.lock (through our private name, see gitops.LockVia)
+// and reads the index under it, as git's protocol requires. The index this
+// engine wrote last is kept in memory: when the file under the lock is still
+// that one (same inode, size and mtime: git replaces the index by rename, so
+// any change of git's is a new inode), reading and verifying 10 MB again at
+// every step of a run on a large repository is skipped.
+func (e *Engine) lockIndex() (*heldIndex, error) {
+	if e.held != nil {
+		return e.held, nil // ours since an earlier step; the copy in memory is the index
+	}
+	p := filepath.Join(e.Repo.GitDir, "index")
+	lock, err := gitops.LockVia(p, e.own("index"))
+	if err != nil {
+		return nil, err
+	}
+	if e.ixCache != nil {
+		if fi, err := os.Stat(p); err == nil && sameFileState(fi, e.ixStat) {
+			e.held = &heldIndex{lock: lock, ix: e.ixCache}
+			return e.held, nil
+		}
+	}
+	e.ixCache = nil
+	ix, err := gitops.ReadIndex(p)
+	if err != nil {
+		lock.Rollback()
+		return nil, err
+	}
+	if len(e.debt) > 0 {
+		// A Flush of this engine failed: the entries it owes are not in
+		// the file. They are HEAD's (every step that owed them committed
+		// or was rolled back to HEAD).
+		if err := e.toHEADEntries(ix, sortedKeys(e.debt)); err != nil {
+			lock.Rollback()
+			return nil, err
+		}
+	}
+	e.held = &heldIndex{lock: lock, ix: ix}
+	return e.held, nil
+}
+
+// Flush writes the index that the steps since the last Flush updated in
+// memory, and releases index.lock. Close calls it; callers that report
+// errors call it first. At 100k files the index is 10 MB: writing it once
+// per run instead of once per step is most of a step's cost. Between the
+// steps, the paths whose entries are only in memory are listed in the
+// index debt file, which recovery settles after a crash.
+func (e *Engine) Flush() error {
+	h := e.held
+	if h == nil {
+		return nil
+	}
+	e.held = nil
+	if len(e.debt) == 0 {
+		h.lock.Rollback()
+		return nil
+	}
+	if err := gitops.WriteIndex(h.lock, h.ix); err != nil {
+		return fmt.Errorf("write the index: %w; hint: the next autocoder command sets the entries of %s again", err, strings.Join(sortedKeys(e.debt), ", "))
+	}
+	if fi, err := os.Stat(filepath.Join(e.Repo.GitDir, "index")); err == nil {
+		e.ixCache, e.ixStat = h.ix, fi
+	}
+	e.debt = nil
+	if err := os.Remove(e.debtPath()); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+func (e *Engine) debtPath() string { return filepath.Join(e.dir, "index-debt.json") }
+
+// owe records paths whose index entries are, for now, only in memory,
+// each with the entry the index file holds for it (ix must not yet have the
+// path changed in memory), so that recovery settles only entries nobody
+// changed since.
+func (e *Engine) owe(paths []pathChange, ix *gitops.Index) error {
+	if e.debt == nil {
+		// Start from what a killed run still owes, so that recovery's own
+		// moves never drop it from the file.
+		e.debt = map[string]entry{}
+		if b, err := os.ReadFile(e.debtPath()); err == nil {
+			json.Unmarshal(b, &e.debt)
+		}
+	}
+	grew := false
+	for _, c := range paths {
+		if _, ok := e.debt[c.Path]; ok {
+			continue
+		}
+		var was entry
+		if ie, ok := ix.Entry(c.Path); ok {
+			was = entry{Exists: true, Mode: ie.Mode, Hash: gitops.Hash(ie.Hash)}
+		}
+		e.debt[c.Path], grew = was, true
+	}
+	if !grew {
+		return nil
+	}
+	b, _ := json.Marshal(e.debt)
+	tmp := e.debtPath() + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o666); err != nil {
+		return err
+	}
+	return os.Rename(tmp, e.debtPath())
+}
+
+func sortedKeys(m map[string]entry) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// settleDebt sets the index entries a killed run left only in memory to
+// the state of HEAD, and writes the index. An entry that is no longer the
+// one the index file held before the run (the user removed the lock a
+// killed run left and staged something) is the user's: it stays.
+func (e *Engine) settleDebt() error {
+	b, err := os.ReadFile(e.debtPath())
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var owed map[string]entry
+	if err := json.Unmarshal(b, &owed); err != nil {
+		return fmt.Errorf("read %s: %w; hint: move it away and check git status", e.debtPath(), err)
+	}
+	held, err := e.lockIndex()
+	if err != nil {
+		return err
+	}
+	var paths []string
+	for p, was := range owed {
+		ie, ok := held.ix.Entry(p)
+		now := entry{}
+		if ok {
+			now = entry{Exists: true, Mode: ie.Mode, Hash: gitops.Hash(ie.Hash)}
+		}
+		if now.same(was) {
+			paths = append(paths, p)
+		}
+	}
+	sort.Strings(paths)
+	if err := e.toHEADEntries(held.ix, paths); err != nil {
+		return err
+	}
+	if e.debt == nil {
+		e.debt = owed
+	}
+	fmt.Fprintf(e.opts.Log, "autocoder: set the index entries of %d path(s) that an interrupted run had not written yet\n", len(paths))
+	return e.Flush()
+}
+
+// toHEADEntries sets the entries of paths in ix to HEAD's, with stat data
+// where the file matches (else blank, so that git looks at the file).
+func (e *Engine) toHEADEntries(ix *gitops.Index, paths []string) error {
+	head, err := e.Repo.ReadHEAD()
+	if err != nil {
+		return err
+	}
+	tree, err := e.treeOf(head.Hash)
+	if err != nil {
+		return err
+	}
+	var set []gitops.IndexEntry
+	var remove []string
+	for _, p := range paths {
+		te, ok, err := e.Repo.Lookup(tree, p)
+		if err != nil {
+			return err
+		}
+		if !ok || te.Mode == gitops.ModeTree {
+			remove = append(remove, p)
+			continue
+		}
+		var st gitops.Stat
+		if data, err := os.ReadFile(e.Repo.Abs(p)); err == nil && gitops.BlobHash(data) == te.Hash {
+			if fi, err := os.Lstat(e.Repo.Abs(p)); err == nil {
+				st = gitops.StatOf(fi)
+			}
+		}
+		set = append(set, gitops.IndexEntry{Path: p, Mode: te.Mode, Hash: te.Hash, Stat: st})
+	}
+	e.ixCache = nil
+	return ix.Update(set, remove)
+}
+
+// sameFileState reports whether two stats describe the same, unchanged file.
+func sameFileState(a, b os.FileInfo) bool {
+	if a == nil || b == nil || a.Size() != b.Size() || !a.ModTime().Equal(b.ModTime()) {
+		return false
+	}
+	sa, ok1 := a.Sys().(*syscall.Stat_t)
+	sb, ok2 := b.Sys().(*syscall.Stat_t)
+	return ok1 && ok2 && sa.Dev == sb.Dev && sa.Ino == sb.Ino && sa.Ctim == sb.Ctim
+}

@@ -1,0 +1,120 @@
+package txn
+
+// Recovery: finishing or undoing what a killed run left in the journal,
+// the index debt and git's lock files.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/autocoder/autocoder/gitops"
+)
+
+// recover finishes or undoes a transaction that a killed process left in
+// the journal. The ref write is the commit point: if the ref already holds
+// the new commit, the rest is completed; otherwise everything goes back.
+func (e *Engine) recover() error {
+	if err := e.recoverJournal(); err != nil {
+		return err
+	}
+	if err := e.settleDebt(); err != nil {
+		return err
+	}
+	return e.Flush()
+}
+
+func (e *Engine) recoverJournal() error {
+	b, err := os.ReadFile(e.journalPath())
+	if errors.Is(err, os.ErrNotExist) {
+		return e.releaseStaleLocks(nil)
+	}
+	if err != nil {
+		return fmt.Errorf("read journal: %w", err)
+	}
+	var p plan
+	if err := json.Unmarshal(b, &p); err != nil {
+		return fmt.Errorf("read journal %s: %w; hint: it is damaged; move it away and check `git status`", e.journalPath(), err)
+	}
+	if err := e.releaseStaleLocks(&p); err != nil {
+		return err
+	}
+	for _, c := range p.Paths {
+		os.Remove(tmpName(e.Repo.Abs(c.Path)))
+	}
+	p.who = e.recoveryIdentity()
+	cur, _, err := e.Repo.ResolveRef(p.Ref)
+	if err != nil {
+		return err
+	}
+	headNow, _ := os.ReadFile(filepath.Join(e.Repo.GitDir, "HEAD"))
+	if (cur != p.OldRef && cur != p.NewRef) || (string(headNow) != p.OldHEAD && string(headNow) != p.NewHEAD) {
+		// The user moved on (committed, switched branches) since the crash:
+		// the journal describes a state that is gone. Touch nothing.
+		kept := e.journalPath() + fmt.Sprintf(".abandoned-%d", e.opts.Now().Unix())
+		if err := os.Rename(e.journalPath(), kept); err != nil {
+			return err
+		}
+		var paths []string
+		for _, c := range p.Paths {
+			paths = append(paths, c.Path)
+		}
+		fmt.Fprintf(e.opts.Log, "autocoder: an earlier run was interrupted during step %s, but %s has moved since; left everything as it is (check %s) and kept the journal as %s\n",
+			p.StepID, strings.TrimPrefix(p.Ref, "refs/heads/"), strings.Join(paths, ", "), kept)
+		return nil
+	}
+	forward := cur == p.NewRef && p.NewRef != p.OldRef
+	p.recovering = true
+	if _, err := e.moveTo(&p, forward, nil); err != nil {
+		return fmt.Errorf("recover the interrupted %s of step %s: %w; the journal %s is kept", p.Kind, p.StepID, err, e.journalPath())
+	}
+	if len(p.kept) > 0 {
+		fmt.Fprintf(e.opts.Log, "autocoder: left your changes to %s as they are\n", strings.Join(p.kept, ", "))
+	}
+	if forward {
+		fmt.Fprintf(e.opts.Log, "autocoder: an earlier run was interrupted after step %s was committed (%s); finished it\n", p.StepID, p.Kind)
+	} else {
+		fmt.Fprintf(e.opts.Log, "autocoder: an earlier run was interrupted during step %s (%s); restored the %d touched path(s), the index and %s to the state before it\n",
+			p.StepID, p.Kind, len(p.Paths), strings.TrimPrefix(p.Ref, "refs/heads/"))
+	}
+	return e.clearJournal()
+}
+
+// releaseStaleLocks removes lock files that a killed autocoder took through
+// its private names; any other lock stays.
+func (e *Engine) releaseStaleLocks(p *plan) error {
+	targets := map[string]string{
+		"index":       filepath.Join(e.Repo.GitDir, "index"),
+		"HEAD":        filepath.Join(e.Repo.GitDir, "HEAD"),
+		"packed-refs": filepath.Join(e.Repo.CommonDir, "packed-refs"),
+	}
+	if p != nil {
+		targets["ref"] = filepath.Join(e.Repo.CommonDir, filepath.FromSlash(p.Ref))
+	}
+	for name, t := range targets {
+		removed, err := gitops.ReleaseStale(t, e.own(name))
+		if err != nil {
+			return err
+		}
+		if removed {
+			fmt.Fprintf(e.opts.Log, "autocoder: removed %s.lock left by an interrupted autocoder run\n", t)
+		}
+	}
+	// A stale own-ref file without a journal: the ref lock it names is
+	// unknown; removing our private file is all that is safe.
+	if p == nil {
+		os.Remove(e.own("ref"))
+	}
+	return nil
+}
+
+func (e *Engine) recoveryIdentity() gitops.Signature {
+	_, c, err := e.identity()
+	if err != nil {
+		return gitops.Signature{Name: "autocoder", Email: "autocoder@localhost", When: e.opts.Now()}
+	}
+	return c
+}
