@@ -2,6 +2,7 @@ package txn_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"github.com/autocoder/autocoder/step"
 	"os"
@@ -155,7 +156,7 @@ func benchApply(b *testing.B, l benchLayout) *applyTimes {
 				b.StartTimer()
 				cpu := cpuTime(syscall.RUSAGE_SELF)
 				start := time.Now()
-				r := e.Apply(st)
+				r := e.Apply(context.Background(), st)
 				d := time.Since(start)
 				cpu = cpuTime(syscall.RUSAGE_SELF) - cpu
 				b.StopTimer()
@@ -225,7 +226,7 @@ func runApply(b *testing.B, t *applyTimes, dir string, steps []benchStep) {
 	b.StartTimer()
 	start := time.Now()
 	last := start
-	rs := e.Run(items, txn.RunOptions{OnResult: func(step.Result) {
+	rs := e.Run(context.Background(), items, txn.RunOptions{OnResult: func(step.Result) {
 		now := time.Now()
 		t.run = append(t.run, now.Sub(last))
 		last = now

@@ -1,6 +1,7 @@
 package txn
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"github.com/autocoder/autocoder/step"
@@ -30,7 +31,8 @@ type Options struct {
 	Programs ProgramPolicy
 	// Verify, when set, runs after a step's files are written and before
 	// its commit; an error rolls the step back (see VerifyError).
-	Verify func(root string) (output string, err error)
+	// ctx is the step's: a verify command is stopped when the call is.
+	Verify func(ctx context.Context, root string) (output string, err error)
 	// Log receives notes for the user (recovery, warnings); nil discards.
 	Log io.Writer
 	// Now stamps commits when the identity has no fixed date; nil: time.Now.

@@ -1,6 +1,7 @@
 package txn_test
 
 import (
+	"context"
 	"errors"
 	"github.com/autocoder/autocoder/step"
 	"os"
@@ -41,7 +42,7 @@ func mkStep(id string, ops ...step.Op) *step.Step {
 
 func mustApply(t *testing.T, e *txn.Engine, s *step.Step) step.Result {
 	t.Helper()
-	r := e.Apply(s)
+	r := e.Apply(context.Background(), s)
 	if r.Status != step.StatusApplied {
 		t.Fatalf("step %s: status %s: %s (hint: %s)", s.ID, r.Status, r.Error, r.Hint)
 	}
@@ -147,7 +148,7 @@ func TestFailedStepLeavesNoTrace(t *testing.T) {
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "one\n"})
 	e := open(t, g.Dir, txn.Options{})
 	before := g.Snapshot()
-	r := e.Apply(mkStep("bad", write("new.txt", "x"), replace("a.txt", "not there", "y")))
+	r := e.Apply(context.Background(), mkStep("bad", write("new.txt", "x"), replace("a.txt", "not there", "y")))
 	if r.Status != step.StatusFailed || r.Code != 1 {
 		t.Fatalf("status %s code %d", r.Status, r.Code)
 	}
@@ -163,7 +164,7 @@ func TestUnchangedStepMakesNoCommit(t *testing.T) {
 	e := open(t, g.Dir, txn.Options{})
 	mustApply(t, e, mkStep("s1", write("a.txt", "two\n")))
 	before := g.Snapshot()
-	r := e.Apply(mkStep("s1-again", write("a.txt", "two\n")))
+	r := e.Apply(context.Background(), mkStep("s1-again", write("a.txt", "two\n")))
 	if r.Status != step.StatusUnchanged || r.Commit != "" {
 		t.Fatalf("re-applying: status %s commit %q", r.Status, r.Commit)
 	}
@@ -179,7 +180,7 @@ func TestPathsOutsideTheRepositoryAreRefused(t *testing.T) {
 	e := open(t, g.Dir, txn.Options{})
 	for _, p := range []string{"../x", "/etc/passwd", ".git/config", "sub/.GIT/hooks/x", "out/escape.txt"} {
 		before := g.Snapshot()
-		r := e.Apply(mkStep("evil", write(p, "x")))
+		r := e.Apply(context.Background(), mkStep("evil", write(p, "x")))
 		if r.Status != step.StatusFailed || r.Code != 4 {
 			t.Fatalf("%s: status %s code %d (%s)", p, r.Status, r.Code, r.Error)
 		}
@@ -206,7 +207,7 @@ func TestUserWorkIsSacred(t *testing.T) {
 
 	for _, p := range []string{"dirty.txt", "staged.txt", "both.txt", "untracked.txt"} {
 		before := g.Snapshot()
-		r := e.Apply(mkStep("touch-"+p, write(p, "model\n")))
+		r := e.Apply(context.Background(), mkStep("touch-"+p, write(p, "model\n")))
 		if r.Status != step.StatusFailed || r.Code != 4 || !strings.Contains(r.Error, p) {
 			t.Fatalf("%s: status %s code %d error %q", p, r.Status, r.Code, r.Error)
 		}
@@ -239,7 +240,7 @@ func TestHeldLocksAreRefusedAndKept(t *testing.T) {
 	lock := filepath.Join(g.Dir, ".git", "index.lock")
 	os.WriteFile(lock, nil, 0o666)
 	before := g.Snapshot()
-	r := e.Apply(mkStep("s", write("b", "b\n")))
+	r := e.Apply(context.Background(), mkStep("s", write("b", "b\n")))
 	if r.Status != step.StatusFailed || r.Code != 4 {
 		t.Fatalf("index.lock: status %s code %d", r.Status, r.Code)
 	}
@@ -252,7 +253,7 @@ func TestHeldLocksAreRefusedAndKept(t *testing.T) {
 	reflock := filepath.Join(g.Dir, ".git", "refs", "heads", "autocoder", "main.lock")
 	os.WriteFile(reflock, nil, 0o666)
 	before = g.Snapshot()
-	r = e.Apply(mkStep("s2", write("c", "c\n"), replace("a", "a", "A")))
+	r = e.Apply(context.Background(), mkStep("s2", write("c", "c\n"), replace("a", "a", "A")))
 	if r.Status != step.StatusFailed || r.Code != 4 {
 		t.Fatalf("ref lock: status %s code %d (%s)", r.Status, r.Code, r.Error)
 	}
@@ -272,16 +273,16 @@ func TestPreconditions(t *testing.T) {
 	before := g.Snapshot()
 	s := mkStep("c", write("b", "b\n"))
 	s.Checks = []step.Check{{Kind: step.CheckFilesExist, Paths: []string{"a", "missing"}}}
-	if r := e.Apply(s); r.Code != 3 || !strings.Contains(r.Error, "missing") {
+	if r := e.Apply(context.Background(), s); r.Code != 3 || !strings.Contains(r.Error, "missing") {
 		t.Fatalf("files_exist: code %d %s", r.Code, r.Error)
 	}
 	s.Checks = []step.Check{{Kind: step.CheckCwdMatch, Want: g.Dir + "2"}}
-	if r := e.Apply(s); r.Code != 3 {
+	if r := e.Apply(context.Background(), s); r.Code != 3 {
 		t.Fatalf("cwd_match with a prefix path: code %d", r.Code)
 	}
 	op := write("a", "new\n")
 	op.ExpectedSHA256 = strings.Repeat("0", 64)
-	if r := e.Apply(mkStep("sha", op)); r.Code != 3 {
+	if r := e.Apply(context.Background(), mkStep("sha", op)); r.Code != 3 {
 		t.Fatalf("expectedSha256: code %d", r.Code)
 	}
 	g.AssertUnchanged(before)
@@ -298,7 +299,7 @@ func TestEveryWriteOperation(t *testing.T) {
 	mustApply(t, e, mkStep("delete", step.Op{Kind: step.OpDelete, Path: "gone.txt"}))
 	mustApply(t, e, mkStep("rmdir", step.Op{Kind: step.OpRmdir, Path: "d"}))
 	mustApply(t, e, mkStep("chmod", step.Op{Kind: step.OpChmod, Path: "run.sh", Mode: "755"}))
-	r := e.Apply(mkStep("mkdir", step.Op{Kind: step.OpMkdir, Path: "empty/dir", Parents: true}))
+	r := e.Apply(context.Background(), mkStep("mkdir", step.Op{Kind: step.OpMkdir, Path: "empty/dir", Parents: true}))
 	if r.Status != step.StatusUnchanged || !strings.Contains(r.Ops[0].Message, "git does not record empty folders") {
 		t.Fatalf("mkdir: %s %+v", r.Status, r.Ops)
 	}
@@ -332,7 +333,7 @@ func TestEveryWriteOperation(t *testing.T) {
 		mkStep("x3", step.Op{Kind: step.OpRmdir, Path: "moved"}),
 		mkStep("x4", step.Op{Kind: step.OpDelete, Path: "nope"}),
 	} {
-		if r := e.Apply(s); r.Status != step.StatusFailed {
+		if r := e.Apply(context.Background(), s); r.Status != step.StatusFailed {
 			t.Fatalf("%s: %s", s.ID, r.Status)
 		}
 		g.AssertUnchanged(before)
@@ -350,7 +351,7 @@ func TestAtomicTakesBackEarlierSteps(t *testing.T) {
 		{Step: mkStep("3", replace("a", "nope", "x"))},
 		{Step: mkStep("4", write("c", "c\n"))},
 	}
-	rs := e.Run(items, txn.RunOptions{Atomic: true})
+	rs := e.Run(context.Background(), items, txn.RunOptions{Atomic: true})
 	want := []step.Status{step.StatusFailed, step.StatusFailed, step.StatusFailed, step.StatusSkipped}
 	for i, r := range rs[:4] {
 		if r.Status != want[i] {
@@ -364,7 +365,7 @@ func TestAtomicTakesBackEarlierSteps(t *testing.T) {
 	g.Fsck()
 
 	// Without --atomic, the earlier steps stay.
-	rs = e.Run(items, txn.RunOptions{})
+	rs = e.Run(context.Background(), items, txn.RunOptions{})
 	if rs[0].Status != step.StatusApplied || rs[1].Status != step.StatusApplied || rs[2].Status != step.StatusFailed || rs[3].Status != step.StatusSkipped {
 		t.Fatalf("statuses %s %s %s %s", rs[0].Status, rs[1].Status, rs[2].Status, rs[3].Status)
 	}
@@ -376,7 +377,7 @@ func TestDryRunChangesNothingAndShowsDiffs(t *testing.T) {
 	g := gittest.NewWithCommit(t, map[string]string{"a": "one\ntwo\n"})
 	e := open(t, g.Dir, txn.Options{})
 	before := g.Snapshot()
-	rs := e.Run([]step.Item{{Step: mkStep("1", replace("a", "two", "2"))}, {Step: mkStep("2", replace("a", "2", "zwei"))}}, txn.RunOptions{DryRun: true})
+	rs := e.Run(context.Background(), []step.Item{{Step: mkStep("1", replace("a", "two", "2"))}, {Step: mkStep("2", replace("a", "2", "zwei"))}}, txn.RunOptions{DryRun: true})
 	if rs[0].Status != step.StatusPlanned || rs[1].Status != step.StatusPlanned {
 		t.Fatalf("%s %s: %s", rs[0].Status, rs[1].Status, rs[1].Error)
 	}
@@ -466,7 +467,7 @@ func TestNoIdentityIsAClearError(t *testing.T) {
 	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tuseConfigOnly = true\n"), 0o666)
 	e := open(t, g.Dir, txn.Options{})
 	before := g.Snapshot()
-	r := e.Apply(mkStep("s", write("b", "b\n")))
+	r := e.Apply(context.Background(), mkStep("s", write("b", "b\n")))
 	if r.Status != step.StatusFailed || !strings.Contains(r.Hint, "git config --global user.email") {
 		t.Fatalf("status %s error %q hint %q", r.Status, r.Error, r.Hint)
 	}
@@ -517,7 +518,7 @@ func TestRunKeepsTheIndexInMemoryBetweenSteps(t *testing.T) {
 	gittest.Isolate(t)
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
 	e := open(t, g.Dir, txn.Options{})
-	rs := e.Run([]step.Item{
+	rs := e.Run(context.Background(), []step.Item{
 		{Step: mkStep("1", write("d/x", "x\n"), write("d/y", "y\n"))},
 		{Step: mkStep("2", step.Op{Kind: step.OpRmdir, Path: "d"})},
 		{Step: mkStep("3", write("e", "e\n"), replace("a", "a", "A"))},

@@ -1,6 +1,7 @@
 package txn_test
 
 import (
+	"context"
 	"github.com/autocoder/autocoder/step"
 	"os"
 	"path/filepath"
@@ -15,9 +16,9 @@ import (
 // disk or a failed rename does: the verify hook runs while the engine holds
 // index.lock, and taking the lock file away makes the rename of Flush fail
 // (WriteIndex returns "write index: ... no such file or directory").
-func failFirstFlush() func(root string) (string, error) {
+func failFirstFlush() func(context.Context, string) (string, error) {
 	calls := 0
-	return func(root string) (string, error) {
+	return func(_ context.Context, root string) (string, error) {
 		calls++
 		if calls == 1 {
 			os.Remove(filepath.Join(root, ".git", "index.lock"))
@@ -35,7 +36,7 @@ func TestFlushFailureThenNextStepDropsIndexDebt(t *testing.T) {
 	gittest.Isolate(t)
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
 	e := open(t, g.Dir, txn.Options{Verify: failFirstFlush()})
-	r1 := e.Apply(mkStep("s1", write("a.txt", "A\n")))
+	r1 := e.Apply(context.Background(), mkStep("s1", write("a.txt", "A\n")))
 	if !strings.Contains(r1.Error, "index") {
 		t.Fatalf("the injection did not make the index write fail: %s %s", r1.Status, r1.Error)
 	}
@@ -60,7 +61,7 @@ func TestFailedResultButStepCommitted(t *testing.T) {
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
 	main := strings.TrimSpace(g.Git("rev-parse", "HEAD"))
 	e := open(t, g.Dir, txn.Options{Verify: failFirstFlush()})
-	r := e.Apply(mkStep("s1", write("a.txt", "A\n")))
+	r := e.Apply(context.Background(), mkStep("s1", write("a.txt", "A\n")))
 	if r.Status != step.StatusApplied || !strings.Contains(r.Error, "the index was not written") {
 		t.Fatalf("status %s error %q: want applied, with the failed index write said", r.Status, r.Error)
 	}
@@ -81,7 +82,7 @@ func TestAtomicRunKeepsStepsWhenFlushFails(t *testing.T) {
 	gittest.Isolate(t)
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
 	e := open(t, g.Dir, txn.Options{Verify: failFirstFlush()})
-	rs := e.Run([]step.Item{
+	rs := e.Run(context.Background(), []step.Item{
 		{Step: mkStep("1", write("a.txt", "A\n"))},
 		{Step: mkStep("2", replace("b.txt", "nope", "x"))},
 	}, txn.RunOptions{Atomic: true})

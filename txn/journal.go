@@ -4,6 +4,7 @@ package txn
 // the first change of a transaction and removed after the last.
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -59,6 +60,9 @@ type plan struct {
 	content map[string][]byte // new contents in memory (apply), else read from blobs
 	who     gitops.Signature
 	verify  func() error // runs once the files are written (apply with [verify])
+	// ctx, when set, cancels a forward move up to its commit point: the
+	// last look is just before HEAD and the ref are written.
+	ctx context.Context
 	// recovering: a path whose content is neither the plan's old nor its new
 	// state was changed by the user after the crash; it is left as it is.
 	recovering bool

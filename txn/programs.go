@@ -1,6 +1,7 @@
 package txn
 
 import (
+	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -15,8 +16,9 @@ import (
 type ProgramPolicy interface {
 	// Allowed reports whether p may run; reason says why not.
 	Allowed(p step.Program) (ok bool, reason string)
-	// Run runs p in dir and reports what it did.
-	Run(dir string, p step.Program) step.ProgramResult
+	// Run runs p in dir and reports what it did. When ctx ends, the program
+	// is stopped with every process it started.
+	Run(ctx context.Context, dir string, p step.Program) step.ProgramResult
 }
 
 // ProgramRefusedError is a program that the policy does not allow.
@@ -86,7 +88,7 @@ func (w *workspace) resolveDir(raw string) (string, error) {
 // undo removes them too. A file that held the user's uncommitted work
 // before the programs ran is never committed: if a program changed it, the
 // result says so and the file is left as it is.
-func (e *Engine) runPrograms(s *step.Step, res *step.Result) {
+func (e *Engine) runPrograms(ctx context.Context, s *step.Step, res *step.Result) {
 	// Programs (and git status, below) see the repository as git does: the
 	// index goes to disk first.
 	if err := e.Flush(); err != nil {
@@ -115,7 +117,7 @@ func (e *Engine) runPrograms(s *step.Step, res *step.Result) {
 				dir = d
 			}
 		}
-		pr := e.opts.Programs.Run(dir, p)
+		pr := e.opts.Programs.Run(ctx, dir, p)
 		pr.Name = name
 		res.Programs = append(res.Programs, pr)
 	}

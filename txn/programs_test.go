@@ -1,6 +1,7 @@
 package txn_test
 
 import (
+	"context"
 	"errors"
 	"github.com/autocoder/autocoder/step"
 	"os"
@@ -19,7 +20,7 @@ type fakePrograms struct {
 }
 
 func (f fakePrograms) Allowed(p step.Program) (bool, string) { return f.allow, "not on the allow list" }
-func (f fakePrograms) Run(dir string, p step.Program) step.ProgramResult {
+func (f fakePrograms) Run(_ context.Context, dir string, p step.Program) step.ProgramResult {
 	f.run(dir, p)
 	return step.ProgramResult{Status: "success", Stdout: "ran " + p.Command}
 }
@@ -71,7 +72,7 @@ func TestRefusedProgramChangesNothing(t *testing.T) {
 		before := g.Snapshot()
 		s := mkStep("s", write("b", "b\n"))
 		s.Programs = []step.Program{{Command: "rm -rf /", Shell: true}}
-		r := e.Apply(s)
+		r := e.Apply(context.Background(), s)
 		if r.Status != step.StatusFailed || r.Code != 4 || !strings.Contains(r.Hint, "autocoder.toml") {
 			t.Fatalf("status %s code %d hint %q", r.Status, r.Code, r.Hint)
 		}
@@ -87,13 +88,13 @@ func TestVerifyFailureRollsTheStepBack(t *testing.T) {
 	gittest.Isolate(t)
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
 	saw := ""
-	e := open(t, g.Dir, txn.Options{Verify: func(root string) (string, error) {
+	e := open(t, g.Dir, txn.Options{Verify: func(_ context.Context, root string) (string, error) {
 		b, _ := os.ReadFile(filepath.Join(root, "a"))
 		saw = string(b)
 		return "a: syntax error on line 1\n", errors.New("exit code 1")
 	}})
 	before := g.Snapshot()
-	r := e.Apply(mkStep("s", replace("a", "a", "broken")))
+	r := e.Apply(context.Background(), mkStep("s", replace("a", "a", "broken")))
 	if saw != "broken\n" {
 		t.Fatalf("verify saw %q, want the step's files written", saw)
 	}

@@ -1,6 +1,7 @@
 package txn
 
 import (
+	"context"
 	"fmt"
 	"github.com/autocoder/autocoder/step"
 	"os"
@@ -27,7 +28,7 @@ type RunOptions struct {
 // Run applies items in document order and stops at the first failure: a
 // step that fails leaves no trace, earlier steps stay (unless Atomic), later
 // ones are reported as skipped. An unreadable block counts as a failed step.
-func (e *Engine) Run(items []step.Item, o RunOptions) (results []step.Result) {
+func (e *Engine) Run(ctx context.Context, items []step.Item, o RunOptions) (results []step.Result) {
 	overlay := map[string]*file{}
 	start, startErr := e.Repo.ReadHEAD()
 	e.batch = true
@@ -53,7 +54,7 @@ func (e *Engine) Run(items []step.Item, o RunOptions) (results []step.Result) {
 		case o.DryRun:
 			r = e.dryRun(it.Step, overlay)
 		default:
-			r = e.Apply(it.Step)
+			r = e.Apply(ctx, it.Step)
 		}
 		results = append(results, r)
 		if o.OnResult != nil {
@@ -101,8 +102,12 @@ func (e *Engine) Run(items []step.Item, o RunOptions) (results []step.Result) {
 // Apply applies one step as a transaction: one commit on the work branch,
 // or no trace at all. Outside Run it writes the index before it returns;
 // inside Run the index is written once, at the end of the run.
-func (e *Engine) Apply(s *step.Step) step.Result {
-	r := e.apply(s)
+//
+// ctx cancels the step up to its commit point (the branch ref's write):
+// until then a cancelled step is rolled back and leaves no trace; once
+// committed, its programs are stopped with everything they started.
+func (e *Engine) Apply(ctx context.Context, s *step.Step) step.Result {
+	r := e.apply(ctx, s)
 	if !e.batch {
 		if err := e.Flush(); err != nil && r.Status != step.StatusFailed {
 			// The step is committed (past its commit point); only the index
@@ -113,12 +118,15 @@ func (e *Engine) Apply(s *step.Step) step.Result {
 	return r
 }
 
-func (e *Engine) apply(s *step.Step) step.Result {
+func (e *Engine) apply(ctx context.Context, s *step.Step) step.Result {
 	res := step.Result{Step: s, StepID: s.ID}
 	fail := func(err error) step.Result { return failed(&res, err) }
 	if s.Finish {
 		res.Status = step.StatusRead
 		return res
+	}
+	if err := cancelled(ctx); err != nil {
+		return fail(err)
 	}
 	if s.WritesFiles() || len(s.Programs) > 0 {
 		// Before anything is read: a rebase or merge under way is git's.
@@ -142,7 +150,7 @@ func (e *Engine) apply(s *step.Step) step.Result {
 		}
 		if len(s.Programs) > 0 {
 			res.Status = step.StatusApplied
-			e.runPrograms(s, &res)
+			e.runPrograms(ctx, s, &res)
 		}
 		return res
 	}
@@ -159,20 +167,21 @@ func (e *Engine) apply(s *step.Step) step.Result {
 	}
 	if e.opts.Verify != nil {
 		p.verify = func() error {
-			out, err := e.opts.Verify(e.Repo.Root)
+			out, err := e.opts.Verify(ctx, e.Repo.Root)
 			if err != nil {
 				return &VerifyError{Output: out, Err: err}
 			}
 			return nil
 		}
 	}
+	p.ctx = ctx
 	if err := e.execute(p, held); err != nil {
 		return fail(err)
 	}
 	e.clearRedo(p.Ref)
 	res.Status, res.Commit = step.StatusApplied, commit.String()
 	if len(s.Programs) > 0 {
-		e.runPrograms(s, &res)
+		e.runPrograms(ctx, s, &res)
 	}
 	return res
 }
@@ -193,6 +202,32 @@ func (e *Engine) resolveStep(s *step.Step, overlay map[string]*file, res *step.R
 	}
 	ch, err = w.changes(headTree)
 	return
+}
+
+// CancelledError is a step whose call was cancelled (the client cancelled
+// it, went away, or the user pressed Ctrl-C) before its commit point:
+// nothing of it was written, or what was is rolled back.
+type CancelledError struct{ Err error }
+
+func (e *CancelledError) Error() string {
+	return "the step was cancelled before its commit (" + e.Err.Error() + "); nothing of it was kept"
+}
+
+// Unwrap returns context.Canceled or context.DeadlineExceeded.
+func (e *CancelledError) Unwrap() error { return e.Err }
+
+// Class: the step was not done; nothing of it remains.
+func (e *CancelledError) Class() step.Class { return step.ClassStepFailed }
+
+// Hint says what to do.
+func (e *CancelledError) Hint() string { return "send the step again to apply it" }
+
+// cancelled is a CancelledError when ctx has ended, else nil.
+func cancelled(ctx context.Context) error {
+	if ctx == nil || ctx.Err() == nil {
+		return nil
+	}
+	return &CancelledError{Err: context.Cause(ctx)}
 }
 
 // failed marks the result failed by err, with its hint and classes.

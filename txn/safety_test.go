@@ -4,6 +4,7 @@ package txn_test
 // failed before its fix.
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -33,7 +34,7 @@ func TestRmdirHonoursDenyPatterns(t *testing.T) {
 	}
 	e := open(t, g.Dir, txn.Options{Deny: deny})
 	// Sanity: the pattern denies the file itself.
-	if r := e.Apply(mkStep("direct", step.Op{Kind: step.OpDelete, Path: "conf/secret.env"})); r.Code != 4 {
+	if r := e.Apply(context.Background(), mkStep("direct", step.Op{Kind: step.OpDelete, Path: "conf/secret.env"})); r.Code != 4 {
 		t.Fatalf("deleting the denied file directly: code %d (%s)", r.Code, r.Error)
 	}
 	before := g.Snapshot()
@@ -41,7 +42,7 @@ func TestRmdirHonoursDenyPatterns(t *testing.T) {
 		{Kind: step.OpRmdir, Path: "conf"},
 		{Kind: step.OpDelete, Path: "conf", Recursive: true},
 	} {
-		r := e.Apply(mkStep("rm-"+string(op.Kind), op))
+		r := e.Apply(context.Background(), mkStep("rm-"+string(op.Kind), op))
 		if r.Status != step.StatusFailed || r.Code != 4 {
 			t.Errorf("%s conf: status %s code %d: a folder holding a denied file must be refused", op.Kind, r.Status, r.Code)
 			break
@@ -63,11 +64,11 @@ func TestFailedStepLeavesNoFolders(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(g.Dir, "userdir"), 0o777); err != nil {
 		t.Fatal(err)
 	}
-	e := open(t, g.Dir, txn.Options{Verify: func(string) (string, error) {
+	e := open(t, g.Dir, txn.Options{Verify: func(context.Context, string) (string, error) {
 		return "tests fail", errors.New("exit status 1")
 	}})
 	before := g.Snapshot()
-	r := e.Apply(mkStep("v", step.Op{Kind: step.OpMkdir, Path: "new/deep"}, write("userdir/f.txt", "f\n")))
+	r := e.Apply(context.Background(), mkStep("v", step.Op{Kind: step.OpMkdir, Path: "new/deep"}, write("userdir/f.txt", "f\n")))
 	if r.Status != step.StatusFailed {
 		t.Fatalf("status %s, want failed by verify", r.Status)
 	}
@@ -87,7 +88,7 @@ func TestWriteIntoGitlinkIsRefused(t *testing.T) {
 	os.Mkdir(filepath.Join(g.Dir, "sub"), 0o777)
 	e := open(t, g.Dir, txn.Options{})
 	before := g.Snapshot()
-	r := e.Apply(mkStep("sub", write("sub/x.txt", "x\n")))
+	r := e.Apply(context.Background(), mkStep("sub", write("sub/x.txt", "x\n")))
 	if r.Status != step.StatusFailed || r.Code != 4 || !strings.Contains(r.Error, "submodule") {
 		t.Errorf("write into a gitlink: status %s code %d error %q; want refused (4) naming the submodule", r.Status, r.Code, r.Error)
 	}
@@ -111,7 +112,7 @@ func TestInjectedFailureInAtomicRollbackDoesNotPanic(t *testing.T) {
 				t.Fatalf("Run panicked: %v", p)
 			}
 		}()
-		rs = e.Run([]step.Item{
+		rs = e.Run(context.Background(), []step.Item{
 			{Step: mkStep("1", write("b", "b\n"))},
 			{Step: mkStep("2", replace("a", "nope", "x"))},
 		}, txn.RunOptions{Atomic: true})
@@ -184,7 +185,7 @@ func TestDotGitAliasesAreRefused(t *testing.T) {
 	e := open(t, g.Dir, txn.Options{})
 	for _, p := range []string{".git./hooks/pre-commit", ".git /config", "GIT~1/config", ".g\u200cit/config"} {
 		before := g.Snapshot()
-		r := e.Apply(mkStep("alias", write(p, "x\n")))
+		r := e.Apply(context.Background(), mkStep("alias", write(p, "x\n")))
 		if r.Status != step.StatusFailed || r.Code != 4 {
 			out, _ := g.GitErr("fsck", "--strict", "--no-dangling")
 			t.Errorf("%q: status %s code %d; git fsck --strict says:\n%s", p, r.Status, r.Code, out)
@@ -206,7 +207,7 @@ func TestAtomicRollbackKeepsRedo(t *testing.T) {
 	if _, err := e.Undo(1); err != nil {
 		t.Fatal(err)
 	}
-	rs := e.Run([]step.Item{
+	rs := e.Run(context.Background(), []step.Item{
 		{Step: mkStep("3", write("d", "d\n"))},
 		{Step: mkStep("4", replace("a", "nope", "x"))},
 	}, txn.RunOptions{Atomic: true})
@@ -231,7 +232,7 @@ func TestHeldHEADLockIsACleanRefusal(t *testing.T) {
 	lock := filepath.Join(g.Dir, ".git", "HEAD.lock")
 	os.WriteFile(lock, nil, 0o666)
 	before := g.Snapshot()
-	r := e.Apply(mkStep("s", write("b", "b\n"), replace("a", "a", "A")))
+	r := e.Apply(context.Background(), mkStep("s", write("b", "b\n"), replace("a", "a", "A")))
 	if r.Status != step.StatusFailed || r.Code != 4 {
 		t.Fatalf("HEAD.lock: status %s code %d (%s)", r.Status, r.Code, r.Error)
 	}

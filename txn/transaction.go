@@ -166,6 +166,12 @@ func (e *Engine) moveTo(p *plan, forward bool, held *heldIndex) (wrote bool, err
 		release()
 		return true, err
 	}
+	if forward {
+		if err := cancelled(p.ctx); err != nil {
+			release()
+			return true, err
+		}
+	}
 	// HEAD before the ref, in both directions: HEAD's reflog then reads in
 	// order (the checkout, then the commit), and a crash between the two
 	// leaves the ref unmoved, so recovery goes back.

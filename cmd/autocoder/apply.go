@@ -79,7 +79,7 @@ func runApply(c *cli.Context) error {
 		}
 		return &exitError{code: reportUnreadable(c, f, err)}
 	}
-	results := e.Run(items, txn.RunOptions{Atomic: c.Bool("atomic"), DryRun: c.Bool("dry-run")})
+	results := e.Run(c.Context, items, txn.RunOptions{Atomic: c.Bool("atomic"), DryRun: c.Bool("dry-run")})
 	branch := currentBranch(e)
 	if !strings.HasPrefix(branch, cfg.Apply.BranchPrefix) {
 		branch = "" // not (or no longer) on a work branch

@@ -6,8 +6,11 @@
 package main
 
 import (
+	"context"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 )
 
 func main() { os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr)) }
@@ -15,6 +18,11 @@ func main() { os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr)) }
 // run is the whole program, callable in-process by tests.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	app := newApp(stdin, stdout, stderr)
-	err := app.Run(args)
+	// Every command's context ends on Ctrl-C or SIGTERM: a step not yet at
+	// its commit point is rolled back, and a running program is stopped
+	// with everything it started (txn.Engine.Apply, runner.Run).
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := app.RunContext(ctx, args)
 	return report(stderr, err)
 }

@@ -38,7 +38,7 @@ func mcpCommand() *cli.Command {
 						Error: err.Error(), Hint: txn.Hint(err), Code: exitCode(err)}
 				}
 				defer e.Close()
-				return e.Apply(st) // Apply writes the index itself outside a Run
+				return e.Apply(c.Context, st) // Apply writes the index itself outside a Run
 			}}
 			return s.Serve(c.App.Reader, c.App.Writer)
 		},

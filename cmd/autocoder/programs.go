@@ -29,7 +29,7 @@ func (p programs) Allowed(pr step.Program) (bool, string) {
 	return p.cfg.ProgramAllowed(pr.Command, args, p.allowAll)
 }
 
-func (p programs) Run(dir string, pr step.Program) step.ProgramResult {
+func (p programs) Run(ctx context.Context, dir string, pr step.Program) step.ProgramResult {
 	var env []string
 	for k, v := range pr.Env {
 		env = append(env, k+"="+v)
@@ -37,7 +37,7 @@ func (p programs) Run(dir string, pr step.Program) step.ProgramResult {
 	sort.Strings(env)
 	spec := runner.Spec{Command: pr.Command, Args: pr.Args, Shell: pr.Shell || pr.Args == nil, Dir: dir, Env: env,
 		Timeout: p.cfg.ProgramTimeout(pr.Timeout), MaxOutput: p.cfg.Programs.MaxOutputBytes}
-	r, err := runner.Run(context.Background(), spec)
+	r, err := runner.Run(ctx, spec)
 	out := step.ProgramResult{Stdout: string(r.Stdout), Stderr: string(r.Stderr), ReturnCode: r.ExitCode}
 	switch {
 	case err != nil:
@@ -61,12 +61,12 @@ func (p programs) Run(dir string, pr step.Program) step.ProgramResult {
 }
 
 // verifier runs the [verify] command of autocoder.toml, or is nil.
-func verifier(cfg config.Config) func(root string) (string, error) {
+func verifier(cfg config.Config) func(ctx context.Context, root string) (string, error) {
 	if strings.TrimSpace(cfg.Verify.Command) == "" {
 		return nil
 	}
-	return func(root string) (string, error) {
-		r, err := runner.Run(context.Background(), runner.Spec{Command: cfg.Verify.Command, Shell: true, Dir: root,
+	return func(ctx context.Context, root string) (string, error) {
+		r, err := runner.Run(ctx, runner.Spec{Command: cfg.Verify.Command, Shell: true, Dir: root,
 			Timeout: cfg.Verify.Timeout, MaxOutput: cfg.Programs.MaxOutputBytes})
 		out := string(r.Stdout) + string(r.Stderr)
 		switch {
