@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hexops/gotextdiff"
-	"github.com/hexops/gotextdiff/myers"
-	"github.com/hexops/gotextdiff/span"
+	"github.com/autocoder/autocoder/unidiff"
 )
 
 // The nearest region is searched in two bounded passes. A cheap pass scores
@@ -85,8 +83,7 @@ func nearest(d *doc, old []byte) *Region {
 		region.WriteByte('\n')
 	}
 	a := string(bytes.Join(lines, nl)) + "\n"
-	edits := myers.ComputeEdits(span.URIFromPath("old"), a, region.String())
-	best.Diff = fmt.Sprint(gotextdiff.ToUnified("old text", fmt.Sprintf("file lines %d-%d", best.StartLine, best.EndLine), a, edits))
+	best.Diff = unidiff.Unified("old text", fmt.Sprintf("file lines %d-%d", best.StartLine, best.EndLine), a, region.String(), unidiff.DefaultContext)
 	return best
 }
 

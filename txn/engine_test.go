@@ -537,3 +537,43 @@ func TestRunKeepsTheIndexInMemoryBetweenSteps(t *testing.T) {
 	g.AssertClean()
 	g.Fsck()
 }
+
+// TestDryRunDiffsAreGitPatches has git judge --dry-run's diffs: a new
+// file, a deleted one and an edit of a file without a final newline give
+// per-file patches (unidiff.File) that git apply --check accepts, and that
+// git apply turns into the files the step would write.
+func TestDryRunDiffsAreGitPatches(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a": "one\ntwo", "gone": "bye\n"})
+	e := open(t, g.Dir, txn.Options{})
+	before := g.Snapshot()
+	rs := e.Run([]step.Item{{Step: mkStep("1", write("new.txt", "fresh\n"), replace("a", "two", "2"),
+		step.Op{Kind: step.OpDelete, Path: "gone"})}}, txn.RunOptions{DryRun: true})
+	if rs[0].Status != step.StatusPlanned {
+		t.Fatalf("%s: %s", rs[0].Status, rs[0].Error)
+	}
+	var patch strings.Builder
+	for _, op := range rs[0].Ops {
+		patch.WriteString(op.Diff)
+	}
+	for _, want := range []string{"new file mode 100644\n--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+fresh\n",
+		"deleted file mode 100644\n--- a/gone\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n",
+		"-two\n\\ No newline at end of file\n+2\n\\ No newline at end of file\n"} {
+		if !strings.Contains(patch.String(), want) {
+			t.Errorf("the dry run's patch lacks %q:\n%s", want, patch.String())
+		}
+	}
+	pf := filepath.Join(t.TempDir(), "dry.patch")
+	if err := os.WriteFile(pf, []byte(patch.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g.Git("apply", "--check", "--index", pf)
+	g.AssertUnchanged(before)
+	g.Git("apply", pf)
+	if g.MustRead("new.txt") != "fresh\n" || g.MustRead("a") != "one\n2" {
+		t.Fatalf("git apply of the dry run's patch gave other files:\n%s", patch.String())
+	}
+	if _, ok := g.Read("gone"); ok {
+		t.Fatal("git apply of the dry run's patch kept gone")
+	}
+}

@@ -11,9 +11,7 @@ import (
 	"strings"
 
 	"github.com/autocoder/autocoder/gitops"
-	"github.com/hexops/gotextdiff"
-	"github.com/hexops/gotextdiff/myers"
-	"github.com/hexops/gotextdiff/span"
+	"github.com/autocoder/autocoder/unidiff"
 )
 
 // RunOptions change how Run applies a response.
@@ -449,7 +447,7 @@ func (e *Engine) dryRun(s *step.Step, overlay map[string]*file) step.Result {
 			continue
 		}
 		changed = true
-		diffs[rel] = unifiedDiff(rel, f)
+		diffs[rel] = fileDiff(rel, f)
 		overlay[rel] = &file{rel: rel, exists: f.exists, data: f.data, mode: f.mode}
 	}
 	for i := range res.Ops {
@@ -472,19 +470,15 @@ func (e *Engine) dryRun(s *step.Step, overlay map[string]*file) step.Result {
 	return res
 }
 
-func unifiedDiff(rel string, f *file) string {
-	from, to := "a/"+rel, "b/"+rel
-	if !f.origExists {
-		from = "/dev/null"
+// fileDiff is one touched path's patch in git's format (unidiff.File): a
+// path that did not exist before, or does not after, has mode 0.
+func fileDiff(rel string, f *file) string {
+	var oldMode, newMode uint32
+	if f.origExists {
+		oldMode = f.origMode
 	}
-	if !f.exists {
-		to = "/dev/null"
+	if f.exists {
+		newMode = f.mode
 	}
-	old, new := string(f.origData), string(f.data)
-	edits := myers.ComputeEdits(span.URIFromPath(rel), old, new)
-	d := fmt.Sprint(gotextdiff.ToUnified(from, to, old, edits))
-	if f.mode != f.origMode && f.exists && f.origExists {
-		d = fmt.Sprintf("old mode %o\nnew mode %o\n", f.origMode, f.mode) + d
-	}
-	return d
+	return unidiff.File(rel, rel, f.origData, f.data, oldMode, newMode)
 }

@@ -1,4 +1,4 @@
-package reads
+package unidiff
 
 import (
 	"fmt"
