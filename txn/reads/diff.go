@@ -65,4 +65,3 @@ func readText(fsys fs.FS, name string) ([]byte, error) {
 	}
 	return data, nil
 }
-
