@@ -547,7 +547,7 @@ func TestDryRunDiffsAreGitPatches(t *testing.T) {
 	g := gittest.NewWithCommit(t, map[string]string{"a": "one\ntwo", "gone": "bye\n"})
 	e := open(t, g.Dir, txn.Options{})
 	before := g.Snapshot()
-	rs := e.Run([]step.Item{{Step: mkStep("1", write("new.txt", "fresh\n"), replace("a", "two", "2"),
+	rs := e.Run(context.Background(), []step.Item{{Step: mkStep("1", write("new.txt", "fresh\n"), replace("a", "two", "2"),
 		step.Op{Kind: step.OpDelete, Path: "gone"})}}, txn.RunOptions{DryRun: true})
 	if rs[0].Status != step.StatusPlanned {
 		t.Fatalf("%s: %s", rs[0].Status, rs[0].Error)
