@@ -27,7 +27,7 @@ func (e *PreconditionError) Hint() string { return e.Fix }
 func FilesExist(p *Policy, paths []string) error {
 	var missing []string
 	for _, raw := range paths {
-		rel, err := p.Resolve(raw)
+		rel, err := p.ResolveRead(raw)
 		if err != nil {
 			return err
 		}

@@ -97,6 +97,7 @@ type workspace struct {
 	order   []string
 	dirs    []string
 	overlay map[string]*file
+	written map[string]writer // path -> the first op of the step that wrote it
 }
 
 func (w *workspace) get(rel string) (*file, error) {
@@ -153,7 +154,7 @@ func (w *workspace) resolvePath(raw string) (string, error) {
 // setContent writes content to a file state, refusing folders and links.
 func (w *workspace) setContent(f *file, data []byte) error {
 	if f.dir {
-		return &DirtyError{Path: f.rel, Why: "it is a folder, not a file"}
+		return &KindError{Path: f.rel, Is: "a folder", Fix: "write to a file inside it, or delete the folder first in its own step"}
 	}
 	if f.origLink {
 		return &checks.RefusedError{Path: f.rel, Why: "it is a symbolic link; autocoder never writes through one",
@@ -234,13 +235,21 @@ func (w *workspace) resolve(s *step.Step, res *step.Result) error {
 }
 
 func (w *workspace) resolveOp(op *step.Op, r *step.OpResult) error {
+	if !op.Kind.Writes() {
+		rel, err := w.e.Policy.ResolveRead(op.Path)
+		if err != nil {
+			return err
+		}
+		r.Path = rel
+		return w.read(op, rel, r)
+	}
 	rel, err := w.resolvePath(op.Path)
 	if err != nil {
 		return err
 	}
 	r.Path = rel
-	if !op.Kind.Writes() {
-		return w.read(op, rel, r)
+	if err := w.once(op, op.Path, rel); err != nil {
+		return err
 	}
 	f, err := w.get(rel)
 	if err != nil {
@@ -357,6 +366,9 @@ func (w *workspace) resolveOp(op *step.Op, r *step.OpResult) error {
 		if err != nil {
 			return err
 		}
+		if err := w.once(op, op.To, to); err != nil {
+			return err
+		}
 		r.To = to
 		if !f.exists || f.origLink {
 			return &NotFoundError{Path: rel, Fix: "move needs an existing regular file; check the path"}
@@ -437,19 +449,64 @@ func (w *workspace) read(op *step.Op, rel string, r *step.OpResult) error {
 	o := *op
 	o.Path = rel
 	if op.Kind == step.OpDiff && op.To != "" {
-		to, err := w.resolvePath(op.To)
+		to, err := w.e.Policy.ResolveRead(op.To)
 		if err != nil {
 			return err
 		}
 		o.To = to
 	}
-	out, err := reads.Run(os.DirFS(w.e.Repo.Root), o)
+	fsys, err := w.e.Policy.FS()
+	if err != nil {
+		return err
+	}
+	out, err := reads.Run(fsys, o)
 	if err != nil {
 		return err
 	}
 	r.Output = out
 	return nil
 }
+
+// once refuses a second op of the step that writes the same file under
+// another spelling (x.txt and ./x.txt), or writes its whole content again:
+// one of the two would be lost without a word, and the model meant
+// something else.
+func (w *workspace) once(op *step.Op, raw, rel string) error {
+	if w.written == nil {
+		w.written = map[string]writer{}
+	}
+	prev, seen := w.written[rel]
+	if seen && (prev.raw != raw || (prev.kind == step.OpWrite && op.Kind == step.OpWrite)) {
+		return &DuplicatePathError{First: prev.raw, Second: raw, Path: rel}
+	}
+	if !seen {
+		w.written[rel] = writer{raw: raw, kind: op.Kind}
+	}
+	return nil
+}
+
+type writer struct {
+	raw  string
+	kind step.OpKind
+}
+
+// DuplicatePathError is one file written twice in one step.
+type DuplicatePathError struct{ First, Second, Path string }
+
+func (e *DuplicatePathError) Error() string {
+	if e.First == e.Second {
+		return fmt.Sprintf("%q is written twice in one step", e.First)
+	}
+	return fmt.Sprintf("%q and %q name the same file (%s) in one step", e.First, e.Second, e.Path)
+}
+
+// Hint says what to do.
+func (e *DuplicatePathError) Hint() string {
+	return "write each file once per step, with its final content, under one spelling of its path"
+}
+
+// Class is step.ClassStepFailed.
+func (e *DuplicatePathError) Class() step.Class { return step.ClassStepFailed }
 
 // changes lists the paths whose state the step changes, against HEAD.
 func (w *workspace) changes(headTree gitops.Hash) ([]pathChange, error) {

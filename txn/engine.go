@@ -150,6 +150,7 @@ func (e *Engine) lock() error {
 // Close writes the index (Flush), releases the lock and the repository.
 func (e *Engine) Close() error {
 	ferr := e.Flush()
+	e.Policy.Close()
 	if e.lockf != nil {
 		e.lockf.Truncate(0)
 		e.lockf.Close() // closing releases the flock

@@ -73,14 +73,7 @@ func (w *workspace) checkPrograms(s *step.Step) error {
 }
 
 func (w *workspace) resolveDir(raw string) (string, error) {
-	if raw == "." || raw == w.e.Repo.Root {
-		return w.e.Repo.Root, nil
-	}
-	rel, err := w.e.Policy.Resolve(raw)
-	if err != nil {
-		return "", err
-	}
-	return w.e.Repo.Abs(rel), nil
+	return w.e.Policy.Dir(raw)
 }
 
 // runPrograms runs a step's programs after its commit, then records the

@@ -1,6 +1,7 @@
 package txn
 
 import (
+	"github.com/autocoder/autocoder/checks"
 	"io/fs"
 	"path/filepath"
 )
@@ -12,7 +13,7 @@ func walkDir(root string, fn func(string, fs.DirEntry)) error {
 		if err != nil {
 			return nil
 		}
-		if d.IsDir() && d.Name() == ".git" {
+		if d.IsDir() && checks.IsDotGit(d.Name()) {
 			return filepath.SkipDir
 		}
 		if p != root {

@@ -14,6 +14,7 @@ package reads
 import (
 	"errors"
 	"fmt"
+	"github.com/autocoder/autocoder/checks"
 	"github.com/autocoder/autocoder/step"
 	"io/fs"
 	"strings"
@@ -131,7 +132,7 @@ func notFound(name string, err error) error {
 
 // isGitDir reports whether a directory entry is a repository's .git (in any
 // letter case, as on case-insensitive file systems git would find it).
-func isGitDir(name string) bool { return strings.EqualFold(name, ".git") }
+func isGitDir(name string) bool { return checks.IsDotGit(name) }
 
 // isBinary follows git's rule of thumb: a NUL byte in the first 8000 bytes.
 func isBinary(b []byte) bool {
