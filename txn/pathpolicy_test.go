@@ -5,6 +5,7 @@ package txn_test
 // asserts that the repository is unchanged byte for byte.
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,7 +58,7 @@ func TestPolicyRootCanBeListedAndSearched(t *testing.T) {
 	g, _ := policyRepo(t)
 	e := open(t, g.Dir, txn.Options{Deny: denyEnvPem})
 	for _, p := range []string{".", "./", g.Dir} {
-		r := e.Apply(mkStep("ls", readOp(step.OpList, p, nil), readOp(step.OpSearch, p, &step.ReadOptions{Query: "KEY"})))
+		r := e.Apply(context.Background(), mkStep("ls", readOp(step.OpList, p, nil), readOp(step.OpSearch, p, &step.ReadOptions{Query: "KEY"})))
 		if r.Status == step.StatusFailed {
 			t.Fatalf("list and search of the root %q: %s", p, r.Error)
 		}
@@ -93,19 +94,19 @@ func TestPolicyReadsNeverFollowALinkOut(t *testing.T) {
 		readOp(step.OpRead, "wt/a.txt", nil),
 		readOp(step.OpList, "inner", nil),
 	} {
-		r := e.Apply(mkStep("rd", op))
+		r := e.Apply(context.Background(), mkStep("rd", op))
 		if r.Code != 4 || strings.Contains(r.Ops[0].Output, "TOPSECRET") || strings.Contains(r.Ops[0].Output, "KEY=1") {
 			t.Errorf("%s %s: code %d output %q error %q; want refused (4), nothing shown", op.Kind, op.Path, r.Code, r.Ops[0].Output, r.Error)
 		}
 		g.AssertUnchanged(before)
 	}
 	// A search of the root does not follow the links either.
-	r := e.Apply(mkStep("all", readOp(step.OpSearch, ".", &step.ReadOptions{Query: "TOPSECRET"})))
+	r := e.Apply(context.Background(), mkStep("all", readOp(step.OpSearch, ".", &step.ReadOptions{Query: "TOPSECRET"})))
 	if strings.Contains(r.Ops[0].Output, "TOPSECRET") {
 		t.Errorf("search of the root followed a link out:\n%s", r.Ops[0].Output)
 	}
 	// A link that stays inside is read through.
-	r = e.Apply(mkStep("in", readOp(step.OpRead, "indir/b.txt", nil)))
+	r = e.Apply(context.Background(), mkStep("in", readOp(step.OpRead, "indir/b.txt", nil)))
 	if r.Status == step.StatusFailed || r.Ops[0].Output != "KEY b\n" {
 		t.Errorf("read through a link inside the repository: %s %q", r.Error, r.Ops[0].Output)
 	}
@@ -117,7 +118,7 @@ func TestPolicyProgramCwdStaysInside(t *testing.T) {
 	e := open(t, g.Dir, txn.Options{Programs: recordPrograms{&ran}})
 	before := g.Snapshot()
 	for _, cwd := range []string{"outdir", "..", "inner", "wt", ".git", "$HOME", "~"} {
-		r := e.Apply(&step.Step{ID: "p", Programs: []step.Program{{Command: "true", Cwd: cwd}}})
+		r := e.Apply(context.Background(), &step.Step{ID: "p", Programs: []step.Program{{Command: "true", Cwd: cwd}}})
 		if r.Code != 4 {
 			t.Errorf("cwd %q: code %d (%s); want refused (4)", cwd, r.Code, r.Error)
 		}
@@ -128,7 +129,7 @@ func TestPolicyProgramCwdStaysInside(t *testing.T) {
 	}
 	// The root and a folder inside are fine.
 	for _, cwd := range []string{".", "dir", "indir"} {
-		if r := e.Apply(&step.Step{ID: "ok", Programs: []step.Program{{Command: "true", Cwd: cwd}}}); r.Code != 0 {
+		if r := e.Apply(context.Background(), &step.Step{ID: "ok", Programs: []step.Program{{Command: "true", Cwd: cwd}}}); r.Code != 0 {
 			t.Errorf("cwd %q: code %d (%s)", cwd, r.Code, r.Error)
 		}
 	}
@@ -141,7 +142,7 @@ func TestPolicyProgramCwdStaysInside(t *testing.T) {
 type recordPrograms struct{ dirs *[]string }
 
 func (r recordPrograms) Allowed(step.Program) (bool, string) { return true, "" }
-func (r recordPrograms) Run(dir string, p step.Program) step.ProgramResult {
+func (r recordPrograms) Run(_ context.Context, dir string, p step.Program) step.ProgramResult {
 	*r.dirs = append(*r.dirs, dir)
 	return step.ProgramResult{Status: "success"}
 }
@@ -180,7 +181,7 @@ func TestPolicyRefusesHostilePathSpellings(t *testing.T) {
 	}
 	for p, why := range cases {
 		before := g.Snapshot()
-		r := e.Apply(mkStep("bad", write(p, "x\n")))
+		r := e.Apply(context.Background(), mkStep("bad", write(p, "x\n")))
 		if r.Code != 4 || !strings.Contains(r.Error, why) || r.Hint == "" {
 			t.Errorf("%q: code %d error %q hint %q; want refused (4) saying %q, with a hint", p, r.Code, r.Error, r.Hint, why)
 		}
@@ -196,7 +197,7 @@ func TestPolicySamePathTwiceInOneStep(t *testing.T) {
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
 	e := open(t, g.Dir, txn.Options{})
 	before := g.Snapshot()
-	r := e.Apply(mkStep("twice", write("x.txt", "one\n"), write("./x.txt", "two\n")))
+	r := e.Apply(context.Background(), mkStep("twice", write("x.txt", "one\n"), write("./x.txt", "two\n")))
 	if r.Status != step.StatusFailed || !strings.Contains(r.Error, `"x.txt"`) || !strings.Contains(r.Error, `"./x.txt"`) {
 		t.Errorf("status %s error %q; want failed, naming x.txt and ./x.txt", r.Status, r.Error)
 	}
@@ -208,7 +209,7 @@ func TestPolicyWriteOntoAFolderIsAFolder(t *testing.T) {
 	g := gittest.NewWithCommit(t, map[string]string{"dir/b.txt": "b\n"})
 	e := open(t, g.Dir, txn.Options{})
 	before := g.Snapshot()
-	r := e.Apply(mkStep("onto", write("dir", "x\n")))
+	r := e.Apply(context.Background(), mkStep("onto", write("dir", "x\n")))
 	if r.Code != 1 || !strings.Contains(r.Error, "is a folder") || strings.Contains(r.Error, "uncommitted") {
 		t.Errorf("code %d error %q; want exit 1, \"is a folder\"", r.Code, r.Error)
 	}
