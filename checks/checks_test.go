@@ -39,6 +39,7 @@ func TestResolve(t *testing.T) {
 		}
 	}
 	refused := []string{"", "  ", "../x", "a/../../x", "/etc/passwd", outside + "/x", ".git/config", ".GIT/HEAD", "sub/.Git/x",
+		`.git\hooks\x`, `sub\.git\config`, "GIT~1/config", ".git./config", ".git::$INDEX_ALLOCATION/x", ".g\u200cit/hooks/x",
 		"link/escape.txt", "inner-link/x", "vendor/sub/file", "vendor/sub", "secret.pem", "keys/id.pem", ".", "a\x00b",
 		filepath.Dir(root) + "/" + filepath.Base(root) + "2/x"}
 	for _, raw := range refused {

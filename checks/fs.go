@@ -3,6 +3,8 @@ package checks
 import (
 	"io/fs"
 	"os"
+
+	"github.com/autocoder/autocoder/gitops/gitpath"
 )
 
 // FS is the repository as reads, listings and searches see it: rooted at
@@ -89,7 +91,7 @@ func (f policyFS) filter(dir string, ents []fs.DirEntry) []fs.DirEntry {
 		if dir != "." {
 			rel = dir + "/" + rel
 		}
-		if IsDotGit(e.Name()) || !ControlFree(e.Name()) {
+		if gitpath.IsDotGit(e.Name()) || !ControlFree(e.Name()) {
 			continue
 		}
 		if f.p.Deny != nil {

@@ -22,6 +22,7 @@ import (
 	"syscall"
 	"unicode/utf8"
 
+	"github.com/autocoder/autocoder/gitops/gitpath"
 	"github.com/autocoder/autocoder/step"
 )
 
@@ -211,12 +212,11 @@ func hasDriveLetter(p string) bool {
 // inside applies the checks on a clean repository-relative path: .git, a
 // submodule or another repository's work tree on the way, a deny pattern.
 func (p *Policy) inside(rel string, refuse func(why, fix string) error) error {
-	parts := strings.Split(rel, "/")
-	for _, c := range parts {
-		if IsDotGit(c) {
-			return refuse("the path is inside .git, which holds git's own data", "steps may not touch .git; change files of the worktree only")
-		}
+	// Every spelling of .git that git refuses, also after a "\".
+	if gitpath.HasDotGit(rel) {
+		return refuse("the path is inside .git, which holds git's own data", "steps may not touch .git; change files of the worktree only")
 	}
+	parts := strings.Split(rel, "/")
 	for i := range parts {
 		sub := strings.Join(parts[:i+1], "/")
 		// A submodule anywhere on the path, whether or not it is checked out.
@@ -310,35 +310,4 @@ func (p *Policy) NotSymlink(rel string) error {
 			Fix: "write to the file the link points to, if it is inside the repository"}
 	}
 	return nil
-}
-
-// IsDotGit reports whether a path component names .git on some file system
-// git protects against (fsck's hasDotgit; core.protectNTFS and
-// core.protectHFS): any letter case, NTFS's ignored trailing dots and spaces,
-// its 8.3 short name GIT~1 and alternate streams (".git::$INDEX_ALLOCATION"),
-// and HFS+'s ignored code points (".g\u200cit").
-func IsDotGit(c string) bool {
-	var b strings.Builder
-	for _, r := range c {
-		if hfsIgnored(r) {
-			continue
-		}
-		b.WriteRune(r)
-	}
-	s := strings.ToLower(b.String())
-	if i := strings.IndexByte(s, ':'); i >= 0 {
-		s = s[:i]
-	}
-	s = strings.TrimRight(s, ". ")
-	return s == ".git" || s == "git~1"
-}
-
-// hfsIgnored lists the code points HFS+ drops when it compares names, as
-// git's is_hfs_dotgit does.
-func hfsIgnored(r rune) bool {
-	switch {
-	case r >= 0x200c && r <= 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x206a && r <= 0x206f, r == 0xfeff:
-		return true
-	}
-	return false
 }

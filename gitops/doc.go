@@ -9,4 +9,6 @@
 // split by job into index_read.go, index_entries.go, index_update.go,
 // index_tree.go and index_write.go), objects.go (blobs and trees) and
 // refs.go. state.go tells whether a rebase, merge or the like is under way.
+// The subpackage gitpath is the one test of whether a path is inside .git
+// (every spelling git refuses); it links no git library.
 package gitops

@@ -611,6 +611,10 @@ func TestIndexUpdateRefusesBadEntries(t *testing.T) {
 	}{
 		{"empty path", []IndexEntry{{Mode: 0o100644}}},
 		{"dot-git", []IndexEntry{{Path: "x/.GIT/config", Mode: 0o100644}}},
+		{"dot-git backslash", []IndexEntry{{Path: `.git\hooks\pre-commit`, Mode: 0o100755}}},
+		{"dot-git NTFS short name", []IndexEntry{{Path: "GIT~1/config", Mode: 0o100644}}},
+		{"dot-git HFS", []IndexEntry{{Path: ".g\u200cit/config", Mode: 0o100644}}},
+		{"gitmodules link", []IndexEntry{{Path: ".gitmodules", Mode: 0o120000}}},
 		{"dot-dot", []IndexEntry{{Path: "../x", Mode: 0o100644}}},
 		{"trailing slash", []IndexEntry{{Path: "x/", Mode: 0o100644}}},
 		{"mode", []IndexEntry{{Path: "x", Mode: 0o100664}}},

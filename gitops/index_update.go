@@ -5,10 +5,11 @@ package gitops
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/autocoder/autocoder/gitops/gitpath"
 )
 
 // Update replaces or inserts the entries of set at stage 0 and removes every
@@ -32,7 +33,9 @@ func (ix *Index) Update(set []IndexEntry, remove []string) error {
 	inSet := make(map[string]bool, len(set))
 	for i := range set {
 		e := &set[i]
-		if err := idxCheckPath(e.Path); err != nil {
+		// git's verify_path, as add_index_entry applies it: the index is
+		// the last place a .git spelling could slip into a commit.
+		if err := gitpath.Verify(e.Path, e.Mode == 0o120000); err != nil {
 			return fmt.Errorf("update index: %w", err)
 		}
 		switch e.Mode {
@@ -158,23 +161,6 @@ func (ix *Index) Update(set []IndexEntry, remove []string) error {
 
 	if len(touched) > 0 {
 		ix.invalidateTree(touched)
-	}
-	return nil
-}
-
-// idxCheckPath applies the rules of git's verify_path that matter here: a
-// relative path of non-empty components, none of them ".", ".." or ".git".
-func idxCheckPath(p string) error {
-	if p == "" {
-		return errors.New("empty path")
-	}
-	if strings.IndexByte(p, 0) >= 0 {
-		return fmt.Errorf("path %q contains a NUL byte", p)
-	}
-	for c := range strings.SplitSeq(p, "/") {
-		if c == "" || c == "." || c == ".." || strings.EqualFold(c, ".git") {
-			return fmt.Errorf("path %q: git does not track a path with an empty, \".\", \"..\" or \".git\" component", p)
-		}
 	}
 	return nil
 }

@@ -2,10 +2,12 @@ package reads
 
 import (
 	"fmt"
-	"github.com/autocoder/autocoder/step"
 	"io/fs"
 	"path"
 	"strings"
+
+	"github.com/autocoder/autocoder/gitops/gitpath"
+	"github.com/autocoder/autocoder/step"
 )
 
 // list returns the tree under name, one path per line, relative to the
@@ -43,7 +45,7 @@ func list(fsys fs.FS, name string, o *step.ReadOptions) (string, error) {
 		if p == name {
 			return nil
 		}
-		if d.IsDir() && isGitDir(d.Name()) {
+		if d.IsDir() && gitpath.IsDotGit(d.Name()) {
 			return fs.SkipDir
 		}
 		depth := strings.Count(strings.TrimPrefix(p, prefixOf(name)), "/") + 1

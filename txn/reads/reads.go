@@ -14,10 +14,10 @@ package reads
 import (
 	"errors"
 	"fmt"
-	"github.com/autocoder/autocoder/checks"
-	"github.com/autocoder/autocoder/step"
 	"io/fs"
 	"strings"
+
+	"github.com/autocoder/autocoder/step"
 )
 
 // Run executes a read kind (OpRead, OpList, OpSearch, OpDiff) against fsys,
@@ -129,10 +129,6 @@ func notFound(name string, err error) error {
 	}
 	return fmt.Errorf("read %s: %w", name, err)
 }
-
-// isGitDir reports whether a directory entry is a repository's .git (in any
-// letter case, as on case-insensitive file systems git would find it).
-func isGitDir(name string) bool { return checks.IsDotGit(name) }
 
 // isBinary follows git's rule of thumb: a NUL byte in the first 8000 bytes.
 func isBinary(b []byte) bool {

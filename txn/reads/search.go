@@ -3,12 +3,14 @@ package reads
 import (
 	"bytes"
 	"fmt"
-	"github.com/autocoder/autocoder/step"
 	"io/fs"
 	"path"
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/autocoder/autocoder/gitops/gitpath"
+	"github.com/autocoder/autocoder/step"
 )
 
 // defaultLimit is how many matching lines a search returns when Limit is 0.
@@ -97,7 +99,7 @@ func search(fsys fs.FS, name string, o *step.ReadOptions) (string, error) {
 				return err
 			case err != nil:
 				return fs.SkipDir // unreadable subdirectory: search the rest
-			case d.IsDir() && p != name && isGitDir(d.Name()):
+			case d.IsDir() && p != name && gitpath.IsDotGit(d.Name()):
 				return fs.SkipDir
 			case d.IsDir():
 				return nil
