@@ -30,6 +30,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			redoCommand(),
 			logCommand(),
 			parseCommand(),
+			promptCommand(),
 			mcpCommand(),
 			demoCommand(),
 		},

@@ -365,3 +365,7 @@ func (b *builder) flag(obj *tjson.Node, key string) bool {
 	}
 	return v.Bool
 }
+
+// ActionTypes are the action_type values this reader knows, in the
+// prompt's order (the prompt package checks that it teaches every one).
+func ActionTypes() []string { return strings.Split(knownActions, ", ") }

@@ -288,3 +288,6 @@ func (g *grouper) step(acts []*act, reason, summary string, start, end int) {
 	s.Source = src
 	g.items = append(g.items, step.Item{Step: s, Start: start, End: end})
 }
+
+// Acts are the acts this reader knows, in the order its messages name them.
+func Acts() []string { return append([]string(nil), known...) }

@@ -215,3 +215,13 @@ func objectSchema(args []arg) map[string]any {
 	}
 	return map[string]any{"type": "object", "properties": props, "required": required, "additionalProperties": false}
 }
+
+// ToolNames are the dotted names of the twelve tools, in the order of the
+// tools/list answer.
+func ToolNames() []string {
+	names := make([]string, len(tools))
+	for i, t := range tools {
+		names[i] = t.name
+	}
+	return names
+}

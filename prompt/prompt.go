@@ -1,0 +1,133 @@
+// Package prompt holds the system prompts that teach a model each dialect
+// exactly as autocoder reads it and answers it: `autocoder prompt DIALECT`
+// prints one, and `autocoder run` sends one as the system message.
+//
+// The prompts are ours, not the seeds' text (those are in ../shared/seeds).
+// Each lives in texts/<dialect>.<lang>.md; its examples live apart, in
+// examples/<dialect>/<name>.md, and a prompt includes one with a line
+// {{example "name"}}. Keeping the examples in files of their own lets the
+// tests feed every one of them through the real reader (protocol.Parse):
+// a prompt that taught a block autocoder needs to repair, or cannot read,
+// fails the build instead of misleading a model.
+//
+// Start with Text; Examples is what the tests read.
+package prompt
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+	"text/template"
+
+	"github.com/autocoder/autocoder/step"
+)
+
+//go:embed texts examples
+var files embed.FS
+
+// Dialects are the dialect names `autocoder prompt` accepts, in the order
+// the help lists them.
+var Dialects = []string{"autocoder", "mcp", "axon"}
+
+// Langs are the languages each prompt is written in. The first is the
+// default: the seeds are Chinese, and so are the users they were written for.
+var Langs = []string{"zh", "en"}
+
+// StepDialect is the name the dialect readers give a dialect
+// (step.Step.Dialect) for a name of Dialects.
+func StepDialect(dialect string) string {
+	if dialect == "autocoder" {
+		return "autocoder-json"
+	}
+	return dialect
+}
+
+// UnknownError is a dialect or language there is no prompt for.
+type UnknownError struct{ What, Name string }
+
+func (e *UnknownError) Error() string {
+	return fmt.Sprintf("no prompt for the %s %q", e.What, e.Name)
+}
+
+// Class is a usage error: the command line names no prompt.
+func (e *UnknownError) Class() step.Class { return step.ClassUsage }
+
+// Hint lists the names there are.
+func (e *UnknownError) Hint() string {
+	if e.What == "language" {
+		return "choose --lang " + strings.Join(Langs, " or ")
+	}
+	return "choose one of: " + strings.Join(Dialects, ", ")
+}
+
+// Text is the system prompt for dialect in lang ("" is the default
+// language), with its examples in place.
+func Text(dialect, lang string) (string, error) {
+	if lang == "" {
+		lang = Langs[0]
+	}
+	if !contains(Dialects, dialect) {
+		return "", &UnknownError{What: "dialect", Name: dialect}
+	}
+	if !contains(Langs, lang) {
+		return "", &UnknownError{What: "language", Name: lang}
+	}
+	src, err := files.ReadFile("texts/" + dialect + "." + lang + ".md")
+	if err != nil {
+		return "", err // every pair is embedded: TestEveryPrompt holds it
+	}
+	t, err := template.New(dialect).Delims("{{", "}}").Funcs(template.FuncMap{
+		"example": func(name string) (string, error) {
+			b, err := files.ReadFile("examples/" + dialect + "/" + name + ".md")
+			if err != nil {
+				return "", fmt.Errorf("prompt %s: no example %q", dialect, name)
+			}
+			return strings.TrimRight(string(b), "\n"), nil
+		},
+	}).Parse(string(src))
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	if err := t.Execute(&b, nil); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+// Example is one example a prompt shows: a model's answer.
+type Example struct {
+	Name string // the file name without .md
+	Text string
+}
+
+// Examples are the examples of dialect, by name.
+func Examples(dialect string) ([]Example, error) {
+	dir := "examples/" + dialect
+	entries, err := fs.ReadDir(files, dir)
+	if err != nil {
+		return nil, &UnknownError{What: "dialect", Name: dialect}
+	}
+	var out []Example
+	for _, e := range entries {
+		b, err := files.ReadFile(path.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Example{Name: strings.TrimSuffix(e.Name(), ".md"), Text: string(b)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

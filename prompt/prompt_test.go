@@ -1,0 +1,140 @@
+package prompt
+
+import (
+	"errors"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/autocoder/autocoder/protocol"
+	"github.com/autocoder/autocoder/protocol/acjson"
+	"github.com/autocoder/autocoder/protocol/axon"
+	"github.com/autocoder/autocoder/protocol/mcp"
+	"github.com/autocoder/autocoder/step"
+)
+
+// TestExamplesRead feeds every example of every prompt through the real
+// reader: each must give steps of its own dialect only, with no error and
+// no repair. A prompt that taught a block autocoder must repair (a comment,
+// a """ string, a missing comma) would teach the model to write it.
+func TestExamplesRead(t *testing.T) {
+	for _, d := range Dialects {
+		exs, err := Examples(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(exs) < 3 {
+			t.Errorf("%s: %d examples; a prompt teaches by several", d, len(exs))
+		}
+		for _, ex := range exs {
+			items := protocol.Parse([]byte(ex.Text))
+			if len(items) == 0 {
+				t.Errorf("%s/%s: no block read", d, ex.Name)
+			}
+			for _, it := range items {
+				if it.Err != nil {
+					t.Errorf("%s/%s: %v", d, ex.Name, it.Err)
+					continue
+				}
+				if it.Step.Dialect != StepDialect(d) {
+					t.Errorf("%s/%s: read as %s", d, ex.Name, it.Step.Dialect)
+				}
+				for _, r := range it.Step.Repairs {
+					t.Errorf("%s/%s: line %d: needed a repair: %s", d, ex.Name, r.Pos.Line, r.What)
+				}
+			}
+		}
+	}
+}
+
+// TestEveryOperationTaught: every operation the reader knows is shown in an
+// example (read by the reader, not found as a word), and every prompt
+// names it.
+func TestEveryOperationTaught(t *testing.T) {
+	known := map[string][]string{
+		"autocoder": append(acjson.ActionTypes(), "operate", "finish", "check_program"),
+		"mcp":       append(mcp.ToolNames(), "tools/list"),
+		"axon":      axon.Acts(),
+	}
+	for _, d := range Dialects {
+		exs, _ := Examples(d)
+		shown := map[string]bool{}
+		for _, ex := range exs {
+			for _, it := range protocol.Parse([]byte(ex.Text)) {
+				if it.Step == nil {
+					continue
+				}
+				switch src := it.Step.Source.(type) {
+				case *acjson.Source:
+					shown[src.Type] = true
+					for _, a := range src.Actions {
+						shown[a] = true
+					}
+				case *mcp.Request:
+					shown[src.Tool] = true
+					shown[src.Method] = true
+				case axon.Source:
+					for _, a := range src.Acts {
+						shown[a.Name] = true
+					}
+				}
+			}
+			// git_add has nothing to do, and the reader says so with a
+			// note: the prompts name it and show no example of it.
+			shown["git_add"] = true
+			// end stops an Axon plan, so no step records it.
+			if d == "axon" && regexp.MustCompile(`(?m)^~~~~~act\nend\n`).MatchString(ex.Text) {
+				shown["end"] = true
+			}
+		}
+		for _, op := range known[d] {
+			if !shown[op] {
+				t.Errorf("%s: no example shows %s", d, op)
+			}
+			for _, lang := range Langs {
+				text, _ := Text(d, lang)
+				if !strings.Contains(text, op) {
+					t.Errorf("%s.%s: the prompt never names %s", d, lang, op)
+				}
+			}
+		}
+	}
+}
+
+// TestEveryPrompt: each dialect has a prompt in each language, every example
+// of the dialect is in it, and nothing is left of the template.
+func TestEveryPrompt(t *testing.T) {
+	for _, d := range Dialects {
+		exs, _ := Examples(d)
+		for _, lang := range Langs {
+			text, err := Text(d, lang)
+			if err != nil {
+				t.Fatalf("%s.%s: %v", d, lang, err)
+			}
+			if strings.Contains(text, "{{") {
+				t.Errorf("%s.%s: a template action is left in the text", d, lang)
+			}
+			for _, ex := range exs {
+				if !strings.Contains(text, strings.TrimRight(ex.Text, "\n")) {
+					t.Errorf("%s.%s: the example %s is not shown", d, lang, ex.Name)
+				}
+			}
+		}
+	}
+	def, _ := Text("axon", "")
+	zh, _ := Text("axon", "zh")
+	if def != zh {
+		t.Error("the default language is not Chinese")
+	}
+}
+
+func TestUnknown(t *testing.T) {
+	var ue *UnknownError
+	if _, err := Text("json", ""); !errors.As(err, &ue) || ue.What != "dialect" || !strings.Contains(ue.Hint(), "autocoder, mcp, axon") {
+		t.Errorf("unknown dialect: %v", err)
+	}
+	if _, err := Text("mcp", "fr"); !errors.As(err, &ue) || ue.What != "language" {
+		t.Errorf("unknown language: %v", err)
+	}
+	var _ step.Hinted = ue
+}
