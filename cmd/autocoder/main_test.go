@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/autocoder/autocoder/gitops/gittest"
@@ -32,6 +33,8 @@ func TestScripts(t *testing.T) {
 }
 
 func scriptParams(dir string) testscript.Params {
+	// Scripts run in parallel and share this map: mu guards it.
+	var mu sync.Mutex
 	snaps := map[string]gittest.Snapshot{}
 	return testscript.Params{
 		Dir:                 dir,
@@ -49,13 +52,21 @@ func scriptParams(dir string) testscript.Params {
 			"snap": func(ts *testscript.TestScript, neg bool, args []string) {
 				s, err := gittest.TakeSnapshot(ts.MkAbs("."))
 				ts.Check(err)
+				mu.Lock()
 				snaps[ts.Getenv("WORK")+args[0]] = s
+				mu.Unlock()
 			},
 			"unchanged": func(ts *testscript.TestScript, neg bool, args []string) {
-				compareSnap(ts, snaps, args[0], true)
+				mu.Lock()
+				before, ok := snaps[ts.Getenv("WORK")+args[0]]
+				mu.Unlock()
+				compareSnap(ts, before, ok, args[0], true)
 			},
 			"restored": func(ts *testscript.TestScript, neg bool, args []string) {
-				compareSnap(ts, snaps, args[0], false)
+				mu.Lock()
+				before, ok := snaps[ts.Getenv("WORK")+args[0]]
+				mu.Unlock()
+				compareSnap(ts, before, ok, args[0], false)
 			},
 			"gitok": func(ts *testscript.TestScript, neg bool, args []string) {
 				out := gitOut(ts, "--no-optional-locks", "status", "--porcelain", "--untracked-files=all")
@@ -69,8 +80,7 @@ func scriptParams(dir string) testscript.Params {
 	}
 }
 
-func compareSnap(ts *testscript.TestScript, snaps map[string]gittest.Snapshot, name string, raw bool) {
-	before, ok := snaps[ts.Getenv("WORK")+name]
+func compareSnap(ts *testscript.TestScript, before gittest.Snapshot, ok bool, name string, raw bool) {
 	if !ok {
 		ts.Fatalf("no snapshot %s", name)
 	}
