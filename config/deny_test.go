@@ -115,7 +115,7 @@ func FuzzDenied(f *testing.F) {
 		}
 		c := Config{Paths: Paths{Deny: []string{pattern}}}
 		_, denied := c.Denied(p)
-		if _, upper := c.Denied(strings.ToUpper(p)); upper != denied && strings.ToLower(strings.ToUpper(p)) == strings.ToLower(p) {
+		if _, upper := c.Denied(strings.ToUpper(p)); upper != denied && strings.EqualFold(strings.ToUpper(p), p) {
 			t.Fatalf("%q denies %q: %v, but its upper case: %v", pattern, p, denied, upper)
 		}
 		if denied && child != "" && !strings.ContainsAny(child, "/\\") && child != "." && child != ".." {

@@ -3,8 +3,8 @@ package matcher
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -25,7 +25,11 @@ var corpusDirs = []string{
 
 // corpusFiles lists the non-test .go files of corpusDirs in a fixed order.
 func corpusFiles(t testing.TB) []string {
-	root := filepath.Join(runtime.GOROOT(), "src")
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatalf("go env GOROOT: %v", err)
+	}
+	root := filepath.Join(strings.TrimSpace(string(goroot)), "src")
 	var out []string
 	for _, d := range corpusDirs {
 		ms, _ := filepath.Glob(filepath.Join(root, d, "*.go"))
