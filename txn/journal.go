@@ -56,6 +56,9 @@ type plan struct {
 	// the reflog line of a HEAD change (a new branch, --atomic's return).
 	HeadFrom gitops.Hash `json:"head_from"`
 	HeadTo   gitops.Hash `json:"head_to"`
+	// Tmp is the random token in the names of the plan's temporary files
+	// (see tmpName), so that recovery removes those and nothing else.
+	Tmp string `json:"tmp,omitempty"`
 
 	content map[string][]byte // new contents in memory (apply), else read from blobs
 	who     gitops.Signature
@@ -76,6 +79,9 @@ func (e *Engine) own(name string) string {
 }
 
 func (e *Engine) writeJournal(p *plan) error {
+	if p.Tmp == "" {
+		p.Tmp = newToken()
+	}
 	b, err := json.Marshal(p)
 	if err != nil {
 		return err

@@ -5,8 +5,11 @@ package txn
 // still ours to write.
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -14,10 +17,45 @@ import (
 	"github.com/autocoder/autocoder/gitops"
 )
 
-// tmpName is where a file's new content is written before the rename; a
-// fixed name per path lets recovery remove what a killed run left.
-func tmpName(full string) string {
-	return filepath.Join(filepath.Dir(full), ".autocoder-tmp-"+filepath.Base(full))
+// tmpName is where the plan writes the new content of its i-th path before
+// the rename: beside it (a rename does not cross file systems), named with
+// the plan's random token, which the journal holds before the first write.
+// A name nobody else can know, created with O_EXCL as git's tmp_obj_XXXXXX,
+// is one autocoder made itself: recovery removes exactly those names, and no
+// file of the user's is ever taken for one.
+func (p *plan) tmpName(root, rel string) string {
+	if p.Tmp == "" {
+		p.Tmp = newToken()
+	}
+	i := 0
+	for j, c := range p.Paths {
+		if c.Path == rel {
+			i = j
+			break
+		}
+	}
+	full := filepath.Join(root, filepath.FromSlash(rel))
+	return filepath.Join(filepath.Dir(full), fmt.Sprintf(".autocoder-tmp-%s-%d", p.Tmp, i))
+}
+
+// newToken is a plan's random token for its temporary names.
+func newToken() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// ObstacleError is something autocoder did not create standing where a plan
+// must put or remove a file: it is never removed to make room.
+type ObstacleError struct{ Path, What string }
+
+func (e *ObstacleError) Error() string {
+	return fmt.Sprintf("%s is in the way: %s, which autocoder did not create and does not remove", e.Path, e.What)
+}
+
+// Hint says what to do.
+func (e *ObstacleError) Hint() string {
+	return "move " + e.Path + " away if it is not needed; the next autocoder command finishes the step's rollback either way and leaves it as it is"
 }
 
 // placeFile makes the worktree file rel hold t: its content and mode, or
@@ -26,6 +64,10 @@ func tmpName(full string) string {
 func (e *Engine) placeFile(p *plan, rel string, t entry, forward bool) error {
 	full := e.Repo.Abs(rel)
 	if !t.Exists {
+		if fi, err := os.Lstat(full); err == nil && fi.IsDir() {
+			// The plan's file is gone and a folder is in its place: not ours.
+			return &ObstacleError{Path: rel, What: "a folder"}
+		}
 		if err := os.Remove(full); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("delete %s: %w", rel, err)
 		}
@@ -51,9 +93,10 @@ func (e *Engine) placeFile(p *plan, rel string, t entry, forward bool) error {
 		return fmt.Errorf("create folder of %s: %w", rel, err)
 	}
 	if fi, err := os.Lstat(full); err == nil && fi.IsDir() {
-		// The plan turns an (empty by now) folder into a file.
+		// The plan turns an (empty by now) folder into a file; a folder
+		// that still holds something is not the plan's to remove.
 		if err := os.Remove(full); err != nil {
-			return fmt.Errorf("replace folder %s with a file: %w", rel, err)
+			return &ObstacleError{Path: rel, What: "a folder that is not empty"}
 		}
 	}
 	if t.Mode == gitops.ModeSymlink {
@@ -67,9 +110,11 @@ func (e *Engine) placeFile(p *plan, rel string, t entry, forward bool) error {
 	if t.Mode == gitops.ModeExec {
 		perm = 0o777
 	}
-	tmp := tmpName(full)
-	os.Remove(tmp)
+	tmp := p.tmpName(e.Repo.Root, rel)
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if errors.Is(err, fs.ErrExist) {
+		return &ObstacleError{Path: e.relOf(tmp), What: "a file with autocoder's temporary name for this step"}
+	}
 	if err != nil {
 		return fmt.Errorf("write %s: %w", rel, err)
 	}
@@ -135,4 +180,12 @@ func (e *Engine) pruneDirs(dir string) {
 		}
 		dir = path.Dir(dir)
 	}
+}
+
+// relOf is an absolute path inside the worktree as a repository-relative one.
+func (e *Engine) relOf(full string) string {
+	if r, ok := e.Repo.Rel(full); ok {
+		return r
+	}
+	return full
 }

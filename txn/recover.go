@@ -42,8 +42,11 @@ func (e *Engine) recoverJournal() error {
 	if err := e.releaseStaleLocks(&p); err != nil {
 		return err
 	}
-	for _, c := range p.Paths {
-		os.Remove(tmpName(e.Repo.Abs(c.Path)))
+	if p.Tmp != "" {
+		// Only names with this plan's token: the files it created itself.
+		for _, c := range p.Paths {
+			os.Remove(p.tmpName(e.Repo.Root, c.Path))
+		}
 	}
 	p.who = e.recoveryIdentity()
 	cur, _, err := e.Repo.ResolveRef(p.Ref)
