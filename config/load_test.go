@@ -2,7 +2,7 @@ package config
 
 import (
 	"errors"
-	"flag"
+	"github.com/autocoder/autocoder/internal/golden"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,8 +12,6 @@ import (
 
 	"github.com/BurntSushi/toml"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/errors.golden")
 
 // writeConfig makes a repository root holding autocoder.toml with text.
 func writeConfig(t *testing.T, text string) string {
@@ -184,7 +182,7 @@ var badCases = []struct {
 }
 
 func TestLoadRefusesBadFiles(t *testing.T) {
-	var golden strings.Builder
+	var goldenText strings.Builder
 	for _, tc := range badCases {
 		t.Run(tc.name, func(t *testing.T) {
 			root := writeConfig(t, tc.text)
@@ -211,45 +209,15 @@ func TestLoadRefusesBadFiles(t *testing.T) {
 			if !strings.HasPrefix(e.Error(), filepath.Join(root, FileName)) {
 				t.Errorf("error does not start with the file name: %v", e)
 			}
-			golden.WriteString("## " + tc.name + "\n")
+			goldenText.WriteString("## " + tc.name + "\n")
 			for _, e := range allErrors(err) {
-				golden.WriteString(strings.ReplaceAll(e.Error(), root+string(filepath.Separator), "") + "\n")
-				golden.WriteString("hint: " + e.Hint + "\n")
+				goldenText.WriteString(strings.ReplaceAll(e.Error(), root+string(filepath.Separator), "") + "\n")
+				goldenText.WriteString("hint: " + e.Hint + "\n")
 			}
-			golden.WriteString("\n")
+			goldenText.WriteString("\n")
 		})
 	}
-	checkGolden(t, filepath.Join("testdata", "errors.golden"), golden.String())
-}
-
-// checkGolden compares got with the golden file, or rewrites it with -update.
-func checkGolden(t *testing.T, name, got string) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(name, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(want) != got {
-		wl, gl := strings.Split(string(want), "\n"), strings.Split(got, "\n")
-		for i := 0; i < max(len(wl), len(gl)); i++ {
-			var w, g string
-			if i < len(wl) {
-				w = wl[i]
-			}
-			if i < len(gl) {
-				g = gl[i]
-			}
-			if w != g {
-				t.Fatalf("%s differs at line %d (go test -update rewrites it):\nwant %q\n got %q", name, i+1, w, g)
-			}
-		}
-	}
+	golden.Check(t, filepath.Join("testdata", "errors.golden"), []byte(goldenText.String()))
 }
 
 func TestLoadReportsEveryProblem(t *testing.T) {

@@ -6,8 +6,8 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
-	"flag"
 	"fmt"
+	"github.com/autocoder/autocoder/internal/golden"
 	"maps"
 	"math/rand/v2"
 	"os"
@@ -668,14 +668,12 @@ func TestIndexDropsPositionalExtensions(t *testing.T) {
 	}
 }
 
-var update = flag.Bool("update", false, "rewrite testdata/index/*.index from git")
-
 // seedIndexes are the indexes in testdata/index, made by git (go test
 // -run TestIndexSeeds -update): every version, conflicts with REUC, and a
 // TREE. They seed the fuzz target and must round-trip byte for byte.
 func TestIndexSeeds(t *testing.T) {
 	dir := filepath.Join("testdata", "index")
-	if *update {
+	if golden.Updating() {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}

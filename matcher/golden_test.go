@@ -3,15 +3,13 @@ package matcher
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
+	"github.com/autocoder/autocoder/internal/golden"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/matcher/*.out from the current results")
 
 // A golden case is three files under testdata/matcher: <case>.src is the file,
 // <case>.edit a txtar archive whose comment may hold "identifier: NAME" and
@@ -119,20 +117,7 @@ func TestGolden(t *testing.T) {
 	for _, c := range loadGolden(t) {
 		t.Run(c.name, func(t *testing.T) {
 			got := goldenResult(c)
-			path := filepath.Join(goldenDir, c.name+".out")
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s differs from the golden file\n--- got\n%s\n--- want\n%s", c.name, got, want)
-			}
+			golden.Check(t, filepath.Join(goldenDir, c.name+".out"), got)
 		})
 	}
 }

@@ -2,8 +2,7 @@ package protocol
 
 import (
 	"bytes"
-	"encoding/json"
-	"flag"
+	"github.com/autocoder/autocoder/internal/golden"
 	"github.com/autocoder/autocoder/step"
 	"os"
 	"path/filepath"
@@ -13,55 +12,8 @@ import (
 	"unicode/utf8"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files of testdata/responses")
-
 // corpus is the response corpus shared by every dialect.
 const corpus = "../testdata/responses"
-
-// opView shows an op's content as text rather than encoding/json's base64,
-// so that a golden file reads like the response it came from. The shallower
-// Content field hides the embedded one.
-type opView struct {
-	step.Op
-	Content *string `json:"content,omitempty"`
-}
-
-type stepView struct {
-	*step.Step
-	Ops []opView `json:"ops,omitempty"`
-}
-
-type itemView struct {
-	Start int              `json:"start"`
-	End   int              `json:"end"`
-	Step  *stepView        `json:"step,omitempty"`
-	Err   *step.ParseError `json:"error,omitempty"`
-}
-
-// render is the golden form of a parse: indented JSON of the items.
-func render(items []step.Item) []byte {
-	views := []itemView{}
-	for _, it := range items {
-		v := itemView{Start: it.Start, End: it.End, Err: it.Err}
-		if it.Step != nil {
-			v.Step = &stepView{Step: it.Step}
-			for _, op := range it.Step.Ops {
-				ov := opView{Op: op}
-				if op.Content != nil || op.HasContent {
-					c := string(op.Content)
-					ov.Content = &c
-				}
-				v.Step.Ops = append(v.Step.Ops, ov)
-			}
-		}
-		views = append(views, v)
-	}
-	out, err := json.MarshalIndent(views, "", "  ")
-	if err != nil {
-		panic(err) // the views hold only encodable fields
-	}
-	return append(out, '\n')
-}
 
 // TestCorpus parses every response of the corpus, of every dialect.
 //
@@ -76,7 +28,7 @@ func TestCorpus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden := 0
+	owned := 0
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".md")
 		prefix, _, _ := strings.Cut(name, "-")
@@ -90,7 +42,7 @@ func TestCorpus(t *testing.T) {
 				continue
 			}
 		} else {
-			golden++
+			owned++
 		}
 		t.Run(name, func(t *testing.T) {
 			text, err := os.ReadFile(f)
@@ -99,31 +51,18 @@ func TestCorpus(t *testing.T) {
 			}
 			items := Parse(text)
 			checkItems(t, text, items)
-			got := render(items)
+			got := golden.Items(items)
 			if !own {
-				if want := render(alone.parse(text)); !bytes.Equal(got, want) {
-					t.Errorf("detection changed the items %s reads alone:\n%s", alone.name, lineDiff(string(want), string(got)))
+				if want := golden.Items(alone.parse(text)); !bytes.Equal(got, want) {
+					t.Errorf("detection changed the items %s reads alone:\n%s", alone.name, golden.LineDiff(string(want), string(got)))
 				}
 				return
 			}
-			golden := strings.TrimSuffix(f, ".md") + ".golden.json"
-			if *update {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./protocol -run TestCorpus -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("items differ from %s (-update rewrites it):\n%s", golden, lineDiff(string(want), string(got)))
-			}
+			golden.Check(t, strings.TrimSuffix(f, ".md")+".golden.json", got)
 		})
 	}
-	if golden < 14 {
-		t.Errorf("%d axon-* and mixed-* responses, want at least 14", golden)
+	if owned < 14 {
+		t.Errorf("%d axon-* and mixed-* responses, want at least 14", owned)
 	}
 }
 
@@ -136,28 +75,6 @@ func registered(prefix string) (reader, bool) {
 		}
 	}
 	return reader{}, false
-}
-
-// lineDiff shows the first lines where want and got part, enough to see
-// what changed without a diff library.
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	shown := 0
-	for i := 0; i < max(len(w), len(g)) && shown < 12; i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			b.WriteString("line " + strconv.Itoa(i+1) + ":\n  want " + wl + "\n  got  " + gl + "\n")
-			shown++
-		}
-	}
-	return b.String()
 }
 
 // fake is a dialect reader that returns fixed items.

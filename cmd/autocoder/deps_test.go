@@ -58,3 +58,21 @@ func TestLayering(t *testing.T) {
 		}
 	}
 }
+
+// TestOneUpdateFlag keeps golden-file rewriting in internal/golden: a test
+// package that defines its own -update flag would panic beside it, and two
+// copies of the comparison drift apart.
+func TestOneUpdateFlag(t *testing.T) {
+	// The pattern is built so that this file does not match it.
+	cmd := exec.Command("git", "grep", "-l", "--full-name", `flag.Bool("`+`update"`, "--", "*.go")
+	cmd.Dir = "../.."
+	out, err := cmd.CombinedOutput()
+	if err != nil && len(out) > 0 {
+		t.Fatalf("git grep: %v\n%s", err, out)
+	}
+	for _, f := range strings.Fields(string(out)) {
+		if f != "internal/golden/golden.go" {
+			t.Errorf("%s defines its own -update flag; use internal/golden", f)
+		}
+	}
+}

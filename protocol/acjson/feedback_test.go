@@ -2,6 +2,7 @@ package acjson
 
 import (
 	"encoding/json"
+	"github.com/autocoder/autocoder/internal/golden"
 	"github.com/autocoder/autocoder/step"
 	"strings"
 	"testing"
@@ -59,7 +60,7 @@ func feedbackResults(t *testing.T) []step.Result {
 
 func TestFeedbackGolden(t *testing.T) {
 	out := Feedback(feedbackResults(t))
-	golden(t, "testdata/feedback.golden.md", out)
+	golden.Check(t, "testdata/feedback.golden.md", out)
 
 	// The answer reads back as this dialect's blocks, each strict JSON with
 	// the documented fields.

@@ -1,18 +1,14 @@
 package axon
 
 import (
-	"bytes"
-	"flag"
+	"github.com/autocoder/autocoder/internal/golden"
 	"github.com/autocoder/autocoder/step"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/autocoder/autocoder/protocol/fence"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files of testdata/feedback")
 
 // plan is the response the feedback cases answer.
 var plan = mkact("write_file", "a.txt\n", "A\n") + mkact("git_add", "a.txt\n") + mkact("git_commit", "Add a\n") +
@@ -105,23 +101,7 @@ func TestFeedback(t *testing.T) {
 			rs := c.results(t)
 			got := Feedback(rs)
 			checkData(t, got, rs)
-			golden := filepath.Join("testdata", "feedback", c.name+".txt")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (go test -update creates it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("feedback differs from %s (go test -update rewrites it):\n got:\n%s\nwant:\n%s", golden, got, want)
-			}
+			golden.Check(t, filepath.Join("testdata", "feedback", c.name+".txt"), got)
 		})
 	}
 }

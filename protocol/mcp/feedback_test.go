@@ -3,6 +3,7 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/autocoder/autocoder/internal/golden"
 	"github.com/autocoder/autocoder/step"
 	"strings"
 	"testing"
@@ -95,7 +96,7 @@ func feedbackResults(t *testing.T) []step.Result {
 
 func TestFeedbackGolden(t *testing.T) {
 	out := Feedback(feedbackResults(t))
-	compareGolden(t, "testdata/feedback/all.golden.md", out)
+	golden.Check(t, "testdata/feedback/all.golden.md", out)
 
 	// Each answer is a block holding one valid JSON-RPC response whose id
 	// is its request's, and the answers are exactly as many as the mcp

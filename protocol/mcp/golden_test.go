@@ -3,15 +3,13 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
+	"github.com/autocoder/autocoder/internal/golden"
 	"github.com/autocoder/autocoder/step"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files from the current output")
 
 // corpus is the shared folder of responses; this package owns mcp-*.md.
 const corpus = "../../testdata/responses"
@@ -96,45 +94,10 @@ func TestCorpus(t *testing.T) {
 			items := Parse(text)
 			checkItems(t, text, items)
 			got := render(text, items)
-			golden := strings.TrimSuffix(f, ".md") + ".golden.json"
-			compareGolden(t, golden, got)
+			goldenPath := strings.TrimSuffix(f, ".md") + ".golden.json"
+			golden.Check(t, goldenPath, got)
 		})
 	}
-}
-
-func compareGolden(t *testing.T, golden string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test -update rewrites it):\n%s", golden, lineDiff(string(want), string(got)))
-	}
-}
-
-// lineDiff shows the first lines that differ.
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			return "line " + itoa(i+1) + ":\n- " + wl + "\n+ " + gl
-		}
-	}
-	return ""
 }
 
 func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
