@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing/cache"
@@ -23,6 +24,9 @@ type Repo struct {
 	CommonDir string // shared: objects, refs, packed-refs, config
 	objects   *filesystem.ObjectStorage
 	storage   *filesystem.Storage
+
+	attrsMu sync.Mutex
+	attrs   *Attributes // see Attributes
 }
 
 // UnsupportedError is a repository that autocoder refuses rather than risk

@@ -96,3 +96,39 @@ func latin1Like(b []byte) bool {
 	}
 	return true
 }
+
+// KeepLineEndings gives content the line endings of old, the file it
+// replaces: a whole-file write keeps the file's style as an edit does (an
+// edit's new text takes the style of the line it replaces). Only a file
+// whose every line ending is "\r\n", or every one "\n", has a style; a
+// file with mixed endings, none at all, or a NUL byte (binary) has none,
+// and content is returned as it is. This is the one line-style rule: the
+// engine applies git's own conversions (core.autocrlf, .gitattributes) on
+// top of it.
+func KeepLineEndings(old, content []byte) []byte {
+	crlf, ok := lineStyle(old)
+	if !ok || bytes.IndexByte(content, 0) >= 0 {
+		return content
+	}
+	lf := bytes.ReplaceAll(content, []byte("\r\n"), []byte("\n"))
+	if crlf {
+		return bytes.ReplaceAll(lf, []byte("\n"), []byte("\r\n"))
+	}
+	return lf
+}
+
+// lineStyle reports whether every line ending of b is "\r\n" (crlf) or
+// every one "\n"; ok is false when b has none, has both, or is binary.
+func lineStyle(b []byte) (crlf, ok bool) {
+	n := bytes.Count(b, []byte("\n"))
+	if n == 0 || bytes.IndexByte(b, 0) >= 0 {
+		return false, false
+	}
+	switch bytes.Count(b, []byte("\r\n")) {
+	case n:
+		return true, true
+	case 0:
+		return false, true
+	}
+	return false, false
+}

@@ -83,6 +83,20 @@ func (r *Repo) GitErr(args ...string) (string, error) {
 	return string(out), err
 }
 
+// GitIn runs git with stdin as its standard input and fails the test if it
+// fails; it returns the standard output.
+func (r *Repo) GitIn(stdin string, args ...string) string {
+	r.T.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = r.Dir
+	cmd.Stdin = strings.NewReader(stdin)
+	out, err := cmd.Output()
+	if err != nil {
+		r.T.Fatalf("git %s: %v", strings.Join(args, " "), err)
+	}
+	return string(out)
+}
+
 // Write writes a file (making folders), relative to the root.
 func (r *Repo) Write(rel, content string) {
 	r.T.Helper()
