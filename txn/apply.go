@@ -84,7 +84,8 @@ type file struct {
 	origMode   uint32
 	// As the step leaves it.
 	exists bool
-	data   []byte
+	data   []byte // as the worktree file holds it
+	blob   []byte // as git stores it (see settle); set by changes
 	mode   uint32
 	dir    bool // a folder (only as origDir; steps write files)
 }
@@ -267,12 +268,18 @@ func (w *workspace) resolveOp(op *step.Op, r *step.OpResult) error {
 		} else {
 			r.Message = "created"
 		}
-		return w.setContent(f, op.Content)
+		content := op.Content
+		if f.exists && !f.origLink {
+			// A whole-file write keeps the file's line endings, as an
+			// edit does (git's own conversion comes on top, in changes).
+			content = matcher.KeepLineEndings(f.data, content)
+		}
+		return w.setContent(f, content)
 	case step.OpAppend:
 		if !f.exists && op.MustExist {
 			return &NotFoundError{Path: rel, Fix: "append_file needs an existing file; use write_file to create it"}
 		}
-		data := append(append([]byte{}, f.data...), op.Content...)
+		data := append(append([]byte{}, f.data...), matcher.KeepLineEndings(f.data, op.Content)...)
 		r.Message = "appended"
 		return w.setContent(f, data)
 	case step.OpReplace:
@@ -522,14 +529,21 @@ func (w *workspace) changes(headTree gitops.Hash) ([]pathChange, error) {
 		if ok && old.Mode != gitops.ModeTree {
 			c.Old = entry{Exists: true, Mode: old.Mode, Hash: old.Hash}
 		}
+		untouched := f.exists == f.origExists && bytes.Equal(f.data, f.origData)
 		if f.exists {
 			mode := f.mode
 			if !w.e.fileMode && c.Old.Exists && f.mode == f.origMode {
 				mode = c.Old.Mode // the worktree's executable bit does not count
 			}
-			c.New = entry{Exists: true, Mode: mode, Hash: gitops.BlobHash(f.data)}
+			if err := w.e.settle(f, c.Old); err != nil {
+				return nil, err
+			}
+			c.New = entry{Exists: true, Mode: mode, Hash: gitops.BlobHash(f.blob)}
 		}
-		if c.Old.same(c.New) && f.exists == f.origExists && bytes.Equal(f.data, f.origData) {
+		if c.Old.same(c.New) && f.exists == f.origExists && (untouched || bytes.Equal(f.data, f.origData)) {
+			// Nothing git would see: also a file git checkout would write
+			// otherwise, which the step did not change, stays as it is.
+			f.data = f.origData
 			continue
 		}
 		out = append(out, c)
@@ -561,7 +575,7 @@ func (w *workspace) guard(ch []pathChange, ix *gitops.Index) error {
 			return &DirtyError{Path: c.Path, Why: "it is an untracked file that the step would overwrite"}
 		case !f.origExists && inIndex:
 			return &DirtyError{Path: c.Path, Why: "it is deleted in the worktree but the deletion is not committed"}
-		case f.origExists && (gitops.BlobHash(f.origData) != gitops.Hash(ie.Hash) || !w.e.sameMode(f.origMode, ie.Mode)):
+		case f.origExists && (!w.e.matchesBlob(c.Path, f.origData, gitops.Hash(ie.Hash), gitops.Hash(ie.Hash)) || !w.e.sameMode(f.origMode, ie.Mode)):
 			return &DirtyError{Path: c.Path, Why: "it has uncommitted changes"}
 		}
 	}

@@ -269,6 +269,13 @@ func Code(err error) int {
 		errors.As(err, &prog), errors.As(err, &undo), errors.As(err, &moved):
 		return 4
 	}
+	// The errors that carry their class (step.Classed) need no case above.
+	switch step.ClassOf(err) {
+	case step.ClassRefused:
+		return 4
+	case step.ClassPrecondition:
+		return 3
+	}
 	return 1
 }
 

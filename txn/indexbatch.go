@@ -205,7 +205,7 @@ func (e *Engine) toHEADEntries(ix *gitops.Index, paths []string) error {
 			continue
 		}
 		var st gitops.Stat
-		if data, err := os.ReadFile(e.Repo.Abs(p)); err == nil && gitops.BlobHash(data) == te.Hash {
+		if data, err := os.ReadFile(e.Repo.Abs(p)); err == nil && e.matchesBlob(p, data, te.Hash, te.Hash) {
 			if fi, err := os.Lstat(e.Repo.Abs(p)); err == nil {
 				st = gitops.StatOf(fi)
 			}

@@ -88,6 +88,9 @@ func (e *Engine) placeFile(p *plan, rel string, t entry, forward bool) error {
 		if data, err = e.Repo.ReadBlob(t.Hash); err != nil {
 			return err
 		}
+		if t.Mode != gitops.ModeSymlink {
+			data = e.toWorktree(rel, data) // as git checkout writes it
+		}
 	}
 	if err := os.MkdirAll(filepath.Dir(full), 0o777); err != nil {
 		return fmt.Errorf("create folder of %s: %w", rel, err)
@@ -143,23 +146,23 @@ func (e *Engine) isEither(c pathChange) bool {
 	if err != nil {
 		return !c.Old.Exists || !c.New.Exists
 	}
-	var data []byte
 	switch {
 	case fi.Mode()&os.ModeSymlink != 0: // never follow it: the link itself is the content
 		target, err := os.Readlink(full)
 		if err != nil {
 			return false
 		}
-		data = []byte(target)
+		h := gitops.BlobHash([]byte(target))
+		return (c.Old.Exists && c.Old.Hash == h) || (c.New.Exists && c.New.Hash == h)
 	case fi.IsDir():
 		return false
-	default:
-		if data, err = os.ReadFile(full); err != nil {
-			return false
-		}
 	}
-	h := gitops.BlobHash(data)
-	return (c.Old.Exists && c.Old.Hash == h) || (c.New.Exists && c.New.Hash == h)
+	data, err := os.ReadFile(full)
+	if err != nil {
+		return false
+	}
+	return (c.Old.Exists && e.matchesBlob(c.Path, data, c.Old.Hash, c.Old.Hash)) ||
+		(c.New.Exists && e.matchesBlob(c.Path, data, c.New.Hash, c.Old.Hash))
 }
 
 func contains(list []string, s string) bool {

@@ -177,6 +177,12 @@ func (e *Engine) apply(ctx context.Context, s *step.Step) step.Result {
 		return fail(err)
 	}
 	e.clearRedo(p.Ref)
+	for _, c := range ch {
+		if path.Base(c.Path) == ".gitattributes" {
+			e.Repo.ForgetAttributes() // later steps see the rules as git will
+			break
+		}
+	}
 	res.Status, res.Commit = step.StatusApplied, commit.String()
 	if len(s.Programs) > 0 {
 		e.runPrograms(ctx, s, &res)
@@ -263,11 +269,11 @@ func (e *Engine) buildCommit(s *step.Step, head gitops.Head, headTree gitops.Has
 			tc = append(tc, gitops.Change{Path: c.Path, Delete: true})
 			continue
 		}
-		data := w.files[c.Path].data
-		if _, err := e.Repo.WriteBlob(data); err != nil {
+		f := w.files[c.Path]
+		if _, err := e.Repo.WriteBlob(f.blob); err != nil {
 			return gitops.ZeroHash, nil, err
 		}
-		content[c.Path] = data
+		content[c.Path] = f.data
 		tc = append(tc, gitops.Change{Path: c.Path, Mode: c.New.Mode, Hash: c.New.Hash})
 	}
 	tree, err := e.Repo.EditTree(headTree, tc)
