@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/autocoder/autocoder/step"
 	"os"
 	"path/filepath"
 	"sort"
@@ -96,6 +97,25 @@ func (e *Engine) Flush() error {
 
 func (e *Engine) debtPath() string { return filepath.Join(e.dir, "index-debt.json") }
 
+// readDebt reads what a killed run still owes (an empty map when nothing).
+// A file that does not decode is an error, never taken for an empty one:
+// the entries it lists would be lost when the next step rewrites it.
+func (e *Engine) readDebt() (map[string]entry, error) {
+	owed := map[string]entry{}
+	b, err := os.ReadFile(e.debtPath())
+	if errors.Is(err, os.ErrNotExist) {
+		return owed, nil
+	}
+	if err == nil {
+		err = json.Unmarshal(b, &owed)
+	}
+	if err != nil {
+		return nil, &step.Error{C: step.ClassInternal, Msg: "read " + e.debtPath(), Err: err,
+			Fix: "move the file away, then compare `git diff --cached` with what you staged: the index entries it lists may be stale"}
+	}
+	return owed, nil
+}
+
 // owe records paths whose index entries are, for now, only in memory,
 // each with the entry the index file holds for it (ix must not yet have the
 // path changed in memory), so that recovery settles only entries nobody
@@ -104,10 +124,11 @@ func (e *Engine) owe(paths []pathChange, ix *gitops.Index) error {
 	if e.debt == nil {
 		// Start from what a killed run still owes, so that recovery's own
 		// moves never drop it from the file.
-		e.debt = map[string]entry{}
-		if b, err := os.ReadFile(e.debtPath()); err == nil {
-			json.Unmarshal(b, &e.debt)
+		owed, err := e.readDebt()
+		if err != nil {
+			return err
 		}
+		e.debt = owed
 	}
 	grew := false
 	for _, c := range paths {
@@ -145,16 +166,9 @@ func sortedKeys(m map[string]entry) []string {
 // one the index file held before the run (the user removed the lock a
 // killed run left and staged something) is the user's: it stays.
 func (e *Engine) settleDebt() error {
-	b, err := os.ReadFile(e.debtPath())
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
+	owed, err := e.readDebt()
+	if err != nil || len(owed) == 0 {
 		return err
-	}
-	var owed map[string]entry
-	if err := json.Unmarshal(b, &owed); err != nil {
-		return fmt.Errorf("read %s: %w; hint: move it away and check git status", e.debtPath(), err)
 	}
 	held, err := e.lockIndex()
 	if err != nil {

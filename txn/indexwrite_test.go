@@ -103,3 +103,26 @@ func TestAtomicRunKeepsStepsWhenFlushFails(t *testing.T) {
 		t.Fatal("a.txt not restored")
 	}
 }
+
+// A debt file that does not decode is not taken for an empty one: the
+// entries it owes would be lost when the next step rewrites it. The step
+// fails, says which file and what to do, and changes nothing.
+func TestUnreadableIndexDebtStopsTheStep(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
+	e := open(t, g.Dir, txn.Options{})
+	defer e.Close()
+	debt := filepath.Join(g.Dir, ".git", "autocoder", "index-debt.json")
+	if err := os.WriteFile(debt, []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := g.Snapshot()
+	rs := e.Run(context.Background(), []step.Item{{Step: mkStep("s1", write("a.txt", "A\n"))}}, txn.RunOptions{})
+	if len(rs) != 1 || rs[0].Status != step.StatusFailed || !strings.Contains(rs[0].Error, "index-debt.json") || rs[0].Hint == "" {
+		t.Fatalf("want a failed step naming the debt file with a hint, got %+v", rs)
+	}
+	g.AssertUnchanged(before)
+	if b, _ := os.ReadFile(debt); string(b) != "{not json" {
+		t.Fatalf("the debt file was rewritten: %q", b)
+	}
+}
