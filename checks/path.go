@@ -226,7 +226,7 @@ func (p *Policy) inside(rel string, refuse func(why, fix string) error) error {
 		// Another repository's work tree: a nested clone, a linked worktree,
 		// a submodule git does not know of. Its files are not ours to
 		// change or show.
-		if _, err := os.Lstat(filepath.Join(p.abs(sub), ".git")); err == nil {
+		if gitpath.IsWorkTree(p.abs(sub)) {
 			return refuse(sub+" is another repository's work tree (it has its own .git)",
 				"change its files in that repository, not through this one")
 		}

@@ -1,14 +1,20 @@
-// Package gitops is everything that touches .git: opening a repository
-// (also a linked worktree), blobs and trees, index entries, refs, the reflog
-// and git's lock files.
+// Package gitops is everything that knows git's on-disk layout: opening a
+// repository (also a linked worktree), blobs and trees, index entries, refs,
+// the reflog, git's lock files, autocoder's own folder under .git, and the
+// stat data git compares. No other package names a file under .git
+// (layout_test.go holds that).
 //
 // go-git serves as the object store and ref reader only. The write path is
 // ours and follows git's own file protocols: every index and ref write takes
 // "<file>.lock" with O_EXCL, writes the new content there and renames it over
 // the file (lock.go). Start with repo.go (Open), then index.go (the index,
 // split by job into index_read.go, index_entries.go, index_update.go,
-// index_tree.go and index_write.go), objects.go (blobs and trees) and
-// refs.go. state.go tells whether a rebase, merge or the like is under way.
+// index_tree.go and index_write.go; index_repo.go is the repository's index
+// file), objects.go (blobs and trees) and refs.go (refname.go checks a
+// branch name). private.go is autocoder's folder (<gitdir>/autocoder): the
+// private names of its locks and the one-process lock, whose system part is
+// in lock_unix.go and lock_windows.go. stat.go and stat_<os>.go are git's
+// stat data. state.go tells whether a rebase, merge or the like is under way.
 // The subpackage gitpath is the one test of whether a path is inside .git
 // (every spelling git refuses); it links no git library.
 package gitops

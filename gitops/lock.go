@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 )
 
 // LockedError reports a lock file that someone else holds: a running git
@@ -57,7 +56,9 @@ func Lock(path string) (*LockFile, error) {
 // difference is that a process killed while holding the lock leaves a lock
 // file that provably is its own (same inode as own), which ReleaseStale can
 // remove without ever touching a lock that git took. own must be on the same
-// file system as path (we keep it under .git).
+// file system as path (we keep it under .git). os.Link is link(2) on unix
+// and CreateHardLink on Windows (NTFS), and os.SameFile compares device and
+// inode there, volume and file index here: the proof works on both.
 func LockVia(path, own string) (*LockFile, error) {
 	f, err := os.OpenFile(own, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o666)
 	if err != nil {
@@ -69,7 +70,11 @@ func LockVia(path, own string) (*LockFile, error) {
 		if errors.Is(err, os.ErrExist) {
 			return nil, &LockedError{Path: path + ".lock"}
 		}
-		return nil, fmt.Errorf("lock %s: %w", path, err)
+		// A file system without hard links (FAT, some network shares):
+		// git's own protocol still holds; only the proof of ownership is
+		// lost, so a lock a killed run leaves there is removed by hand,
+		// as one git leaves.
+		return Lock(path)
 	}
 	return &LockFile{path: path, lock: path + ".lock", own: own, f: f}, nil
 }
@@ -86,19 +91,13 @@ func ReleaseStale(path, own string) (bool, error) {
 		return false, err
 	}
 	removed := false
-	if li, err := os.Stat(path + ".lock"); err == nil && sameFile(oi, li) {
+	if li, err := os.Stat(path + ".lock"); err == nil && os.SameFile(oi, li) {
 		if err := os.Remove(path + ".lock"); err != nil {
 			return false, fmt.Errorf("remove stale lock %s: %w", path+".lock", err)
 		}
 		removed = true
 	}
 	return removed, os.Remove(own)
-}
-
-func sameFile(a, b os.FileInfo) bool {
-	sa, ok1 := a.Sys().(*syscall.Stat_t)
-	sb, ok2 := b.Sys().(*syscall.Stat_t)
-	return ok1 && ok2 && sa.Dev == sb.Dev && sa.Ino == sb.Ino
 }
 
 // Path is the file the lock protects.

@@ -131,7 +131,10 @@ func TestRefsReflogAndPackedRefs(t *testing.T) {
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
 	r := openRepo(t, g.Dir)
 	head := plumbing.NewHash(strings.TrimSpace(g.Git("rev-parse", "HEAD")))
-	own := filepath.Join(g.Dir, ".git", "own-test")
+	own, err := r.Private()
+	if err != nil {
+		t.Fatal(err)
+	}
 	who, _ := gitops.ParseSignature("T <t@example.com> 1700000000 +0000")
 	if err := r.UpdateRef(gitops.RefUpdate{Name: "refs/heads/w/x", New: head, Message: "create", Who: who}, own); err != nil {
 		t.Fatal(err)
@@ -140,7 +143,7 @@ func TestRefsReflogAndPackedRefs(t *testing.T) {
 		t.Fatalf("reflog %q", got)
 	}
 	// A stale old value is refused under the lock, and nothing moves.
-	err := r.UpdateRef(gitops.RefUpdate{Name: "refs/heads/w/x", Old: gitops.ZeroHash, New: head, Who: who}, own)
+	err = r.UpdateRef(gitops.RefUpdate{Name: "refs/heads/w/x", Old: gitops.ZeroHash, New: head, Who: who}, own)
 	if _, ok := err.(*gitops.RefChangedError); !ok {
 		t.Fatalf("stale old value: %v", err)
 	}

@@ -24,6 +24,16 @@ type Head struct {
 // Detached reports whether HEAD names a commit rather than a branch.
 func (h Head) Detached() bool { return h.Branch == "" }
 
+// RawHEAD is the content of this worktree's HEAD file as it is, to compare
+// with what a journal recorded (Head.Raw).
+func (r *Repo) RawHEAD() (string, error) {
+	b, err := os.ReadFile(filepath.Join(r.GitDir, "HEAD"))
+	if err != nil {
+		return "", fmt.Errorf("read HEAD: %w", err)
+	}
+	return string(b), nil
+}
+
 // ReadHEAD reads this worktree's HEAD.
 func (r *Repo) ReadHEAD() (Head, error) {
 	b, err := os.ReadFile(filepath.Join(r.GitDir, "HEAD"))
@@ -143,8 +153,8 @@ type RefUpdate struct {
 
 // UpdateRef writes one ref under git's lock protocol: BeginRefUpdate, then
 // Commit.
-func (r *Repo) UpdateRef(u RefUpdate, own string) error {
-	t, err := r.BeginRefUpdate(u, own)
+func (r *Repo) UpdateRef(u RefUpdate, p *Private) error {
+	t, err := r.BeginRefUpdate(u, p)
 	if err != nil {
 		return err
 	}
@@ -158,18 +168,19 @@ type RefTxn struct {
 	u    RefUpdate
 	lock *LockFile
 	file string
-	own  string
+	priv *Private
 }
 
-// BeginRefUpdate takes the ref's lock through own (see LockVia) and checks,
+// BeginRefUpdate takes the ref's lock through its private name in p (see
+// LockVia and ReleaseStaleLocks) and checks,
 // under the lock, that the ref still has the value u.Old. Taking it before
 // any other write lets a caller refuse cleanly when git holds the ref.
-func (r *Repo) BeginRefUpdate(u RefUpdate, own string) (*RefTxn, error) {
+func (r *Repo) BeginRefUpdate(u RefUpdate, p *Private) (*RefTxn, error) {
 	file := r.refFile(u.Name)
 	if err := os.MkdirAll(filepath.Dir(file), 0o777); err != nil {
 		return nil, fmt.Errorf("update %s: %w", u.Name, err)
 	}
-	lock, err := LockVia(file, own)
+	lock, err := r.lockVia(p, u.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +193,7 @@ func (r *Repo) BeginRefUpdate(u RefUpdate, own string) (*RefTxn, error) {
 		lock.Rollback()
 		return nil, &RefChangedError{Ref: u.Name, Want: u.Old, Got: cur}
 	}
-	return &RefTxn{r: r, u: u, lock: lock, file: file, own: own}, nil
+	return &RefTxn{r: r, u: u, lock: lock, file: file, priv: p}, nil
 }
 
 // Rollback releases the lock and leaves the ref as it was.
@@ -194,7 +205,7 @@ func (t *RefTxn) Commit() error {
 	r, u := t.r, t.u
 	if u.New.IsZero() {
 		defer t.lock.Rollback()
-		if err := r.deletePacked(u.Name, filepath.Join(filepath.Dir(t.own), "own-packed-refs")); err != nil {
+		if err := r.deletePacked(u.Name, t.priv); err != nil {
 			return err
 		}
 		if err := os.Remove(t.file); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -221,10 +232,9 @@ func (t *RefTxn) Commit() error {
 }
 
 // deletePacked removes a ref from packed-refs, if it is there, under
-// packed-refs.lock (taken through own, see LockVia).
-func (r *Repo) deletePacked(name, own string) error {
-	p := filepath.Join(r.CommonDir, "packed-refs")
-	b, err := os.ReadFile(p)
+// packed-refs.lock (taken through its private name in p, see LockVia).
+func (r *Repo) deletePacked(name string, p *Private) error {
+	b, err := os.ReadFile(filepath.Join(r.CommonDir, "packed-refs"))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
@@ -234,7 +244,7 @@ func (r *Repo) deletePacked(name, own string) error {
 	if !bytes.Contains(b, []byte(" "+name+"\n")) {
 		return nil
 	}
-	lock, err := LockVia(p, own)
+	lock, err := r.lockVia(p, "packed-refs")
 	if err != nil {
 		return err
 	}
@@ -287,10 +297,10 @@ type HEADTxn struct {
 	msg      string
 }
 
-// BeginSetHEAD takes HEAD.lock through own (see LockVia) and writes raw
-// ("ref: refs/heads/x\n" or a commit name) into it.
-func (r *Repo) BeginSetHEAD(raw string, own string, from, to Hash, who Signature, msg string) (*HEADTxn, error) {
-	lock, err := LockVia(filepath.Join(r.GitDir, "HEAD"), own)
+// BeginSetHEAD takes HEAD.lock through its private name in p (see
+// LockVia) and writes raw ("ref: refs/heads/x\n" or a commit name) into it.
+func (r *Repo) BeginSetHEAD(raw string, p *Private, from, to Hash, who Signature, msg string) (*HEADTxn, error) {
+	lock, err := r.lockVia(p, "HEAD")
 	if err != nil {
 		return nil, err
 	}

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/autocoder/autocoder/step"
-	"github.com/autocoder/autocoder/txn/reads"
 	"io/fs"
 	"os"
 	"path"
@@ -13,6 +11,9 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/autocoder/autocoder/step"
+	"github.com/autocoder/autocoder/txn/reads"
 
 	"github.com/autocoder/autocoder/checks"
 	"github.com/autocoder/autocoder/gitops"
@@ -595,7 +596,7 @@ func (e *Engine) trackedUnder(dir string) ([]string, error) {
 	if e.held != nil {
 		return e.held.ix.HasPrefix(dir), nil
 	}
-	ix, err := gitops.ReadIndex(e.Repo.GitDir + "/index")
+	ix, err := e.Repo.ReadIndex()
 	if err != nil {
 		return nil, err
 	}

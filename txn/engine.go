@@ -3,16 +3,15 @@ package txn
 import (
 	"context"
 	"errors"
-	"fmt"
-	"github.com/autocoder/autocoder/step"
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/autocoder/autocoder/step"
 
 	"github.com/autocoder/autocoder/checks"
 	"github.com/autocoder/autocoder/gitops"
@@ -45,8 +44,8 @@ type Engine struct {
 	Repo   *gitops.Repo
 	Policy *checks.Policy
 	opts   Options
-	dir    string // <gitdir>/autocoder: journal, lock, redo stacks
-	lockf  *os.File
+	priv   *gitops.Private // autocoder's folder under .git: journal, lock, redo stacks
+	plock  *gitops.ProcessLock
 
 	author, committer gitops.Signature
 	identErr          error
@@ -103,11 +102,12 @@ func Open(repo *gitops.Repo, opts Options) (*Engine, error) {
 			return nil, err
 		}
 	}
-	e := &Engine{Repo: repo, opts: opts, dir: filepath.Join(repo.GitDir, "autocoder")}
+	e := &Engine{Repo: repo, opts: opts}
 	e.fileMode = !strings.EqualFold(repo.ConfigValue("core", "filemode"), "false")
 	e.Policy = &checks.Policy{Root: repo.Root, Deny: opts.Deny, Gitlink: e.isGitlink}
 	e.crash = crashFromEnv()
-	if err := os.MkdirAll(e.dir, 0o777); err != nil {
+	var err error
+	if e.priv, err = repo.Private(); err != nil {
 		repo.Close()
 		return nil, err
 	}
@@ -122,28 +122,18 @@ func Open(repo *gitops.Repo, opts Options) (*Engine, error) {
 	return e, nil
 }
 
-// lock takes <gitdir>/autocoder/lock with flock, which the kernel releases
+// lock takes the private folder's process lock, which the system releases
 // when the process dies, so a killed autocoder never blocks the next one.
 func (e *Engine) lock() error {
-	p := filepath.Join(e.dir, "lock")
-	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o666)
+	l, err := e.priv.Lock()
+	var held *gitops.LockHeldError
+	if errors.As(err, &held) {
+		return &BusyError{Holder: held.Holder}
+	}
 	if err != nil {
-		return fmt.Errorf("take the autocoder lock: %w", err)
+		return err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		holder, _ := os.ReadFile(p)
-		f.Close()
-		h := strings.TrimSpace(string(holder))
-		if h == "" {
-			h = "holder unknown"
-		}
-		return &BusyError{Holder: h}
-	}
-	host, _ := os.Hostname()
-	f.Truncate(0)
-	f.WriteAt([]byte(fmt.Sprintf("pid %d on %s, %s, since %s\n", os.Getpid(), host,
-		strings.Join(os.Args, " "), time.Now().Format(time.RFC3339))), 0)
-	e.lockf = f
+	e.plock = l
 	return nil
 }
 
@@ -151,11 +141,8 @@ func (e *Engine) lock() error {
 func (e *Engine) Close() error {
 	ferr := e.Flush()
 	e.Policy.Close()
-	if e.lockf != nil {
-		e.lockf.Truncate(0)
-		e.lockf.Close() // closing releases the flock
-		e.lockf = nil
-	}
+	e.plock.Unlock()
+	e.plock = nil
 	if err := e.Repo.Close(); ferr == nil {
 		ferr = err
 	}
@@ -183,26 +170,8 @@ func (e *Engine) identity() (author, committer gitops.Signature, err error) {
 
 func (e *Engine) isGitlink(rel string) bool {
 	if e.gitlinks == nil {
-		e.gitlinks = map[string]bool{}
-		// Every submodule has a gitlink entry in the index, also one added
-		// without .gitmodules (git add of an embedded repository). One scan
-		// per engine, on the first path it checks.
-		if ix, err := gitops.ReadIndex(filepath.Join(e.Repo.GitDir, "index")); err == nil {
-			for en := range ix.All() {
-				if en.Mode == gitops.ModeGitlink {
-					e.gitlinks[en.Path] = true
-				}
-			}
-		}
-		// Submodules are rare; .gitmodules tells us cheaply whether to look.
-		if b, err := os.ReadFile(filepath.Join(e.Repo.Root, ".gitmodules")); err == nil {
-			for _, line := range strings.Split(string(b), "\n") {
-				k, v, ok := strings.Cut(strings.TrimSpace(line), "=")
-				if ok && strings.TrimSpace(k) == "path" {
-					e.gitlinks[strings.TrimSpace(v)] = true
-				}
-			}
-		}
+		// One scan of the index per engine, on the first path it checks.
+		e.gitlinks = e.Repo.Gitlinks()
 	}
 	return e.gitlinks[rel]
 }

@@ -10,10 +10,8 @@ import (
 	"fmt"
 	"github.com/autocoder/autocoder/step"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 
 	"github.com/autocoder/autocoder/gitops"
 )
@@ -36,19 +34,18 @@ func (e *Engine) lockIndex() (*heldIndex, error) {
 	if e.held != nil {
 		return e.held, nil // ours since an earlier step; the copy in memory is the index
 	}
-	p := filepath.Join(e.Repo.GitDir, "index")
-	lock, err := gitops.LockVia(p, e.own("index"))
+	lock, err := e.Repo.LockIndex(e.priv)
 	if err != nil {
 		return nil, err
 	}
 	if e.ixCache != nil {
-		if fi, err := os.Stat(p); err == nil && sameFileState(fi, e.ixStat) {
+		if fi, err := e.Repo.IndexStat(); err == nil && gitops.Unchanged(fi, e.ixStat) {
 			e.held = &heldIndex{lock: lock, ix: e.ixCache}
 			return e.held, nil
 		}
 	}
 	e.ixCache = nil
-	ix, err := gitops.ReadIndex(p)
+	ix, err := e.Repo.ReadIndex()
 	if err != nil {
 		lock.Rollback()
 		return nil, err
@@ -85,7 +82,7 @@ func (e *Engine) Flush() error {
 	if err := gitops.WriteIndex(h.lock, h.ix); err != nil {
 		return fmt.Errorf("write the index: %w; hint: the next autocoder command sets the entries of %s again", err, strings.Join(sortedKeys(e.debt), ", "))
 	}
-	if fi, err := os.Stat(filepath.Join(e.Repo.GitDir, "index")); err == nil {
+	if fi, err := e.Repo.IndexStat(); err == nil {
 		e.ixCache, e.ixStat = h.ix, fi
 	}
 	e.debt = nil
@@ -95,7 +92,7 @@ func (e *Engine) Flush() error {
 	return nil
 }
 
-func (e *Engine) debtPath() string { return filepath.Join(e.dir, "index-debt.json") }
+func (e *Engine) debtPath() string { return e.priv.Path("index-debt.json") }
 
 // readDebt reads what a killed run still owes (an empty map when nothing).
 // A file that does not decode is an error, never taken for an empty one:
@@ -228,14 +225,4 @@ func (e *Engine) toHEADEntries(ix *gitops.Index, paths []string) error {
 	}
 	e.ixCache = nil
 	return ix.Update(set, remove)
-}
-
-// sameFileState reports whether two stats describe the same, unchanged file.
-func sameFileState(a, b os.FileInfo) bool {
-	if a == nil || b == nil || a.Size() != b.Size() || !a.ModTime().Equal(b.ModTime()) {
-		return false
-	}
-	sa, ok1 := a.Sys().(*syscall.Stat_t)
-	sb, ok2 := b.Sys().(*syscall.Stat_t)
-	return ok1 && ok2 && sa.Dev == sb.Dev && sa.Ino == sb.Ino && sa.Ctim == sb.Ctim
 }

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/autocoder/autocoder/gitops"
 )
@@ -72,11 +71,7 @@ type plan struct {
 	kept       []string
 }
 
-func (e *Engine) journalPath() string { return filepath.Join(e.dir, "journal.json") }
-
-func (e *Engine) own(name string) string {
-	return filepath.Join(e.dir, "own-"+name)
-}
+func (e *Engine) journalPath() string { return e.priv.Path("journal.json") }
 
 func (e *Engine) writeJournal(p *plan) error {
 	if p.Tmp == "" {

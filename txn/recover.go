@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/autocoder/autocoder/gitops"
@@ -30,7 +29,7 @@ func (e *Engine) recover() error {
 func (e *Engine) recoverJournal() error {
 	b, err := os.ReadFile(e.journalPath())
 	if errors.Is(err, os.ErrNotExist) {
-		return e.releaseStaleLocks(nil)
+		return e.releaseStaleLocks()
 	}
 	if err != nil {
 		return fmt.Errorf("read journal: %w", err)
@@ -39,7 +38,7 @@ func (e *Engine) recoverJournal() error {
 	if err := json.Unmarshal(b, &p); err != nil {
 		return fmt.Errorf("read journal %s: %w; hint: it is damaged; move it away and check `git status`", e.journalPath(), err)
 	}
-	if err := e.releaseStaleLocks(&p); err != nil {
+	if err := e.releaseStaleLocks(); err != nil {
 		return err
 	}
 	if p.Tmp != "" {
@@ -53,8 +52,8 @@ func (e *Engine) recoverJournal() error {
 	if err != nil {
 		return err
 	}
-	headNow, _ := os.ReadFile(filepath.Join(e.Repo.GitDir, "HEAD"))
-	if (cur != p.OldRef && cur != p.NewRef) || (string(headNow) != p.OldHEAD && string(headNow) != p.NewHEAD) {
+	headNow, _ := e.Repo.RawHEAD()
+	if (cur != p.OldRef && cur != p.NewRef) || (headNow != p.OldHEAD && headNow != p.NewHEAD) {
 		// The user moved on (committed, switched branches) since the crash:
 		// the journal describes a state that is gone. Touch nothing.
 		kept := e.journalPath() + fmt.Sprintf(".abandoned-%d", e.opts.Now().Unix())
@@ -87,31 +86,13 @@ func (e *Engine) recoverJournal() error {
 }
 
 // releaseStaleLocks removes lock files that a killed autocoder took through
-// its private names; any other lock stays.
-func (e *Engine) releaseStaleLocks(p *plan) error {
-	targets := map[string]string{
-		"index":       filepath.Join(e.Repo.GitDir, "index"),
-		"HEAD":        filepath.Join(e.Repo.GitDir, "HEAD"),
-		"packed-refs": filepath.Join(e.Repo.CommonDir, "packed-refs"),
+// its private names (gitops.ReleaseStaleLocks); any other lock stays.
+func (e *Engine) releaseStaleLocks() error {
+	removed, err := e.Repo.ReleaseStaleLocks(e.priv)
+	for _, l := range removed {
+		fmt.Fprintf(e.opts.Log, "autocoder: removed %s left by an interrupted autocoder run\n", l)
 	}
-	if p != nil {
-		targets["ref"] = filepath.Join(e.Repo.CommonDir, filepath.FromSlash(p.Ref))
-	}
-	for name, t := range targets {
-		removed, err := gitops.ReleaseStale(t, e.own(name))
-		if err != nil {
-			return err
-		}
-		if removed {
-			fmt.Fprintf(e.opts.Log, "autocoder: removed %s.lock left by an interrupted autocoder run\n", t)
-		}
-	}
-	// A stale own-ref file without a journal: the ref lock it names is
-	// unknown; removing our private file is all that is safe.
-	if p == nil {
-		os.Remove(e.own("ref"))
-	}
-	return nil
+	return err
 }
 
 func (e *Engine) recoveryIdentity() gitops.Signature {

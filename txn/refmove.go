@@ -4,8 +4,6 @@ package txn
 // write of a move and verified under the lock.
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/autocoder/autocoder/gitops"
@@ -38,7 +36,7 @@ func (e *Engine) lockRef(p *plan, forward bool) (*gitops.RefTxn, error) {
 	return e.Repo.BeginRefUpdate(gitops.RefUpdate{
 		Name: p.Ref, Old: cur, New: want, Message: msg, Who: p.who,
 		AlsoLogHEAD: strings.TrimSpace(headRaw) == "ref: "+p.Ref,
-	}, e.own("ref"))
+	}, e.priv)
 }
 
 // lockHEAD takes HEAD.lock for a plan that changes HEAD, before the first
@@ -55,14 +53,14 @@ func (e *Engine) lockHEAD(p *plan, forward bool) (*gitops.HEADTxn, error) {
 		fromHash, toHash = p.HeadTo, p.HeadFrom
 		msg = "autocoder: roll back " + p.Kind + " of " + p.StepID + ": checkout: moving from " + headName(from) + " to " + headName(want)
 	}
-	cur, err := os.ReadFile(filepath.Join(e.Repo.GitDir, "HEAD"))
+	cur, err := e.Repo.RawHEAD()
 	if err != nil {
 		return nil, err
 	}
-	if string(cur) == want {
+	if cur == want {
 		return nil, nil
 	}
-	return e.Repo.BeginSetHEAD(want, e.own("HEAD"), fromHash, toHash, p.who, msg)
+	return e.Repo.BeginSetHEAD(want, e.priv, fromHash, toHash, p.who, msg)
 }
 
 func headName(raw string) string {

@@ -3,12 +3,12 @@ package txn
 import (
 	"context"
 	"fmt"
-	"github.com/autocoder/autocoder/step"
 	"os"
 	"path"
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/autocoder/autocoder/step"
 
 	"github.com/autocoder/autocoder/gitops"
 	"github.com/autocoder/autocoder/unidiff"
@@ -370,14 +370,12 @@ func (e *BranchError) Error() string { return "work branch " + e.Name + ": " + e
 func (e *BranchError) Hint() string { return e.Fix }
 
 func checkBranchName(name string) error {
-	if badRefChars.MatchString(name) {
+	if gitops.CheckBranchName(name) != nil {
 		return &BranchError{Name: name, Why: "not a valid branch name",
 			Fix: "use letters, digits, '-', '_' and '/' (see git check-ref-format)"}
 	}
 	return nil
 }
-
-var badRefChars = regexp.MustCompile(`[\x00-\x20~^:?*\[\\\x7f]|\.\.|@\{|//|/\.|\.lock$|\.$|^/|/$`)
 
 // workBranch decides where a step's commit goes: on the current work
 // branch, or on a new one created from HEAD (also a detached or unborn
@@ -438,7 +436,7 @@ func (e *Engine) dryRun(s *step.Step, overlay map[string]*file) step.Result {
 			fresh = append(fresh, c)
 		}
 	}
-	ix, err := gitops.ReadIndex(e.Repo.GitDir + "/index")
+	ix, err := e.Repo.ReadIndex()
 	if err != nil {
 		return fail(err)
 	}

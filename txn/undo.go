@@ -218,7 +218,7 @@ func (e *Engine) moveBranch(kind string, about *gitops.Commit, head gitops.Head,
 }
 
 func (e *Engine) redoFile(branch string) string {
-	return filepath.Join(e.dir, "redo", strings.ReplaceAll(strings.TrimPrefix(branch, "refs/heads/"), "/", "%"))
+	return e.priv.Path("redo/" + strings.ReplaceAll(strings.TrimPrefix(branch, "refs/heads/"), "/", "%"))
 }
 
 func (e *Engine) readRedo(branch string) []string {

@@ -16,6 +16,8 @@ package gitpath
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 )
@@ -242,4 +244,12 @@ func isNTFSDotGeneric(name, needle, shortPrefix string) bool {
 		}
 	}
 	return onlySpacesAndPeriods(i)
+}
+
+// IsWorkTree reports whether the folder dir is the top of a repository's
+// work tree: it holds a .git, a folder (a clone) or a file naming one (a
+// linked worktree, a submodule's checkout).
+func IsWorkTree(dir string) bool {
+	_, err := os.Lstat(filepath.Join(dir, ".git"))
+	return err == nil
 }

@@ -1,0 +1,49 @@
+package gitops
+
+// The repository's own index file: where it is, reading it, locking it, and
+// telling whether it changed since (index.go has the format).
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// indexFile is this worktree's index.
+func (r *Repo) indexFile() string { return filepath.Join(r.GitDir, "index") }
+
+// ReadIndex reads this worktree's index (see the function ReadIndex). To
+// write it back, take LockIndex first.
+func (r *Repo) ReadIndex() (*Index, error) { return ReadIndex(r.indexFile()) }
+
+// LockIndex takes index.lock through its private name in p (see LockVia),
+// for ReadIndex and WriteIndex under it.
+func (r *Repo) LockIndex(p *Private) (*LockFile, error) { return r.lockVia(p, "index") }
+
+// IndexStat is the stat of the index file, for Unchanged: git replaces the
+// index by rename, so any write of git's is another file.
+func (r *Repo) IndexStat() (os.FileInfo, error) { return os.Stat(r.indexFile()) }
+
+// Gitlinks lists the submodule paths of the repository: every gitlink entry
+// of the index (also one added without .gitmodules, as `git add` of an
+// embedded repository makes) and every path .gitmodules names (also one not
+// yet in the index).
+func (r *Repo) Gitlinks() map[string]bool {
+	links := map[string]bool{}
+	if ix, err := r.ReadIndex(); err == nil {
+		for en := range ix.All() {
+			if en.Mode == ModeGitlink {
+				links[en.Path] = true
+			}
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(r.Root, ".gitmodules")); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			k, v, ok := strings.Cut(strings.TrimSpace(line), "=")
+			if ok && strings.TrimSpace(k) == "path" {
+				links[strings.TrimSpace(v)] = true
+			}
+		}
+	}
+	return links
+}
