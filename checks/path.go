@@ -45,11 +45,11 @@ func (e *RefusedError) Class() step.Class { return step.ClassRefused }
 // plain printable text, else Go-quoted, so that a control character in a
 // hostile path is seen, not obeyed, and a trailing space is visible.
 func ShowPath(p string) string {
-	if q := strconv.Quote(p); q[1:len(q)-1] == p && !strings.HasSuffix(p, " ") && p != "" {
+	q := strconv.Quote(p)
+	if q[1:len(q)-1] == p && !strings.HasSuffix(p, " ") && p != "" {
 		return p
-	} else {
-		return q
 	}
+	return q
 }
 
 // Mode is what a path is resolved for.
