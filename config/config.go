@@ -57,6 +57,11 @@ type Programs struct {
 	// ("go test" allows "go test ./..." but not "go tool"), that may run when
 	// Enabled is true.
 	Allow []string
+	// Env (env) lists the environment variables a step may set for its
+	// programs. Whatever else a step sets is refused, and so are the
+	// variables that decide what runs (PATH, LD_*, DYLD_*, GIT_*, GO*, ...;
+	// see ProgramEnvAllowed) even when listed here.
+	Env []string
 	// Timeout (timeout) is how long a program may run when its step asks for
 	// no timeout of its own.
 	Timeout time.Duration
@@ -115,6 +120,7 @@ func Default() Config {
 		Programs: Programs{
 			Enabled:        false,
 			Allow:          []string{},
+			Env:            append([]string(nil), DefaultProgramEnv...),
 			Timeout:        60 * time.Second,
 			MaxTimeout:     10 * time.Minute,
 			MaxOutputBytes: 1 * MiB,

@@ -94,6 +94,7 @@ type file struct {
 	Programs struct {
 		Enabled        value `toml:"enabled"`
 		Allow          value `toml:"allow"`
+		Env            value `toml:"env"`
 		Timeout        value `toml:"timeout"`
 		MaxTimeout     value `toml:"max_timeout"`
 		MaxOutputBytes value `toml:"max_output_bytes"`
@@ -109,7 +110,7 @@ type file struct {
 var knownKeys = []string{
 	"apply", "apply.branch_prefix", "apply.max_file_bytes", "apply.max_response_bytes",
 	"paths", "paths.deny",
-	"programs", "programs.enabled", "programs.allow", "programs.timeout",
+	"programs", "programs.enabled", "programs.allow", "programs.env", "programs.timeout",
 	"programs.max_timeout", "programs.max_output_bytes",
 	"verify", "verify.command", "verify.timeout",
 }
@@ -139,6 +140,7 @@ func parse(name string, data []byte) (Config, error) {
 	l.list(f.Paths.Deny, "paths.deny", &c.Paths.Deny)
 	l.boolean(f.Programs.Enabled, "programs.enabled", &c.Programs.Enabled)
 	l.list(f.Programs.Allow, "programs.allow", &c.Programs.Allow)
+	l.list(f.Programs.Env, "programs.env", &c.Programs.Env)
 	l.duration(f.Programs.Timeout, "programs.timeout", &c.Programs.Timeout)
 	l.duration(f.Programs.MaxTimeout, "programs.max_timeout", &c.Programs.MaxTimeout)
 	var out int64 = int64(c.Programs.MaxOutputBytes)
@@ -423,6 +425,12 @@ func (l *loader) validate(c Config) {
 		case len(words) == 0:
 			l.bad("programs.allow", fmt.Sprintf("item %d is empty", i+1),
 				"remove it: an empty prefix would allow every command; use the command-line flag for that")
+		}
+	}
+	for i, k := range c.Programs.Env {
+		if why := envKeyNever(k); why != "" {
+			l.bad("programs.env", fmt.Sprintf("item %d %q can never be set by a step: %s", i+1, k, why),
+				"remove it; set it in autocoder's own environment if the programs need it")
 		}
 	}
 	if c.Programs.Timeout > c.Programs.MaxTimeout {

@@ -121,6 +121,7 @@ deny = ["*.secret"]
 [programs]
 enabled = true
 allow = ["make test"]
+env = ["CI", "MY_FLAG"]
 timeout = "1s"
 max_timeout = "2s"
 max_output_bytes = 300
@@ -135,7 +136,7 @@ timeout = "3s"
 	want := Config{
 		Apply:    Apply{BranchPrefix: "ai/work/", MaxFileBytes: 100, MaxResponseBytes: 200},
 		Paths:    Paths{Deny: []string{"*.secret"}},
-		Programs: Programs{Enabled: true, Allow: []string{"make test"}, Timeout: time.Second, MaxTimeout: 2 * time.Second, MaxOutputBytes: 300},
+		Programs: Programs{Enabled: true, Allow: []string{"make test"}, Env: []string{"CI", "MY_FLAG"}, Timeout: time.Second, MaxTimeout: 2 * time.Second, MaxOutputBytes: 300},
 		Verify:   Verify{Command: "go build ./...", Timeout: 3 * time.Second},
 	}
 	if !reflect.DeepEqual(got, want) {

@@ -2,7 +2,11 @@ package config
 
 import (
 	"fmt"
+	"path/filepath"
+	"sort"
 	"strings"
+
+	"github.com/autocoder/autocoder/shellwords"
 )
 
 // ProgramAllowed reports whether a step may run a program, and why (the
@@ -40,12 +44,24 @@ func (c Config) ProgramAllowed(command string, args []string, flagAll bool) (boo
 	if len(words) == 0 || words[0] == "" {
 		return false, "the command is empty"
 	}
+	if args == nil {
+		// A glob, a tilde or a brace expansion is decided by the file system
+		// or the shell, not by the words the allow list compares.
+		if _, err := shellwords.Simple(command); err != nil {
+			return false, fmt.Sprintf("command %q is not one simple command with fixed words: %v; "+
+				"write every argument out, quoting what the shell would expand ('*.go')", short(command), err)
+		}
+	}
 	for _, entry := range c.Programs.Allow {
 		prefix, err := shellWords(entry)
 		if err != nil || len(prefix) == 0 {
 			continue // Load refuses such entries; a hand-built Config allows nothing by them
 		}
 		if hasWordPrefix(words, prefix) {
+			if f := widens(words[0], words[len(prefix):]); f != "" {
+				return false, fmt.Sprintf("%q would let %s run or write something other than what the allow entry %q permits; "+
+					"drop %s, or add an allow entry that names it (such as %q)", f, words[0], entry, f, entry+" "+f)
+			}
 			return true, fmt.Sprintf("allowed by the [programs] allow entry %q", entry)
 		}
 	}
@@ -161,4 +177,100 @@ func quoteList(list []string) string {
 		q[i] = fmt.Sprintf("%q", s)
 	}
 	return strings.Join(q, ", ")
+}
+
+// DefaultProgramEnv is [programs] env when the file does not set it: names
+// that change how verbose or colourful a program is, never what it runs.
+var DefaultProgramEnv = []string{"CI", "NODE_ENV", "RUST_BACKTRACE", "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE",
+	"NO_COLOR", "FORCE_COLOR", "TZ", "LANG", "LC_ALL", "DEBUG", "VERBOSE"}
+
+// neverEnv are the variables (a trailing * for a prefix) that decide which
+// program runs, where it looks for code, or which git repository and
+// configuration it uses: a step that sets one would widen its own
+// permission (PATH=tools:… runs a go the response wrote; GIT_CONFIG_* turns
+// on core.fsmonitor; GOFLAGS=-exec=… runs a script).
+var neverEnv = []string{"PATH", "LD_*", "DYLD_*", "GIT_*", "GO*", "CGO_*", "CC", "CXX", "BASH_ENV", "ENV", "IFS",
+	"SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND", "HOME", "XDG_*", "TMPDIR", "PYTHONPATH", "PYTHONHOME",
+	"PYTHONSTARTUP", "PYTHONUSERBASE", "PYTHONEXECUTABLE", "NODE_OPTIONS", "NODE_PATH", "NPM_CONFIG_*",
+	"PERL5LIB", "PERL5OPT", "PERLLIB", "RUBYOPT", "RUBYLIB", "GEM_*", "BUNDLE_*", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "MAVEN_OPTS",
+	"CARGO_*", "RUSTC*", "RUSTFLAGS", "RUSTDOCFLAGS", "EDITOR", "VISUAL", "PAGER", "SSH_*", "http_proxy", "https_proxy"}
+
+// envKeyNever says why a variable can never be set by a step, or "".
+func envKeyNever(k string) string {
+	if k == "" || strings.ContainsAny(k, "=\x00") {
+		return "it is not a variable name"
+	}
+	for _, n := range neverEnv {
+		if p, ok := strings.CutSuffix(n, "*"); ok && strings.HasPrefix(strings.ToUpper(k), strings.ToUpper(p)) || strings.EqualFold(k, n) {
+			return "it decides which program runs or what code it loads"
+		}
+	}
+	return ""
+}
+
+// ProgramEnvAllowed reports whether a step may run its programs with env
+// added to autocoder's own environment, and why not: every key must be on
+// [programs] env and none may decide what runs (see neverEnv). The reason
+// names the first key refused, in sorted order.
+func (c Config) ProgramEnvAllowed(env map[string]string) (bool, string) {
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if why := envKeyNever(k); why != "" {
+			return false, fmt.Sprintf("the step's env sets %s, which a step may never set: %s; "+
+				"remove it from env (set it in autocoder's own environment if the program needs it)", k, why)
+		}
+		listed := false
+		for _, a := range c.Programs.Env {
+			if a == k {
+				listed = true
+			}
+		}
+		if !listed {
+			return false, fmt.Sprintf("the step's env sets %s, which is not on the [programs] env list of autocoder.toml (%s); "+
+				"remove it from env, or add it to that list", k, strings.Join(c.Programs.Env, ", "))
+		}
+	}
+	return true, "every variable of the step's env is on the [programs] env list"
+}
+
+// widening lists, per program (its file name), the arguments that make it
+// run another program, load other code, work on another repository or
+// folder, or write a file of its choosing: an allow entry for "go test" or
+// "git diff" permits none of that unless the entry itself names the
+// argument. A name ending in "=" also matches "name=value"; a single-letter
+// option also matches its value written against it ("-cfoo").
+var widening = map[string][]string{
+	"go": {"-exec", "-toolexec", "-vettool", "-o", "-C", "-modfile", "-overlay", "-pgo", "-coverprofile", "-cpuprofile",
+		"-memprofile", "-blockprofile", "-mutexprofile", "-trace", "-outputdir", "-fuzzcache"},
+	"git": {"-c", "-C", "-O", "-o", "--config-env", "--exec-path", "--upload-pack", "--receive-pack", "--output",
+		"--ext-diff", "--git-dir", "--work-tree", "--namespace", "--exec", "-x", "--template", "--separate-git-dir",
+		"--open-files-in-pager", "--no-index", "--super-prefix", "--run"},
+}
+
+// widens returns the first of extra (the words after the allow entry) that
+// lets program do more than the entry permits, or "".
+func widens(program string, extra []string) string {
+	flags := widening[filepath.Base(program)]
+	for _, w := range extra {
+		if w == "--" {
+			return ""
+		}
+		// Whole names first, so -overlay is named as itself, not as -o.
+		for _, f := range flags {
+			long := "-" + strings.TrimLeft(f, "-") // go's flags take one dash or two
+			if w == f || strings.HasPrefix(w, f+"=") || (len(f) > 2 && f[1] != '-' && (w == "-"+long || strings.HasPrefix(w, "-"+long+"="))) {
+				return f
+			}
+		}
+		for _, f := range flags {
+			if len(f) == 2 && strings.HasPrefix(w, f) && !strings.HasPrefix(w, "--") {
+				return f
+			}
+		}
+	}
+	return ""
 }

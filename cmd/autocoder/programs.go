@@ -26,6 +26,11 @@ func (p programs) Allowed(pr step.Program) (bool, string) {
 	} else if args == nil {
 		args = []string{}
 	}
+	// The environment first: even a flag that allows every program does not
+	// let a step choose what PATH or GIT_* mean for it.
+	if ok, why := p.cfg.ProgramEnvAllowed(pr.Env); !ok {
+		return false, why
+	}
 	return p.cfg.ProgramAllowed(pr.Command, args, p.allowAll)
 }
 
