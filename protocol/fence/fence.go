@@ -183,3 +183,18 @@ func content(raw []byte, indent, lines int) []byte {
 	}
 	return out
 }
+
+// Open reads one line (without its line ending) as an opening fence line of
+// either character, for a reader that walks a text line by line and decides
+// itself where a block ends (FlyCode MCP, whose copied blocks often lose
+// their closing fence). Only Char, Len, Indent and Info are set.
+func Open(line []byte) (Block, bool) {
+	return opening(line, 0)
+}
+
+// Closes reports whether line (without its line ending) closes b: up to
+// three spaces, b's character at least b.Len times, then only spaces or
+// tabs.
+func (b Block) Closes(line []byte) bool {
+	return isClosing(line, b.Char, b.Len)
+}

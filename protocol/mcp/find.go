@@ -5,19 +5,22 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/autocoder/autocoder/step"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
+
+	"github.com/autocoder/autocoder/protocol/fence"
+	"github.com/autocoder/autocoder/protocol/tjson"
+	"github.com/autocoder/autocoder/step"
 )
 
 // block is one request found in the text: the JSON value and where it came
 // from, or the error that kept it from being read.
 type block struct {
-	start, end int // the item's span: opener line to closing fence (or value end)
-	open       int // offset of the opener (fence or bare marker), for Step.Pos
-	value      []byte
-	valueOff   int
+	start, end int   // the item's span: opener line to closing fence (or value end)
+	open       int   // offset of the opener (fence or bare marker), for Step.Pos
+	tree       *node // the request, when it was read
 	repairs    []step.Repair
 	err        *step.ParseError
 }
@@ -77,44 +80,6 @@ func (d *doc) quote(off int) string {
 	return strings.TrimSpace(string(line[from:to]))
 }
 
-// fence is a CommonMark fence line: up to three spaces, three or more
-// backticks or tildes, then the info string.
-type fence struct {
-	char byte
-	n    int
-	info string
-}
-
-func parseFence(line []byte) (fence, bool) {
-	i := 0
-	for i < len(line) && i < 3 && line[i] == ' ' {
-		i++
-	}
-	if i >= len(line) || (line[i] != '`' && line[i] != '~') {
-		return fence{}, false
-	}
-	c := line[i]
-	n := 0
-	for i+n < len(line) && line[i+n] == c {
-		n++
-	}
-	if n < 3 {
-		return fence{}, false
-	}
-	info := strings.TrimSpace(string(line[i+n:]))
-	if c == '`' && strings.IndexByte(info, '`') >= 0 {
-		return fence{}, false // CommonMark: a backtick fence's info has no backticks
-	}
-	return fence{char: c, n: n, info: info}, true
-}
-
-// closes reports whether line closes a fence opened by f: the same
-// character, at least as many, nothing but spaces after.
-func (f fence) closes(line []byte) bool {
-	g, ok := parseFence(line)
-	return ok && g.char == f.char && g.n >= f.n && g.info == ""
-}
-
 const marker = "mcp-request"
 
 // isRequestInfo reports whether a fence's info string marks a request: its
@@ -125,41 +90,103 @@ func isRequestInfo(info string) bool {
 	return strings.EqualFold(word, marker)
 }
 
-// wrappers are the lines that chat pages put around a code block and that
-// come along when the text is copied: the block's label and its buttons.
-var wrappers = map[string]bool{
-	"copy": true, "copy code": true, "copied": true, "copied!": true, "copy to clipboard": true,
-	"download": true, "edit": true, "code": true, "json": true, "jsonc": true, "text": true,
-	"复制": true, "复制代码": true, "已复制": true, "下载": true, "代码": true, "编辑": true,
-	marker: true,
-}
-
-// maxWrapper bounds the length of a wrapper line, so that the common case,
-// a longer line, is rejected without lower-casing it (which showed in
-// profiles of 10 MB responses).
-const maxWrapper = 32
+// The wrapper rule is structural (DIALECTS.md §2), not a list of button
+// words: a chat page puts short labels around a code block ("copy",
+// "copy download", "复制代码", "json") and they come along when the text is
+// copied. A wrapper line is short (at most maxWrapperRunes characters in at
+// most maxWrapperWords words), holds a letter (a label, not a stray "}" or
+// "]") and no '{', and is no fence line; at most
+// maxWrapperLines of them are skipped before the JSON object starts, so
+// that a lone label followed by prose is not read as a request and the
+// look-ahead stays bounded (each line is looked at a constant number of
+// times: the scan stays linear).
+const (
+	maxWrapperRunes = 24
+	maxWrapperWords = 3
+	maxWrapperLines = 4
+)
 
 func isWrapper(line []byte) bool {
 	t := bytes.TrimSpace(line)
-	if len(t) > maxWrapper || len(t) == 0 {
+	// The byte length rejects the common case, a long line, before any
+	// per-character work (which showed in profiles of 10 MB responses).
+	if len(t) == 0 || len(t) > 4*maxWrapperRunes || bytes.IndexByte(t, '{') >= 0 {
 		return false
 	}
-	return wrappers[strings.ToLower(string(t))]
+	if utf8.RuneCount(t) > maxWrapperRunes || len(bytes.Fields(t)) > maxWrapperWords || bytes.IndexFunc(t, unicode.IsLetter) < 0 {
+		return false
+	}
+	_, isFence := fence.Open(t)
+	return !isFence
 }
 
 // bareMarker reports whether a line is the bare label of a request whose
 // fence was lost in copying: "mcp-request", perhaps run together with a
-// button's text ("mcp-request复制").
+// button's text ("mcp-request复制", "mcp-request copy download").
 func bareMarker(line []byte) bool {
-	s := strings.TrimSpace(string(line))
-	if len(s) < len(marker) || !strings.EqualFold(s[:len(marker)], marker) {
+	s := bytes.TrimSpace(line)
+	if len(s) < len(marker) || !strings.EqualFold(string(s[:len(marker)]), marker) {
 		return false
 	}
-	rest := strings.TrimSpace(s[len(marker):])
-	return rest == "" || wrappers[strings.ToLower(rest)]
+	rest := bytes.TrimSpace(s[len(marker):])
+	return len(rest) == 0 || isWrapper(rest)
 }
 
 func isBlank(line []byte) bool { return len(bytes.TrimSpace(line)) == 0 }
+
+// closers indexes the lines that can close a fence (a fence run with no
+// info string) by character and run length, so that finding a block's
+// closing line is a lookup rather than a scan to the end of the text: a
+// response of many unclosed fences would otherwise cost quadratic time.
+type closers struct {
+	// at[c][n] holds, in order, the offsets of the lines of n of character
+	// c (backtick 0, tilde 1); runs of maxRun or more share the last list.
+	at [2][maxRun + 1][]int
+}
+
+const maxRun = 16
+
+func charIndex(c byte) int {
+	if c == '~' {
+		return 1
+	}
+	return 0
+}
+
+func newClosers(d *doc) *closers {
+	cl := &closers{}
+	for off := 0; off < len(d.text); {
+		line, next := d.line(off)
+		if f, ok := fence.Open(line); ok && f.Info == "" {
+			cl.at[charIndex(f.Char)][min(f.Len, maxRun)] = append(cl.at[charIndex(f.Char)][min(f.Len, maxRun)], off)
+		}
+		off = next
+	}
+	return cl
+}
+
+// next returns the offset of the first line at or after off that closes f,
+// and the offset of the line after it.
+func (cl *closers) next(d *doc, off int, f fence.Block) (at, after int, ok bool) {
+	at = -1
+	for n := min(f.Len, maxRun); n <= maxRun; n++ {
+		list := cl.at[charIndex(f.Char)][n]
+		for i := sort.SearchInts(list, off); i < len(list) && (at < 0 || list[i] < at); i++ {
+			line, _ := d.line(list[i])
+			// Only the last list mixes run lengths (fences of maxRun
+			// characters or more); elsewhere the first entry closes.
+			if f.Closes(line) {
+				at = list[i]
+				break
+			}
+		}
+	}
+	if at < 0 {
+		return 0, 0, false
+	}
+	_, after = d.line(at)
+	return at, after, true
+}
 
 // findBlocks finds every request in the text, in document order:
 //   - a fenced block whose info string is mcp-request (strict);
@@ -174,16 +201,17 @@ func isBlank(line []byte) bool { return len(bytes.TrimSpace(line)) == 0 }
 // taken as a stray line, so that it cannot hide the rest of the response.
 func findBlocks(d *doc) []block {
 	var out []block
+	cl := newClosers(d)
 	for off := 0; off < len(d.text); {
 		line, next := d.line(off)
-		if f, ok := parseFence(line); ok {
-			if isRequestInfo(f.info) {
-				b := d.readFenced(off, next, f)
+		if f, ok := fence.Open(line); ok {
+			if isRequestInfo(f.Info) {
+				b := d.readFenced(cl, off, next, f)
 				out = append(out, b)
 				off = b.end
 				continue
 			}
-			if end, ok := d.findClose(next, f); ok {
+			if _, end, ok := cl.next(d, next, f); ok {
 				off = end
 				continue
 			}
@@ -199,35 +227,33 @@ func findBlocks(d *doc) []block {
 	return out
 }
 
-// findClose returns the offset after the first line from off on that
-// closes f.
-func (d *doc) findClose(off int, f fence) (int, bool) {
-	for off < len(d.text) {
-		line, next := d.line(off)
-		if f.closes(line) {
-			return next, true
-		}
-		off = next
-	}
-	return 0, false
-}
-
-// skipWrappers skips blank and wrapper lines from off, recording a repair
-// for each wrapper line, and returns the offset of the first other line.
-func (d *doc) skipWrappers(off, limit int, b *block) int {
+// skipWrappers skips blank lines and up to maxWrapperLines wrapper lines
+// from off, recording a repair for each wrapper line, and returns the
+// offset of the first other line (limit if none) and of the first line
+// that is not blank (-1 if none), where an error about the block points.
+func (d *doc) skipWrappers(off, limit int, b *block) (stop, first int) {
+	first = -1
+	skipped := 0
 	for off < limit {
 		line, next := d.line(off)
 		switch {
 		case isBlank(line):
-		case isWrapper(line):
+		case skipped < maxWrapperLines && isWrapper(line):
+			if first < 0 {
+				first = off
+			}
+			skipped++
 			b.repairs = append(b.repairs, step.Repair{Pos: d.pos(off),
 				What: fmt.Sprintf("skipped the line %q that a chat page puts around code blocks", strings.TrimSpace(string(line)))})
 		default:
-			return off
+			if first < 0 {
+				first = off
+			}
+			return off, first
 		}
 		off = next
 	}
-	return limit
+	return limit, first
 }
 
 func (d *doc) fail(b *block, off int, msg, hint string) {
@@ -242,28 +268,28 @@ func (d *doc) firstNonSpace(off int) int {
 	return off
 }
 
-func (d *doc) readFenced(open, body int, f fence) block {
+func (d *doc) readFenced(cl *closers, open, body int, f fence.Block) block {
 	b := block{start: open, open: open}
-	closeAt, closeEnd, closed := -1, len(d.text), false
-	for off := body; off < len(d.text); {
-		line, next := d.line(off)
-		if f.closes(line) {
-			closeAt, closeEnd, closed = off, next, true
-			break
-		}
-		off = next
-	}
+	closeAt, closeEnd, closed := cl.next(d, body, f)
 	limit := len(d.text)
 	if closed {
 		limit = closeAt
+	} else {
+		closeEnd = len(d.text)
 	}
-	p := d.skipWrappers(body, limit, &b)
+	p, first := d.skipWrappers(body, limit, &b)
 	p = min(d.firstNonSpace(p), limit)
-	if p >= limit {
+	if first < 0 {
 		b.end = closeEnd
 		d.fail(&b, open, "the mcp-request block is empty",
 			`write one JSON-RPC request in it: {"jsonrpc":"2.0","id":"call-001","method":"tools/call","params":{…}}`)
 		return b
+	}
+	if p >= limit || d.text[p] != '{' {
+		// No JSON object after the short lines: they were not a chat
+		// page's wrappers but the block's (wrong) content.
+		b.repairs = nil
+		p = d.firstNonSpace(first)
 	}
 	end, ok := d.readValue(&b, p, limit)
 	if !ok {
@@ -276,7 +302,7 @@ func (d *doc) readFenced(open, body int, f fence) block {
 	// What follows the value decides whether the fence is closed. The
 	// wrapper lines skipped here are repairs only if the block takes them.
 	var trail block
-	after := d.skipWrappers(end, limit, &trail)
+	after, _ := d.skipWrappers(end, limit, &trail)
 	switch {
 	case after >= limit && closed:
 		b.end = closeEnd
@@ -306,7 +332,7 @@ func (d *doc) readFenced(open, body int, f fence) block {
 func (d *doc) opensBefore(off, limit int) bool {
 	for off < limit {
 		line, next := d.line(off)
-		if _, ok := parseFence(line); ok || bareMarker(line) {
+		if _, ok := fence.Open(line); ok || bareMarker(line) {
 			return true
 		}
 		off = next
@@ -317,7 +343,8 @@ func (d *doc) opensBefore(off, limit int) bool {
 func (d *doc) readBare(open, body int) (block, bool) {
 	b := block{start: open, open: open}
 	b.repairs = append(b.repairs, step.Repair{Pos: d.pos(open), What: "a bare mcp-request line without a code fence"})
-	p := d.firstNonSpace(d.skipWrappers(body, len(d.text), &b))
+	p, _ := d.skipWrappers(body, len(d.text), &b)
+	p = d.firstNonSpace(p)
 	if p >= len(d.text) || d.text[p] != '{' {
 		// A lone label followed by prose is not a request: nothing to read.
 		return block{}, false
@@ -331,9 +358,9 @@ func (d *doc) readBare(open, body int) (block, bool) {
 	// A closing fence whose opening line was lost belongs to this block;
 	// left behind, it would open a fence that hides what follows.
 	var trail block
-	after := d.skipWrappers(end, len(d.text), &trail)
+	after, _ := d.skipWrappers(end, len(d.text), &trail)
 	if after < len(d.text) {
-		if line, next := d.line(after); bytes.Equal(bytes.TrimSpace(line), []byte("```")) || bytes.Equal(bytes.TrimSpace(line), []byte("~~~")) {
+		if line, next := d.line(after); isBareCloser(line) {
 			b.end = next
 			b.repairs = append(b.repairs, trail.repairs...)
 		}
@@ -341,9 +368,19 @@ func (d *doc) readBare(open, body int) (block, bool) {
 	return b, true
 }
 
-// readValue reads one JSON value at p (before limit) with encoding/json,
-// which finds where the value ends. It returns the offset after the rest of
-// the value's line, which must be blank.
+// isBareCloser reports whether a line is a fence with no info string, as
+// a closing fence is.
+func isBareCloser(line []byte) bool {
+	f, ok := fence.Open(line)
+	return ok && f.Info == ""
+}
+
+// readValue reads the JSON object at p (before limit) with tjson's strict
+// reader: the dialect's contract is that JSON.parse accepts the request, so
+// nothing is repaired. A value that does not read is worded by
+// encoding/json, whose messages are the ones a model has seen from
+// JSON.parse-like parsers. It returns the offset after the rest of the
+// value's line, which must be blank.
 func (d *doc) readValue(b *block, p, limit int) (int, bool) {
 	if c := d.text[p]; c != '{' {
 		msg := "the block does not hold a JSON object"
@@ -353,28 +390,28 @@ func (d *doc) readValue(b *block, p, limit int) (int, bool) {
 		d.fail(b, p, msg, `write one JSON-RPC request object per block: {"jsonrpc":"2.0","id":"call-001","method":"tools/call","params":{"name":"fs.read","arguments":{"path":"…"}}}`)
 		return 0, false
 	}
-	// The value's end by structure, then one validation pass; encoding/json's
-	// Decoder (slower: it buffers and copies) only words an error.
-	if n := valueEnd(d.text[p:limit]); n > 0 && json.Valid(d.text[p:p+n]) {
-		b.value, b.valueOff = d.text[p:p+n], p
-		return d.afterValue(b, p+n)
+	at := d.pos(p)
+	n, end, err := tjson.ParseNodeStrict(d.text[:limit], tjson.Pos{Offset: p, Line: at.Line, Col: at.Col})
+	if err == nil {
+		b.tree = buildTree(n)
+		return d.afterValue(b, end)
 	}
 	dec := json.NewDecoder(bytes.NewReader(d.text[p:limit]))
 	var raw json.RawMessage
-	if err := dec.Decode(&raw); err != nil {
-		var se *json.SyntaxError
-		switch {
-		case errors.As(err, &se):
-			at := p + max(int(se.Offset)-1, 0)
-			d.fail(b, at, "malformed JSON: "+se.Error(), jsonHint)
-		default: // io.ErrUnexpectedEOF: the value never ends
-			at := p + len(bytes.TrimRight(d.text[p:limit], " \t\r\n"))
-			d.fail(b, at, "malformed JSON: the request ends before its closing brace", jsonHint+"; close every { and [ and every string")
-		}
-		return 0, false
+	var se *json.SyntaxError
+	switch derr := dec.Decode(&raw); {
+	case errors.As(derr, &se):
+		at := p + max(int(se.Offset)-1, 0)
+		d.fail(b, at, "malformed JSON: "+se.Error(), jsonHint)
+	case derr != nil: // io.ErrUnexpectedEOF: the value never ends
+		at := p + len(bytes.TrimRight(d.text[p:limit], " \t\r\n"))
+		d.fail(b, at, "malformed JSON: the request ends before its closing brace", jsonHint+"; close every { and [ and every string")
+	default: // the two readers agree on what is JSON (tjson's fuzz property); keep tjson's words
+		var te *tjson.SyntaxError
+		errors.As(err, &te)
+		d.fail(b, te.Offset, "malformed JSON: "+te.Msg, jsonHint)
 	}
-	b.value, b.valueOff = raw, p
-	return d.afterValue(b, p+int(dec.InputOffset()))
+	return 0, false
 }
 
 // afterValue checks that nothing but a wrapper follows the value on its
@@ -387,30 +424,6 @@ func (d *doc) afterValue(b *block, end int) (int, bool) {
 		return 0, false
 	}
 	return next, true
-}
-
-// valueEnd returns the length of the JSON object or array at the start of
-// b, found by its brackets and strings alone, or 0 when it does not close.
-func valueEnd(b []byte) int {
-	depth := 0
-	for i := 0; i < len(b); i++ {
-		switch b[i] {
-		case '"':
-			for i++; i < len(b) && b[i] != '"'; i++ {
-				if b[i] == '\\' {
-					i++
-				}
-			}
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-			if depth == 0 {
-				return i + 1
-			}
-		}
-	}
-	return 0
 }
 
 const jsonHint = "the block must be valid JSON (JSON.parse must accept it): no comments, no trailing commas, strings in double quotes"

@@ -1,10 +1,11 @@
 // Package mcp reads and answers the FlyCode MCP dialect: JSON-RPC 2.0
 // requests in ```mcp-request code blocks (DIALECTS.md §2, seed 002).
 //
-// Start with Parse, which finds the blocks (find.go: fences, and the forms
-// text copied from chat pages takes) and reads each request into a
-// step.Step (this file; the tool table with every argument contract is in
-// tools.go). Feedback (feedback.go) writes the executor's answer: one
+// Start with Parse, which finds the blocks (find.go: fences, found with
+// protocol/fence, and the forms text copied from chat pages takes), reads
+// each request with protocol/tjson's strict reader (tree.go is the
+// request's view of that tree) and turns it into a step.Step (this file;
+// the tool table with every argument contract is in tools.go). Feedback (feedback.go) writes the executor's answer: one
 // ```mcp-response block per request, with the same id.
 package mcp
 
@@ -18,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/autocoder/autocoder/protocol/tjson"
 	"github.com/autocoder/autocoder/txn/reads"
 )
 
@@ -102,7 +104,7 @@ func fail(n *node, hint, format string, args ...any) error {
 
 func readRequest(d *doc, b *block) (*step.Step, *step.ParseError) {
 	r := &reqReader{d: d, req: Request{ID: null}}
-	root := buildTree(b.value, b.valueOff)
+	root := b.tree
 	st, err := r.read(root, b)
 	if err != nil {
 		var iv *invalid
@@ -122,13 +124,13 @@ func (r *reqReader) read(root *node, b *block) (*step.Step, error) {
 	// The id first: every later error is answered with it.
 	if id, ok := root.obj["id"]; ok {
 		switch id.kind {
-		case '"':
+		case tjson.String:
 			r.req.ID, _ = json.Marshal(id.str)
 			if id.str == "" {
 				// The id names the step and its commit trailer.
 				return nil, fail(id, `give a non-empty id, e.g. "call-001"`, "id is empty")
 			}
-		case 'n':
+		case tjson.Number:
 			r.req.ID = json.RawMessage(id.num.String())
 		default:
 			return nil, fail(id, `write the id as a string ("call-001") or a number`, "id is %s; it must be a string or a number", id.kindName())
@@ -148,7 +150,7 @@ func (r *reqReader) read(root *node, b *block) (*step.Step, error) {
 		}
 	}
 	v, ok := root.obj["jsonrpc"]
-	if !ok || v.kind != '"' || v.str != "2.0" {
+	if !ok || v.kind != tjson.String || v.str != "2.0" {
 		at := root
 		if ok {
 			at = v
@@ -159,7 +161,7 @@ func (r *reqReader) read(root *node, b *block) (*step.Step, error) {
 		return nil, fail(root, `give every request an id, e.g. "id":"call-001"`, "the request has no id")
 	}
 	m, ok := root.obj["method"]
-	if !ok || m.kind != '"' {
+	if !ok || m.kind != tjson.String {
 		at := root
 		if ok {
 			at = m
@@ -168,7 +170,7 @@ func (r *reqReader) read(root *node, b *block) (*step.Step, error) {
 	}
 	r.req.Method = m.str
 	params, hasParams := root.obj["params"]
-	if hasParams && params.kind != '{' {
+	if hasParams && params.kind != tjson.Object {
 		return nil, fail(params, `params is an object: {"name":"fs.read","arguments":{…}}`, "params is %s, not an object", params.kindName())
 	}
 	st := &step.Step{ID: idText(r.req.ID), Dialect: Dialect, Pos: r.d.pos(b.open), Repairs: b.repairs, Source: &r.req}
@@ -194,7 +196,7 @@ func (r *reqReader) read(root *node, b *block) (*step.Step, error) {
 		}
 	}
 	name, ok := params.obj["name"]
-	if !ok || name.kind != '"' {
+	if !ok || name.kind != tjson.String {
 		at := params
 		if ok {
 			at = name
@@ -210,8 +212,8 @@ func (r *reqReader) read(root *node, b *block) (*step.Step, error) {
 	if !ok {
 		// MCP lets a call without arguments omit them; the required ones
 		// are then reported as missing, one by one.
-		args = &node{off: params.off, kind: '{', obj: map[string]*node{}, keyAt: map[string]int{}}
-	} else if args.kind != '{' {
+		args = &node{off: params.off, kind: tjson.Object, obj: map[string]*node{}, keyAt: map[string]int{}}
+	} else if args.kind != tjson.Object {
 		return nil, fail(args, "arguments is an object, even when empty: {}", "params.arguments is %s, not an object", args.kindName())
 	}
 	c := &call{spec: spec, args: args, d: r.d}
@@ -286,7 +288,7 @@ func checkType(tool string, a *arg, v *node) error {
 	}
 	switch a.kind {
 	case aString:
-		if v.kind != '"' {
+		if v.kind != tjson.String {
 			return wrong()
 		}
 		if a.required && !a.mayBeEmpty && v.str == "" {
@@ -297,39 +299,39 @@ func checkType(tool string, a *arg, v *node) error {
 		}
 	case aInt:
 		n, err := strconv.ParseInt(v.num.String(), 10, 64)
-		if v.kind != 'n' || err != nil {
+		if v.kind != tjson.Number || err != nil {
 			return wrong()
 		}
 		if n < a.min {
 			return fail(v, fmt.Sprintf("%s is at least %d", a.name, a.min), "%s: %s is %d, below %d", tool, a.name, n, a.min)
 		}
 	case aBool:
-		if v.kind != 'b' {
+		if v.kind != tjson.Bool {
 			return wrong()
 		}
 	case aStrings:
-		if v.kind != '[' {
+		if v.kind != tjson.Array {
 			return wrong()
 		}
 		for _, e := range v.arr {
-			if e.kind != '"' {
+			if e.kind != tjson.String {
 				return fail(e, fmt.Sprintf("write %s as %s", a.name, want), "%s: an element of %s is %s, not a string", tool, a.name, e.kindName())
 			}
 		}
 	case aEnv:
-		if v.kind != '{' {
+		if v.kind != tjson.Object {
 			return wrong()
 		}
 		if v.dup != nil {
 			return fail(v.dup, "write each variable once", "%s: env sets %q twice", tool, v.dup.str)
 		}
 		for _, k := range v.keys {
-			if v.obj[k].kind != '"' {
+			if v.obj[k].kind != tjson.String {
 				return fail(v.obj[k], `write every value as a string: "env":{"NAME":"value"}`, "%s: env %q is %s, not a string", tool, k, v.obj[k].kindName())
 			}
 		}
 	case aFiles:
-		if v.kind != '[' {
+		if v.kind != tjson.Array {
 			return wrong()
 		}
 		if len(v.arr) == 0 {
@@ -456,7 +458,7 @@ func (c *call) build(st *step.Step, pos step.Pos) error {
 	case "fs.writeBatch":
 		files := c.args.obj["files"]
 		for i, f := range files.arr {
-			if f.kind != '{' {
+			if f.kind != tjson.Object {
 				return fail(f, `each file is {"path":…,"content":…}`, "fs.writeBatch: files[%d] is %s, not an object", i, f.kindName())
 			}
 			fc := &call{spec: &toolSpec{name: fmt.Sprintf("fs.writeBatch files[%d]", i)}, args: f, d: c.d}

@@ -259,3 +259,90 @@ func TestTools(t *testing.T) {
 		}
 	}
 }
+
+// TestReferenceCases are the reference parser's own test inputs
+// (DIALECTS.md §2): wrapper lines around the JSON ("copy download" before,
+// "extra footer" after), a fenced call, a bare mcp-request line, and the
+// refusals of an unknown method and of a request without an id.
+func TestReferenceCases(t *testing.T) {
+	t.Run("wrapper lines", func(t *testing.T) {
+		text := "mcp-request\ncopy download\n{\"jsonrpc\":\"2.0\",\"id\":\"call-wrap-001\",\"method\":\"tools/list\",\"params\":{}}\nextra footer\n"
+		it := parseOne(t, text)
+		if it.Err != nil {
+			t.Fatalf("the reference's wrapped request is refused: %v", it.Err)
+		}
+		if it.Step.ID != "call-wrap-001" || it.Step.Source.(*Request).Method != "tools/list" {
+			t.Fatalf("read %+v", it.Step)
+		}
+		if got := it.Step.Repairs; len(got) != 2 || !strings.Contains(got[1].What, `"copy download"`) || got[1].Pos.Line != 2 {
+			t.Errorf("repairs %+v, want the bare line and the skipped \"copy download\" at line 2", got)
+		}
+		if strings.Contains(text[it.Start:it.End], "extra footer") {
+			t.Errorf("the footer is part of the block: %q", text[it.Start:it.End])
+		}
+	})
+	t.Run("wrapper lines inside a fence", func(t *testing.T) {
+		it := parseOne(t, "```mcp-request\ncopy download\n{\"jsonrpc\":\"2.0\",\"id\":\"w2\",\"method\":\"tools/list\",\"params\":{}}\nextra footer\n```\n")
+		if it.Err != nil || it.Step.ID != "w2" || len(it.Step.Repairs) != 2 {
+			t.Fatalf("got %+v %v", it.Step, it.Err)
+		}
+	})
+	t.Run("fenced call", func(t *testing.T) {
+		it := parseOne(t, "```mcp-request\n{\"jsonrpc\":\"2.0\",\"id\":\"call-001\",\"method\":\"tools/call\",\"params\":{\"name\":\"fs.read\",\"arguments\":{\"path\":\"/abs/path\"}}}\n```\n")
+		if it.Err != nil || it.Step.ID != "call-001" || len(it.Step.Ops) != 1 || it.Step.Ops[0].Kind != step.OpRead || len(it.Step.Repairs) != 0 {
+			t.Fatalf("got %+v %v", it.Step, it.Err)
+		}
+	})
+	t.Run("bare line", func(t *testing.T) {
+		it := parseOne(t, "mcp-request\n{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\"}\n")
+		if it.Err != nil || it.Step.ID != "7" || len(it.Step.Repairs) != 1 {
+			t.Fatalf("got %+v %v", it.Step, it.Err)
+		}
+	})
+	t.Run("unknown method", func(t *testing.T) {
+		it := parseOne(t, "```mcp-request\n{\"jsonrpc\":\"2.0\",\"id\":\"m1\",\"method\":\"tools/run\"}\n```\n")
+		if it.Err == nil || !strings.Contains(it.Err.Msg, `unknown method "tools/run"`) || it.Err.Source.(*Request).AppCode != CodeInvalidInput || string(it.Err.Source.(*Request).ID) != `"m1"` {
+			t.Fatalf("got %+v %v", it.Step, it.Err)
+		}
+	})
+	t.Run("missing id", func(t *testing.T) {
+		it := parseOne(t, "```mcp-request\n{\"jsonrpc\":\"2.0\",\"method\":\"tools/list\"}\n```\n")
+		if it.Err == nil || !strings.Contains(it.Err.Msg, "no id") || it.Err.Source.(*Request).AppCode != CodeInvalidInput {
+			t.Fatalf("got %+v %v", it.Step, it.Err)
+		}
+	})
+}
+
+// TestWrapperRule holds the structural rule's edges: a label is skipped
+// only when a JSON object follows; a sentence, a stray brace or a fence
+// line is no wrapper; at most four wrapper lines are skipped.
+func TestWrapperRule(t *testing.T) {
+	req := `{"jsonrpc":"2.0","id":"a","method":"tools/list"}`
+	for _, c := range []struct {
+		name, text string
+		steps      int // -1: one error
+	}{
+		{"chinese button", "mcp-request\n复制代码\n" + req + "\n", 1},
+		{"four labels", "mcp-request\njson\ncopy\ndownload\nedit\n" + req + "\n", 1},
+		{"five labels", "mcp-request\njson\ncopy\ndownload\nedit\nrun\n" + req + "\n", 0},
+		{"a sentence is not a label", "mcp-request\nhere is what I will run now\n" + req + "\n", 0},
+		{"label then prose", "mcp-request\ncopy\nwhich is the tag the prompt wants.\n", 0},
+		{"fenced label only", "```mcp-request\ncopy download\n```\n", -1},
+		{"fenced footer sentence", "```mcp-request\n" + req + "\nI will now list the tools.\n```\n", -1},
+		{"marker with button words", "mcp-request copy download\n" + req + "\n", 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			items := Parse([]byte(c.text))
+			checkItems(t, []byte(c.text), items)
+			if c.steps == -1 {
+				if len(items) != 1 || items[0].Err == nil {
+					t.Fatalf("want one error, got %+v", items)
+				}
+				return
+			}
+			if len(items) != c.steps || (c.steps == 1 && items[0].Err != nil) {
+				t.Fatalf("want %d steps, got %+v", c.steps, items)
+			}
+		})
+	}
+}

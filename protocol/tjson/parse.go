@@ -17,7 +17,21 @@ import (
 // by MaxDepth, and reads each byte a constant number of times: its cost is
 // linear in the length of the value.
 func ParseNode(data []byte, start Pos) (node *Node, end int, repairs []Repair, err error) {
-	p := &parser{data: data, off: start.Offset, start: start, cur: start}
+	return parseNode(&parser{data: data, off: start.Offset, start: start, cur: start})
+}
+
+// ParseNodeStrict is ParseNode for strict RFC 8259 JSON, for a dialect whose
+// contract is that JSON.parse accepts the text (FlyCode MCP): the first
+// deviation that ParseNode would repair is a *SyntaxError instead, at the
+// place of the repair. It accepts exactly what encoding/json accepts and
+// reads the same values (the fuzz property), and it has ParseNode's linear
+// cost.
+func ParseNodeStrict(data []byte, start Pos) (node *Node, end int, err error) {
+	node, end, _, err = parseNode(&parser{data: data, off: start.Offset, start: start, cur: start, strict: true})
+	return node, end, err
+}
+
+func parseNode(p *parser) (node *Node, end int, repairs []Repair, err error) {
 	defer func() {
 		// A syntax error unwinds the descent in one step instead of being
 		// threaded through every return; nothing else is recovered.
@@ -46,6 +60,8 @@ type parser struct {
 	// quote is the likeliest thing missing, and the hint says so.
 	multiline *Pos
 	buf       []byte // scratch for strings with escapes
+	// strict makes every repair a syntax error (ParseNodeStrict).
+	strict bool
 }
 
 // pos returns the document position of byte offset off. Positions are asked
@@ -56,8 +72,14 @@ func (p *parser) pos(off int) Pos {
 }
 
 func (p *parser) repair(off int, format string, args ...any) {
+	if p.strict {
+		p.fail(off, strictHint, "not strict JSON: a tolerant reader %s", fmt.Sprintf(format, args...))
+	}
 	p.repairs = append(p.repairs, Repair{Pos: p.pos(off), What: fmt.Sprintf(format, args...)})
 }
+
+// strictHint is the advice for text that only a tolerant reader accepts.
+const strictHint = `write strict JSON, as JSON.parse accepts it: keys and strings in double quotes, no comments, no trailing commas, line breaks and tabs in strings as \n and \t`
 
 // fail stops the parse with a syntax error at off.
 func (p *parser) fail(off int, hint, format string, args ...any) {

@@ -20,7 +20,9 @@
 //
 // Start reading at ParseNode (parse.go): one value from an offset, returned
 // as a tree of Nodes that remember where they stand in the text; Parse is the
-// same reader returning plain Go values.
+// same reader returning plain Go values. ParseNodeStrict is the strict mode,
+// for a dialect whose contract is strict JSON (FlyCode MCP): every repair is
+// a *SyntaxError instead.
 //
 // String rules, decided once for every kind of string:
 //   - standard JSON escapes (\n, \", \uXXXX, …) are processed in all strings,

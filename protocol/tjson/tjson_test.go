@@ -192,6 +192,7 @@ func TestDuplicateKeys(t *testing.T) {
 // returns the same value and no repair; when the reader accepts text without
 // a repair, encoding/json accepts it too.
 func checkStrict(t *testing.T, data []byte) {
+	checkStrictMode(t, data)
 	v, end, reps, err := Parse(data, Start)
 	rest := bytes.TrimLeft(data[min(end, len(data)):], " \t\r\n")
 	if json.Valid(data) {
@@ -279,5 +280,52 @@ func TestStrictEquivalence(t *testing.T) {
 		` { "a" : [ ] , "b" : { } } `,
 	} {
 		checkStrict(t, []byte(s))
+	}
+}
+
+// checkStrictMode is the fuzz property of ParseNodeStrict: it accepts a text
+// (one value and white space) exactly when encoding/json does, and reads the
+// same value.
+func checkStrictMode(t *testing.T, data []byte) {
+	n, end, err := ParseNodeStrict(data, Start)
+	ok := err == nil && len(bytes.TrimLeft(data[end:], " \t\r\n")) == 0
+	if ok != json.Valid(data) {
+		t.Fatalf("strict reader on %q: accepted %v (err %v), encoding/json %v", data, ok, err, json.Valid(data))
+	}
+	var want any
+	if ok && json.Unmarshal(data, &want) == nil && !reflect.DeepEqual(n.Value(), want) {
+		t.Fatalf("strict reader on %q: got %#v, want %#v", data, n.Value(), want)
+	}
+}
+
+// TestStrictRepairIsError: in strict mode each deviation the tolerant
+// reader repairs is a syntax error at the repair, saying what was wrong.
+func TestStrictRepairIsError(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		col  int
+		msg  string
+	}{
+		{`{"a": 1,}`, 8, "removed a trailing comma"},
+		{`{a: 1}`, 2, "quoted the key a"},
+		{`{"a": 'x'}`, 7, "read a single-quoted string"},
+		{"{\"a\": 1 // n\n}", 9, "removed a // comment"},
+		{"[\"a\nb\"]", 2, "kept raw line breaks inside a string"},
+		{`["\d"]`, 3, `kept the unknown escape \d as written`},
+		{"{\"a\": 1\n\"b\": 2}", 8, `added a missing comma after the member "a"`},
+		{`"""x"""`, 1, `read a """-quoted string`},
+	} {
+		_, _, err := ParseNodeStrict([]byte(c.text), Start)
+		var se *SyntaxError
+		if !errors.As(err, &se) || !strings.Contains(se.Msg, c.msg) || se.Col != c.col || !strings.Contains(se.Hint, "JSON.parse") {
+			t.Errorf("%q: got %#v, want a syntax error at column %d naming %q", c.text, err, c.col, c.msg)
+		}
+		if _, _, reps, err := ParseNode([]byte(c.text), Start); err != nil || len(reps) == 0 {
+			t.Errorf("%q: the tolerant reader should repair it: %v %v", c.text, reps, err)
+		}
+	}
+	n, end, err := ParseNodeStrict([]byte(`{"a": [1, "\u00e9"]} tail`), Start)
+	if err != nil || end != 20 || n.Get("a").Elems[1].Text != "é" {
+		t.Fatalf("strict JSON: %v, end %d", err, end)
 	}
 }
