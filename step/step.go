@@ -34,12 +34,14 @@ const (
 	OpList    OpKind = "list"    // list the tree under Path into the feedback
 	OpSearch  OpKind = "search"  // search under Path (MCP fs.search)
 	OpDiff    OpKind = "diff"    // diff Path against To or Content (MCP fs.diff)
+	OpEcho    OpKind = "echo"    // put Content into the feedback (Axon echo); touches nothing
+	OpStatus  OpKind = "status"  // the repository's branch and uncommitted paths into the feedback (Axon git_status)
 )
 
 // Writes reports whether the kind changes the repository.
 func (k OpKind) Writes() bool {
 	switch k {
-	case OpRead, OpList, OpSearch, OpDiff:
+	case OpRead, OpList, OpSearch, OpDiff, OpEcho, OpStatus:
 		return false
 	}
 	return true

@@ -237,6 +237,14 @@ func (w *workspace) resolve(s *step.Step, res *step.Result) error {
 }
 
 func (w *workspace) resolveOp(op *step.Op, r *step.OpResult) error {
+	switch op.Kind {
+	case step.OpEcho:
+		r.Status, r.Output = step.StatusRead, string(op.Content)
+		return nil
+	case step.OpStatus:
+		r.Status = step.StatusRead
+		return w.status(r)
+	}
 	if !op.Kind.Writes() {
 		rel, err := w.e.Policy.ResolveRead(op.Path)
 		if err != nil {
@@ -378,8 +386,11 @@ func (w *workspace) resolveOp(op *step.Op, r *step.OpResult) error {
 			return err
 		}
 		r.To = to
+		if f.dir {
+			return w.moveDir(rel, to, r)
+		}
 		if !f.exists || f.origLink {
-			return &NotFoundError{Path: rel, Fix: "move needs an existing regular file; check the path"}
+			return &NotFoundError{Path: rel, Fix: "move needs an existing regular file or a folder; check the path"}
 		}
 		t, err := w.get(to)
 		if err != nil {
@@ -403,11 +414,34 @@ func (w *workspace) resolveOp(op *step.Op, r *step.OpResult) error {
 // deleteDir deletes the tracked files below rel; a folder that holds files
 // git does not track is refused, since undo could not bring them back.
 func (w *workspace) deleteDir(rel string, r *step.OpResult) error {
-	var untracked []string
 	tracked, err := w.e.trackedUnder(rel)
 	if err != nil {
 		return err
 	}
+	if err := w.untrackedIn(rel, tracked); err != nil {
+		return err
+	}
+	for _, p := range tracked {
+		// Each file passes the path policy as if deleted on its own: a
+		// denied file or a submodule inside the folder refuses the op.
+		if _, err := w.resolvePath(p); err != nil {
+			return err
+		}
+		f, err := w.get(p)
+		if err != nil {
+			return err
+		}
+		f.exists, f.data = false, nil
+	}
+	r.Message = fmt.Sprintf("deleted %d file(s)", len(tracked))
+	return nil
+}
+
+// untrackedIn refuses a folder that holds files git does not track: an op
+// on the whole folder would lose them or leave them behind, and undo could
+// not bring them back.
+func (w *workspace) untrackedIn(rel string, tracked []string) error {
+	var untracked []string
 	isTracked := map[string]bool{}
 	for _, p := range tracked {
 		isTracked[p] = true
@@ -428,19 +462,88 @@ func (w *workspace) deleteDir(rel string, r *step.OpResult) error {
 		}
 		return &DirtyError{Path: rel, Why: "the folder holds files git does not track (" + strings.Join(untracked, ", ") + "); undo could not bring them back"}
 	}
+	return nil
+}
+
+// status reports the branch and what git status calls changed. The step's
+// own writes are not on disk yet, so this is the repository as the step
+// found it.
+func (w *workspace) status(r *step.OpResult) error {
+	head, err := w.e.Repo.ReadHEAD()
+	if err != nil {
+		return err
+	}
+	dirty, err := w.e.Repo.Dirty()
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	if head.Branch != "" {
+		fmt.Fprintf(&b, "on branch %s\n", strings.TrimPrefix(head.Branch, "refs/heads/"))
+	} else {
+		b.WriteString("HEAD detached\n")
+	}
+	if len(dirty) == 0 {
+		b.WriteString("nothing to commit, working tree clean\n")
+	}
+	for _, p := range dirty {
+		fmt.Fprintf(&b, "changed or untracked: %s\n", p)
+	}
+	r.Output = b.String()
+	return nil
+}
+
+// moveDir moves every tracked file below the folder rel to the same place
+// below to. Like deleteDir it refuses a folder holding files git does not
+// track (the move would leave them behind, or undo could not bring them
+// back), and it refuses a target that exists: merging two folders is a
+// guess about which file wins.
+func (w *workspace) moveDir(rel, to string, r *step.OpResult) error {
+	if to == rel || strings.HasPrefix(to, rel+"/") {
+		return &KindError{Path: to, Is: "inside " + rel, Fix: "a folder cannot move into itself; choose a target outside " + rel}
+	}
+	t, err := w.get(to)
+	if err != nil {
+		return err
+	}
+	if t.exists || t.dir {
+		return &ExistsError{Path: to, Fix: "move the folder to a path that does not exist yet, or move its files one by one"}
+	}
+	tracked, err := w.e.trackedUnder(rel)
+	if err != nil {
+		return err
+	}
+	if len(tracked) == 0 {
+		return &NotFoundError{Path: rel, Fix: "the folder holds no file git tracks; nothing to move"}
+	}
+	if err := w.untrackedIn(rel, tracked); err != nil {
+		return err
+	}
 	for _, p := range tracked {
-		// Each file passes the path policy as if deleted on its own: a
-		// denied file or a submodule inside the folder refuses the op.
+		// Both ends pass the path policy as if moved one by one.
 		if _, err := w.resolvePath(p); err != nil {
 			return err
 		}
-		f, err := w.get(p)
+		dst := to + strings.TrimPrefix(p, rel)
+		if _, err := w.resolvePath(dst); err != nil {
+			return err
+		}
+		src, err := w.get(p)
 		if err != nil {
 			return err
 		}
-		f.exists, f.data = false, nil
+		d, err := w.get(dst)
+		if err != nil {
+			return err
+		}
+		data, mode := src.data, src.mode
+		src.exists, src.data = false, nil
+		if err := w.setContent(d, data); err != nil {
+			return err
+		}
+		d.mode = mode
 	}
-	r.Message = fmt.Sprintf("deleted %d file(s)", len(tracked))
+	r.Message = fmt.Sprintf("moved the folder and its %d file(s) to %s", len(tracked), to)
 	return nil
 }
 

@@ -143,7 +143,9 @@ func (e *Engine) apply(ctx context.Context, s *step.Step) step.Result {
 			}
 		}
 		res.Status = step.StatusUnchanged
-		if !s.WritesFiles() {
+		if !s.WritesFiles() && len(s.Ops) > 0 {
+			// A step of reads only; a step with no op at all (Axon's
+			// git_add, end, git_init) has nothing to do and is unchanged.
 			res.Status = step.StatusRead
 		}
 		if len(s.Programs) > 0 {

@@ -6,20 +6,42 @@ import (
 	"strings"
 )
 
+// mode is how an act combines its inline arguments (the words of the act
+// block after its name) with its block arguments (the blocks after the act
+// block), exactly as the reference registers each act.
+type mode int
+
+const (
+	hybrid    mode = iota // the inline arguments, then the blocks
+	exclusive             // the inline arguments if there are any (the blocks are then ignored), else the blocks
+	blockOnly             // the blocks only; inline arguments are ignored with a note
+)
+
 // spec is what an act takes and what it becomes.
 type spec struct {
-	params   []string // parameter names, for messages
-	variadic bool     // any number of parameters (build checks them)
-	content  bool     // one parameter is written content (hints about fence length)
-	build    func(a *act, ps []param)
+	mode       mode
+	params     []string // parameter names, for messages
+	optional   int      // how many of the last params may be left out
+	variadic   bool     // any number of parameters (build checks them)
+	ignoreArgs bool     // the act takes whatever follows it and ignores it (end)
+	content    bool     // one parameter is written content (hints about fence length)
+	build      func(a *act, ps []param)
+}
+
+// min is the number of parameters the act needs.
+func (sp spec) min() int {
+	if sp.variadic || sp.ignoreArgs {
+		return 0
+	}
+	return len(sp.params) - sp.optional
 }
 
 // known lists the acts in the order messages name them: the prompt's acts
-// first, then those real plans use.
+// first, then those the reference registers.
 var known = []string{
 	"check_files_exist", "check_cwd_match", "write_file", "replace", "patch_file",
-	"append_file", "move_file", "delete_file", "read_file", "run_command",
-	"git_add", "git_commit", "end",
+	"append_file", "move_file", "delete_file", "read_file", "list_files", "search_files",
+	"run_command", "git_status", "git_init", "git_add", "git_commit", "echo", "log_thought", "end",
 }
 
 var specs map[string]spec
@@ -28,20 +50,25 @@ func init() {
 	// In init, not a literal: the build funcs refer back to specs through
 	// act.read, which the compiler would call an initialization cycle.
 	specs = map[string]spec{
-		"check_files_exist": {params: []string{"file_list"}, variadic: true, build: buildFilesExist},
-		"check_cwd_match":   {params: []string{"expected_path"}, build: buildCwdMatch},
-		"write_file":        {params: []string{"path", "content"}, content: true, build: buildWrite(step.OpWrite)},
-		"append_file":       {params: []string{"path", "content"}, content: true, build: buildWrite(step.OpAppend)},
-		"replace":           {params: []string{"path", "old_string", "new_string"}, content: true, build: buildReplace},
-		"patch_file":        {params: []string{"path", "old_string", "new_string"}, content: true, build: buildReplace},
-		"move_file":         {params: []string{"source", "destination"}, build: buildMove},
-		"delete_file":       {params: []string{"path"}, build: buildPathOp(step.OpDelete)},
-		"read_file":         {params: []string{"path"}, build: buildPathOp(step.OpRead)},
-		"run_command":       {params: []string{"command"}, build: buildRun},
-		"git_add":           {params: []string{"paths"}, variadic: true, build: buildGitAdd},
-		"git_commit":        {params: []string{"message"}, build: buildCommit},
-		// "end" never reaches the table's build: readActs stops at it.
-		"end": {},
+		"check_files_exist": {mode: exclusive, params: []string{"file_list"}, variadic: true, build: buildFilesExist},
+		"check_cwd_match":   {mode: exclusive, params: []string{"expected_path"}, build: buildCwdMatch},
+		"write_file":        {mode: hybrid, params: []string{"path", "content"}, content: true, build: buildWrite(step.OpWrite)},
+		"append_file":       {mode: hybrid, params: []string{"path", "content"}, content: true, build: buildWrite(step.OpAppend)},
+		"replace":           {mode: hybrid, params: []string{"path", "old_string", "new_string"}, content: true, build: buildReplace},
+		"patch_file":        {mode: hybrid, params: []string{"path", "old_string", "new_string"}, content: true, build: buildReplace},
+		"move_file":         {mode: hybrid, params: []string{"source", "destination"}, build: buildMove},
+		"delete_file":       {mode: exclusive, params: []string{"path"}, build: buildPathOp(step.OpDelete)},
+		"read_file":         {mode: hybrid, params: []string{"path"}, build: buildPathOp(step.OpRead)},
+		"list_files":        {mode: exclusive, params: []string{"path"}, optional: 1, build: buildList},
+		"search_files":      {mode: exclusive, params: []string{"pattern", "path"}, optional: 1, build: buildSearch},
+		"run_command":       {mode: exclusive, params: []string{"command"}, build: buildRun},
+		"git_status":        {mode: exclusive, build: buildGitStatus},
+		"git_init":          {mode: exclusive, build: buildNote("git_init: nothing to do: autocoder works inside an existing git repository")},
+		"git_add":           {mode: exclusive, params: []string{"paths"}, variadic: true, build: buildGitAdd},
+		"git_commit":        {mode: blockOnly, params: []string{"message"}, build: buildCommit},
+		"echo":              {mode: hybrid, params: []string{"text"}, build: buildEcho},
+		"log_thought":       {mode: blockOnly, params: []string{"thought"}, build: buildThought},
+		"end":               {mode: hybrid, ignoreArgs: true, build: func(a *act, ps []param) { a.desc = "end" }},
 	}
 }
 
@@ -53,6 +80,10 @@ func (a *act) path(p param, what string) (string, bool) {
 	case s == "":
 		a.fail(p.pos, fmt.Sprintf("%s: the %s is empty", a.name, what), a.line,
 			fmt.Sprintf("write the %s, relative to the repository root, as the block's only line", what))
+		return "", false
+	case strings.Contains(s, "\n") && !p.block:
+		a.fail(p.pos, fmt.Sprintf("%s: the %s holds more than one line", a.name, what), s,
+			fmt.Sprintf("a %s is one line; a quote in the act block spans lines, close it on the line it opens", what))
 		return "", false
 	case strings.Contains(s, "\n"):
 		a.fail(p.pos, fmt.Sprintf("%s: the %s block holds more than one line", a.name, what), s,
@@ -164,7 +195,7 @@ func buildGitAdd(a *act, ps []param) {
 		}
 	}
 	a.desc = strings.TrimSpace("git_add " + short(strings.Join(paths, " ")))
-	a.note = "git_add: autocoder stages what it writes"
+	a.notes = append(a.notes, "git_add: autocoder stages what it writes")
 }
 
 func buildCommit(a *act, ps []param) {
@@ -176,6 +207,61 @@ func buildCommit(a *act, ps []param) {
 	}
 	a.msg = msg
 	a.desc = "git_commit " + short(msg)
+}
+
+func buildList(a *act, ps []param) {
+	p := "."
+	if len(ps) > 0 {
+		var ok bool
+		if p, ok = a.path(ps[0], "path"); !ok {
+			return
+		}
+	}
+	a.desc = "list_files " + p
+	a.ops = []step.Op{{Kind: step.OpList, Path: p, Pos: a.pos}}
+}
+
+func buildSearch(a *act, ps []param) {
+	pattern := ps[0].text
+	if strings.TrimSpace(pattern) == "" {
+		a.fail(ps[0].pos, "search_files: the pattern is empty", a.line,
+			"write the text (a regular expression) to search for as the first parameter")
+		return
+	}
+	p := "."
+	if len(ps) > 1 {
+		var ok bool
+		if p, ok = a.path(ps[1], "path"); !ok {
+			return
+		}
+	}
+	a.desc = "search_files " + short(pattern)
+	// The reference searches with ripgrep, so the pattern is a regular
+	// expression.
+	a.ops = []step.Op{{Kind: step.OpSearch, Path: p, Pos: a.pos, Read: &step.ReadOptions{Query: pattern, Regex: true}}}
+}
+
+func buildGitStatus(a *act, ps []param) {
+	a.desc = "git_status"
+	a.ops = []step.Op{{Kind: step.OpStatus, Pos: a.pos}}
+}
+
+func buildNote(note string) func(a *act, ps []param) {
+	return func(a *act, ps []param) {
+		a.desc = a.name
+		a.notes = append(a.notes, note)
+	}
+}
+
+func buildEcho(a *act, ps []param) {
+	a.desc = "echo " + short(ps[0].text)
+	a.ops = []step.Op{{Kind: step.OpEcho, Content: []byte(ps[0].text), HasContent: true, Pos: a.pos}}
+}
+
+func buildThought(a *act, ps []param) {
+	a.desc = "log_thought " + short(ps[0].text)
+	a.summary = strings.TrimSpace(ps[0].text)
+	a.notes = append(a.notes, "log_thought: recorded in the step's summary (the commit message body)")
 }
 
 // unknownHint names the known acts, and the one meant when the name differs
@@ -277,8 +363,11 @@ func (g *grouper) step(acts []*act, reason, summary string, start, end int) {
 		s.Ops = append(s.Ops, a.ops...)
 		s.Checks = append(s.Checks, a.checks...)
 		s.Programs = append(s.Programs, a.progs...)
-		if a.note != "" {
-			s.Repairs = append(s.Repairs, step.Repair{Pos: a.pos, What: a.note})
+		for _, n := range a.notes {
+			s.Repairs = append(s.Repairs, step.Repair{Pos: a.pos, What: n})
+		}
+		if a.summary != "" {
+			s.Summary = strings.TrimSpace(s.Summary + "\n\n" + a.summary)
 		}
 		src.Acts = append(src.Acts, Act{Name: a.name, Desc: a.desc, Line: a.pos.Line})
 	}

@@ -7,9 +7,12 @@
 // feedback.go, writes the plain-text report a model reads after a run.
 //
 // An Axon plan is a run of fenced blocks. A block whose info string is "act"
-// names an act on its first line, optionally followed by shell-style inline
-// arguments; the blocks after it, up to the next act block, are its
-// positional parameters whatever their info strings.
+// holds one shell-style command line over all its lines, split as Python's
+// shlex.split splits it (package shellwords): the first word names the act,
+// the others are its inline arguments. The blocks after it, up to the next
+// act block, are its block arguments whatever their info strings. How the
+// two combine depends on the act (hybrid, exclusive, block only: acts.go),
+// as the reference registers it.
 //
 // Values: a parameter's value is its content lines joined with "\n", with no
 // final newline ("a\nb" for a block of the lines a and b). That is the path,
@@ -31,6 +34,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/autocoder/autocoder/protocol/fence"
+	"github.com/autocoder/autocoder/shellwords"
 )
 
 // Dialect is the value of step.Step.Dialect and step.ParseError.Dialect for
@@ -95,22 +99,22 @@ type act struct {
 	ops    []step.Op
 	checks []step.Check
 	progs  []step.Program
-	note   string // an accepted act with nothing to do (git_add)
+	notes   []string // what the act did not do, for the feedback (git_add, ignored arguments)
+	unknown bool     // the act is not one the reference knows: the plan stops at it
+	summary string   // log_thought: the thought, recorded with the step
 	msg    string // git_commit: the commit message
 }
 
 // readActs splits the plan's blocks into acts and reads each. The first block
-// is always an act block (the plan starts at one). An act named "end" stops
-// the reading: what follows it is not part of the plan.
+// is always an act block (the plan starts at one). An act the reference
+// does not know either ends the plan there: what follows it is not read, as
+// a plug-in act the model expected may have been meant to prepare it.
 func readActs(text []byte, blocks []fence.Block) []*act {
 	var acts []*act
 	for _, b := range blocks {
 		if b.Info == "act" {
 			a := &act{block: b, start: b.Start, end: b.End, pos: blockPos(b)}
-			a.readLine(text)
-			if a.err == nil && a.name == "end" {
-				break
-			}
+			a.readBlock(text)
 			acts = append(acts, a)
 			continue
 		}
@@ -118,8 +122,16 @@ func readActs(text []byte, blocks []fence.Block) []*act {
 		a.params = append(a.params, b)
 		a.end = b.End
 	}
-	for _, a := range acts {
+	for i, a := range acts {
 		a.read()
+		if a.unknown {
+			if rest := len(acts) - i - 1; rest > 0 {
+				a.err.Msg += fmt.Sprintf("; the plan stops here: %d more act%s (from line %d) not applied",
+					rest, plural(rest), acts[i+1].pos.Line)
+				a.end = acts[len(acts)-1].end
+			}
+			return acts[:i+1]
+		}
 	}
 	return acts
 }
@@ -129,78 +141,54 @@ func blockPos(b fence.Block) step.Pos {
 	return step.Pos{Offset: b.Start + b.Indent, Line: b.Line, Col: b.Indent + 1}
 }
 
-// readLine reads the act line: the first non-blank content line of the act
-// block. More non-blank lines are an error, not extra parameters: the
-// parameters belong in their own blocks, and guessing would hide a plan the
-// model wrote wrongly.
-func (a *act) readLine(text []byte) {
+// readBlock reads the act block as the reference does: its whole content is
+// one shell-style command line (Python's shlex.split: new lines are blanks,
+// quotes group), the first word names the act and the others are its inline
+// arguments, so "patch_file⏎path/to/file" is "patch_file path/to/file".
+func (a *act) readBlock(text []byte) {
 	b := a.block
-	raw := text[b.ContentStart:b.ContentEnd]
-	lineNo := b.Line + 1
-	found := false
-	for pos := 0; pos < len(raw); lineNo++ {
-		end := pos
-		for end < len(raw) && raw[end] != '\n' {
-			end++
-		}
-		l := strings.TrimRight(string(raw[pos:end]), "\r")
-		indent := len(l) - len(strings.TrimLeft(l, " \t"))
-		lp := step.Pos{Offset: b.ContentStart + pos + indent, Line: lineNo, Col: indent + 1}
-		pos = end + 1
-		if strings.TrimSpace(l) == "" {
-			continue
-		}
-		if found {
-			a.fail(lp, "the act block holds more than one line", strings.TrimSpace(l),
-				"put the act name and its inline arguments on the first line of the act block; give other parameters in their own blocks after it")
-			return
-		}
-		found = true
-		a.line, a.linePos = strings.TrimSpace(l), lp
-	}
-	if !found {
+	raw := string(text[b.ContentStart:b.ContentEnd])
+	trimmed := strings.TrimSpace(raw)
+	lead := len(raw) - len(strings.TrimLeft(raw, " \t\r\n"))
+	a.line = trimmed
+	a.linePos = a.textPos(text, b.ContentStart+lead)
+	if trimmed == "" {
 		a.fail(a.pos, "the act block names no act", firstLine(text[b.Start:]),
 			"write the act's name on the first line of the act block, for example write_file")
 		return
 	}
-	name, rest, _ := strings.Cut(a.line, " ")
-	if i := strings.IndexByte(name, '\t'); i >= 0 {
-		name, rest = a.line[:i], a.line[i+1:]
+	words, err := shellwords.Split(raw)
+	if err != nil {
+		qe := err.(*shellwords.QuoteError)
+		what := fmt.Sprintf("the %c quote is never closed", qe.Char)
+		if qe.Char == '\\' {
+			what = "a backslash at the end escapes nothing"
+		}
+		a.fail(a.textPos(text, b.ContentStart+qe.Offset), "act block: "+what, a.line, qe.Hint()+
+			", or give the argument in a block of its own after the act block")
+		return
 	}
-	a.name, rest = name, strings.TrimSpace(rest)
-	switch {
-	case rest == "":
-	case name == "run_command":
-		// The shell splits the command; splitting it here too would
-		// change what runs.
-		a.args = []string{rest}
-	case name == "git_commit":
-		// A message is prose: `git_commit don't panic` must not fail on
-		// the apostrophe. A fully quoted message loses its quotes, and
-		// a leading -m (git's own spelling) is dropped.
-		words, err := splitArgs(rest)
-		if err != nil {
-			a.args = []string{rest}
-			break
-		}
-		if len(words) > 0 && words[0] == "-m" {
-			words = words[1:]
-		}
-		if len(words) > 0 {
-			a.args = []string{strings.Join(words, " ")}
-		}
-	default:
-		words, err := splitArgs(rest)
-		if err != nil {
-			qe := err.(*quoteError)
-			at := strings.Index(a.line, rest) + qe.Col - 1 // byte index of the quote in the line
-			a.fail(step.Pos{Offset: a.linePos.Offset + at, Line: a.linePos.Line, Col: a.linePos.Col + utf8.RuneCountInString(a.line[:at])},
-				"act line: "+err.Error(), a.line,
-				fmt.Sprintf("close the %c quote, or give the argument in a block of its own after the act block", qe.Quote))
-			return
-		}
-		a.args = words
+	a.name, a.args = words[0], words[1:]
+	// run_command: the reference splits the command into words and joins
+	// them with new lines, which breaks every command of more than one
+	// word ("mkdir⏎-p⏎dir"). The command is what the model wrote after the
+	// act's name; the program policy reads it as a shell line.
+	if a.name == "run_command" && len(a.args) > 0 && strings.HasPrefix(trimmed, a.name) {
+		a.args = []string{strings.TrimSpace(trimmed[len(a.name):])}
 	}
+}
+
+// textPos is the position of byte offset off of text.
+func (a *act) textPos(text []byte, off int) step.Pos {
+	b := a.block
+	line := b.Line
+	start := b.Start
+	for i := b.Start; i < off; i++ {
+		if text[i] == '\n' {
+			line, start = line+1, i+1
+		}
+	}
+	return step.Pos{Offset: off, Line: line, Col: utf8.RuneCount(text[start:off]) + 1}
 }
 
 // fail records the act's error. The first error wins: it is the one the
@@ -222,10 +210,10 @@ type param struct {
 }
 
 // read turns a named act and its parameters into ops, checks or programs.
+// Inline and block arguments combine as the act's mode says (acts.go).
 func (a *act) read() {
 	// An unclosed block ran to the end of the text, so whatever else is
-	// wrong with the act (an act block of many lines, say) follows from it:
-	// report the fence.
+	// wrong with the act follows from it: report the fence.
 	if last := a.lastBlock(); !last.Closed {
 		a.err = nil
 		a.fail(blockPos(last), fmt.Sprintf("unclosed %s block: the text ends before its closing fence", fenceOf(last)),
@@ -238,25 +226,63 @@ func (a *act) read() {
 	}
 	sp, ok := specs[a.name]
 	if !ok {
+		a.unknown = true
 		a.fail(a.linePos, fmt.Sprintf("unknown act %q", a.name), a.line, unknownHint(a.name))
 		return
 	}
-	var ps []param
+	var inline, blocks []param
 	for _, s := range a.args {
-		ps = append(ps, param{text: s, content: []byte(s), lines: 1, pos: a.linePos})
+		inline = append(inline, param{text: s, content: []byte(s), lines: 1, pos: a.linePos})
 	}
 	for _, b := range a.params {
 		v := b.Content
 		if len(v) > 0 {
 			v = v[:len(v)-1]
 		}
-		ps = append(ps, param{text: string(v), content: b.Content, lines: b.Lines, block: true, pos: blockPos(b)})
+		blocks = append(blocks, param{text: string(v), content: b.Content, lines: b.Lines, block: true, pos: blockPos(b)})
 	}
-	if !sp.variadic && len(ps) != len(sp.params) {
-		a.countError(sp, ps)
+	var ps []param
+	switch sp.mode {
+	case hybrid:
+		ps = append(inline, blocks...)
+	case exclusive:
+		ps = blocks
+		if len(inline) > 0 {
+			ps = inline
+			if n := len(blocks); n > 0 {
+				a.notes = append(a.notes, fmt.Sprintf("%s: the %d block%s after it (from line %d) %s ignored: the act has inline arguments",
+					a.name, n, plural(n), blocks[0].pos.Line, isAre(n)))
+			}
+		}
+	case blockOnly:
+		ps = blocks
+		if len(inline) > 0 {
+			a.notes = append(a.notes, fmt.Sprintf("%s: the inline argument%s %s %s ignored: the act reads its blocks only",
+				a.name, plural(len(inline)), short(strings.Join(a.args, " ")), isAre(len(inline))))
+		}
+	}
+	if sp.ignoreArgs {
+		if n := len(ps); n > 0 {
+			a.notes = append(a.notes, fmt.Sprintf("%s: its %d argument%s ignored", a.name, n, plural(n)))
+		}
+		ps = nil
+	}
+	max := len(sp.params)
+	if sp.variadic {
+		max = int(^uint(0) >> 1)
+	}
+	if len(ps) < sp.min() || len(ps) > max {
+		a.countError(sp, ps, len(inline) > 0 && sp.mode == blockOnly)
 		return
 	}
 	sp.build(a, ps)
+}
+
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
 }
 
 // lastBlock is the act's last block: the one an unclosed fence can only be.
@@ -267,17 +293,27 @@ func (a *act) lastBlock() fence.Block {
 	return a.block
 }
 
-// countError reports a parameter count that does not fit the act.
-func (a *act) countError(sp spec, ps []param) {
-	msg := fmt.Sprintf("%s takes %d parameter%s (%s) but has %d", a.name, len(sp.params),
+// countError reports a parameter count that does not fit the act. More
+// arguments than the act takes are an error, not ignored as the reference
+// ignores them: in real plans the extra block was an unclosed fence that had
+// swallowed the next act.
+func (a *act) countError(sp spec, ps []param, inlineIgnored bool) {
+	want := fmt.Sprintf("%d", len(sp.params))
+	if m := sp.min(); m != len(sp.params) {
+		want = fmt.Sprintf("%d to %d", m, len(sp.params))
+	}
+	msg := fmt.Sprintf("%s takes %s parameter%s (%s) but has %d", a.name, want,
 		plural(len(sp.params)), strings.Join(sp.params, ", "), len(ps))
+	if len(sp.params) == 0 {
+		msg = fmt.Sprintf("%s takes no parameter but has %d", a.name, len(ps))
+	}
 	var hint string
 	if len(ps) > len(sp.params) {
 		extra := ps[len(sp.params)]
 		if extra.block {
 			msg += fmt.Sprintf("; the first extra one is the block at line %d", extra.pos.Line)
 		} else {
-			msg += "; the first extra one is an inline argument"
+			msg += fmt.Sprintf("; the first extra one is the inline argument %q", short(extra.text))
 		}
 		hint = "every block after an act block is a parameter of that act until the next act block; " +
 			"write explanations as prose outside fences, and quote an inline argument that holds spaces"
@@ -287,6 +323,9 @@ func (a *act) countError(sp spec, ps []param) {
 	} else {
 		hint = fmt.Sprintf("after the act block, write one block per parameter, in order: %s; open and close each block with a line of %s",
 			strings.Join(sp.params, ", "), fenceOf(a.block))
+		if inlineIgnored {
+			hint = a.name + " reads its parameters from blocks only, not from the act block; " + hint
+		}
 	}
 	a.fail(a.pos, msg, a.line, hint)
 }

@@ -111,22 +111,24 @@ func TestParse(t *testing.T) {
 				`axon-4 22:1 "run_command go test ./... && echo 'ok'" run("go test ./... && echo 'ok'")`,
 				`axon-5 25:1 "run_command make" run("make\nmake test")`,
 			}},
-		{"git_commit groups", mkact("write_file", "a\n", "1\n") + mkact("git_add", "a\nb\n") + mkact("patch_file", "b\n", "x\n", "y\n") + mkact("git_commit", "Add a, fix b\n\nBody line.\n") + mkact("delete_file", "c\n") + "~~~~~act\ngit_commit -m \"Remove c\"\n~~~~~\n" + mkact("read_file", "d\n"),
+		{"git_commit groups", mkact("write_file", "a\n", "1\n") + mkact("git_add", "a\nb\n") + mkact("patch_file", "b\n", "x\n", "y\n") + mkact("git_commit", "Add a, fix b\n\nBody line.\n") + mkact("delete_file", "c\n") + "~~~~~act\ngit_commit -m\n~~~~~\n~~~~~\nRemove c\n~~~~~\n" + mkact("read_file", "d\n"),
 			[]string{
 				`axon-1 1:1 "Add a, fix b" summary="Body line." write(a,"1\n") replace(b,"x"->"y") repair("git_add: autocoder stages what it writes")`,
-				`axon-2 37:1 "Remove c" delete(c)`,
-				`axon-3 46:1 "read_file d" read(d)`,
+				`axon-2 37:1 "Remove c" delete(c) repair("git_commit: the inline argument -m is ignored: the act reads its blocks only")`,
+				`axon-3 49:1 "read_file d" read(d)`,
 			}},
-		{"git_commit message with an apostrophe", mkact("write_file", "a\n", "1\n") + "~~~~~act\ngit_commit don't break\n~~~~~\n",
-			[]string{`axon-1 1:1 "don't break" write(a,"1\n")`}},
+		{"git_commit message inline: an apostrophe is an open quote", mkact("write_file", "a\n", "1\n") + "~~~~~act\ngit_commit don't break\n~~~~~\n",
+			[]string{`axon-1 1:1 "write_file a" write(a,"1\n")`, `error 11:15 act block: the ' quote is never closed`}},
+		{"git_commit message inline only: no message", mkact("write_file", "a\n", "1\n") + "~~~~~act\ngit_commit \"Add a\"\n~~~~~\n",
+			[]string{`error 10:1 git_commit takes 1 parameter (message) but has 0; its group of 1 act (lines 1-1) is not applied`}},
 		{"check in a group stays a check", mkact("check_files_exist", "a\n") + mkact("write_file", "a\n", "1\n") + mkact("git_commit", "msg\n"),
 			[]string{`axon-1 1:1 "msg" files_exist["a"] write(a,"1\n") stop_run`}},
 		{"standalone git_add changes nothing", "~~~~~act\ngit_add a.py b.py\n~~~~~\n",
 			[]string{`axon-1 1:1 "git_add a.py b.py" repair("git_add: autocoder stages what it writes")`}},
-		{"end ignores what follows", mkact("delete_file", "a\n") + mkact("end") + mkact("delete_file", "b\n") + "~~~~~act\n",
-			[]string{`axon-1 1:1 "delete_file a" delete(a)`}},
-		{"unknown act, reading goes on", mkact("write_fle", "a\n", "1\n") + mkact("delete_file", "b\n"),
-			[]string{`error 2:1 unknown act "write_fle"`, `axon-1 10:1 "delete_file b" delete(b)`}},
+		{"end is an act that ignores its arguments", mkact("delete_file", "a\n") + mkact("end", "prose\n") + mkact("delete_file", "b\n"),
+			[]string{`axon-1 1:1 "delete_file a" delete(a)`, `axon-2 7:1 "end" repair("end: its 1 argument ignored")`, `axon-3 13:1 "delete_file b" delete(b)`}},
+		{"unknown act stops the plan", mkact("delete_file", "z\n") + mkact("write_fle", "a\n", "1\n") + mkact("delete_file", "b\n"),
+			[]string{`axon-1 1:1 "delete_file z" delete(z)`, `error 8:1 unknown act "write_fle"; the plan stops here: 1 more act (from line 16) not applied`}},
 		{"too few parameters", mkact("write_file", "a\n") + mkact("delete_file", "b\n"),
 			[]string{`error 1:1 write_file takes 2 parameters (path, content) but has 1`, `axon-1 7:1 "delete_file b" delete(b)`}},
 		{"too many parameters", mkact("delete_file", "a\n", "b\n"),
@@ -135,25 +137,53 @@ func TestParse(t *testing.T) {
 			[]string{`axon-1 1:1 "delete_file a" delete(a)`, `error 13:1 unclosed ~~~~~ block: the text ends before its closing fence`}},
 		{"unclosed act block", "~~~~~act\nwrite_file\n~~~~~path\n",
 			[]string{`error 1:1 unclosed ~~~~~ block: the text ends before its closing fence`}},
-		{"two-line act block", "~~~~~act\nwrite_file\na.txt\n~~~~~\n~~~~~\nx\n~~~~~\n",
-			[]string{`error 3:1 the act block holds more than one line`}},
+		{"act block of several lines is one command line", "~~~~~act\npatch_file\n  src/a b.py\n~~~~~\n~~~~~python\nx\n~~~~~\n~~~~~python\ny\n~~~~~\n" +
+			"~~~~~act\nwrite_file\n\"my\nfile.txt\"\n~~~~~\n~~~~~\nhi\n~~~~~\n",
+			[]string{`axon-1 1:1 "patch_file src/a" replace(src/a,"b.py"->"x")`, `error 1:1 patch_file takes 3 parameters (path, old_string, new_string) but has 4; the first extra one is the block at line 8`,
+				`error 12:1 write_file: the path holds more than one line`}[1:]},
+		{"hybrid: inline then blocks", "~~~~~act\npatch_file\nsrc/a.py\n~~~~~\n~~~~~python\nx\n~~~~~\n~~~~~python\ny\n~~~~~\n",
+			[]string{`axon-1 1:1 "patch_file src/a.py" replace(src/a.py,"x"->"y")`}},
+		{"hybrid: too many arguments names the extra block", "~~~~~act\nwrite_file a.txt\n~~~~~\n~~~~~\nA\n~~~~~\n~~~~~\nB\n~~~~~\n",
+			[]string{`error 1:1 write_file takes 2 parameters (path, content) but has 3; the first extra one is the block at line 7`}},
+		{"hybrid: too many inline arguments", "~~~~~act\nmove_file a b c\n~~~~~\n",
+			[]string{`error 1:1 move_file takes 2 parameters (source, destination) but has 3; the first extra one is the inline argument "c"`}},
+		{"exclusive: inline arguments win, blocks ignored", "~~~~~act\ndelete_file old.txt\n~~~~~\n~~~~~\nother.txt\n~~~~~\n",
+			[]string{`axon-1 1:1 "delete_file old.txt" delete(old.txt) repair("delete_file: the 1 block after it (from line 4) is ignored: the act has inline arguments")`}},
+		{"run_command: the act block after the name is the command", "~~~~~act\nrun_command\nmkdir -p locales/zh && touch 'a b'\n~~~~~\n",
+			[]string{`axon-1 1:1 "run_command mkdir -p locales/zh && touch 'a b'" run("mkdir -p locales/zh && touch 'a b'")`}},
+		{"block only: log_thought", "~~~~~act\nlog_thought ignored words\n~~~~~\n~~~~~\nThe parser needs a test.\n~~~~~\n",
+			[]string{`axon-1 1:1 "log_thought The parser needs a test." summary="The parser needs a test." repair("log_thought: the inline arguments ignored words are ignored: the act reads its blocks only") repair("log_thought: recorded in the step's summary (the commit message body)")`}},
+		{"echo, list_files, search_files, git_status, git_init", mkact("echo", "hello\n") + "~~~~~act\nlist_files src\n~~~~~\n" + mkact("list_files") +
+			"~~~~~act\nsearch_files 'def main' src\n~~~~~\n" + mkact("git_status") + mkact("git_init"),
+			[]string{`axon-1 1:1 "echo hello" echo()`, `axon-2 7:1 "list_files src" list(src)`, `axon-3 10:1 "list_files ." list(.)`,
+				`axon-4 13:1 "search_files def main" search(src)`, `axon-5 16:1 "git_status" status()`,
+				`axon-6 19:1 "git_init" repair("git_init: nothing to do: autocoder works inside an existing git repository")`}},
+		{"git_status takes no parameter", mkact("git_status", "x\n"),
+			[]string{`error 1:1 git_status takes no parameter but has 1; the first extra one is the block at line 4`}},
+		{"a plan of end only is one step with nothing to do", "```act\nend\n```\n",
+			[]string{`axon-1 1:1 "end"`}},
 		{"empty act block", "~~~~~act\n\n~~~~~\n",
 			[]string{`error 1:1 the act block names no act`}},
 		{"unterminated quote", "~~~~~act\nwrite_file \"a.txt\n~~~~~\n~~~~~\nx\n~~~~~\n",
-			[]string{`error 2:12 act line: unterminated " quote`}},
+			[]string{`error 2:12 act block: the " quote is never closed`}},
 		{"columns count characters", "~~~~~act\nread_file 好 'x\n~~~~~\n",
-			[]string{`error 2:13 act line: unterminated ' quote`}},
+			[]string{`error 2:13 act block: the ' quote is never closed`}},
 		{"empty path", mkact("delete_file", "  \n"),
 			[]string{`error 4:1 delete_file: the path is empty`}},
 		{"two-line path", mkact("write_file", "a\nb\n", "x\n"),
 			[]string{`error 4:1 write_file: the path block holds more than one line`}},
 		{"empty check list", mkact("check_files_exist", "\n\n"),
 			[]string{`error 1:1 check_files_exist lists no file`}},
-		{"group with a bad act is not applied", mkact("write_file", "a\n", "1\n") + mkact("frobnicate") + mkact("git_commit", "msg\n") + mkact("delete_file", "z\n"),
+		{"group with a bad act is not applied", mkact("write_file", "a\n", "1\n") + mkact("delete_file") + mkact("git_commit", "msg\n") + mkact("delete_file", "z\n"),
 			[]string{
-				`error 11:1 unknown act "frobnicate"`,
+				`error 10:1 delete_file takes 1 parameter (path) but has 0`,
 				`error 13:1 git_commit: its group of 2 acts (lines 1-10) is not applied because 1 of its acts could not be read`,
 				`axon-1 19:1 "delete_file z" delete(z)`,
+			}},
+		{"a plug-in act in a group: the acts before it are applied", mkact("write_file", "a\n", "1\n") + mkact("bump_version") + mkact("git_commit", "msg\n"),
+			[]string{
+				`axon-1 1:1 "write_file a" write(a,"1\n")`,
+				`error 11:1 unknown act "bump_version"; the plan stops here: 1 more act (from line 13) not applied`,
 			}},
 		{"git_commit without message", mkact("delete_file", "a\n") + mkact("git_commit", "\n"),
 			[]string{`error 10:1 git_commit: the commit message is empty; its group of 1 act (lines 1-1) is not applied`}},
@@ -231,28 +261,6 @@ func TestSource(t *testing.T) {
 	for i := range want {
 		if src.Acts[i] != want[i] {
 			t.Errorf("act %d: %+v, want %+v", i, src.Acts[i], want[i])
-		}
-	}
-}
-
-func TestSplitArgs(t *testing.T) {
-	cases := []struct {
-		in   string
-		want []string
-		err  bool
-	}{
-		{"a b  c", []string{"a", "b", "c"}, false},
-		{`"my file.txt"`, []string{"my file.txt"}, false},
-		{`'a "b"' "c \"d\" \$x \n"`, []string{`a "b"`, `c "d" $x \n`}, false},
-		{`a\ b x""y ''`, []string{"a b", "xy", ""}, false},
-		{`"open`, nil, true},
-		{`'open`, nil, true},
-		{"", nil, false},
-	}
-	for _, c := range cases {
-		got, err := splitArgs(c.in)
-		if (err != nil) != c.err || fmt.Sprintf("%q", got) != fmt.Sprintf("%q", c.want) {
-			t.Errorf("splitArgs(%q) = %q, %v; want %q, error %v", c.in, got, err, c.want, c.err)
 		}
 	}
 }

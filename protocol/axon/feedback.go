@@ -125,7 +125,10 @@ func writeOp(b *strings.Builder, op step.OpResult) {
 	if op.To != "" {
 		target += " -> " + op.To
 	}
-	fmt.Fprintf(b, "  %s %s: %s", op.Kind, target, op.Status)
+	if target != "" {
+		target = " " + target
+	}
+	fmt.Fprintf(b, "  %s%s: %s", op.Kind, target, op.Status)
 	if op.Message != "" {
 		fmt.Fprintf(b, " (%s)", op.Message)
 	}

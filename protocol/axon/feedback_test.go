@@ -14,7 +14,7 @@ import (
 var plan = mkact("write_file", "a.txt\n", "A\n") + mkact("git_add", "a.txt\n") + mkact("git_commit", "Add a\n") +
 	mkact("check_files_exist", "go.mod\n") +
 	mkact("replace", "b.go\n", "x\n", "y\n") +
-	mkact("frobnicate") +
+	mkact("delete_file") +
 	mkact("read_file", "notes.md\n") +
 	mkact("run_command", "go test ./...\n")
 
