@@ -95,14 +95,14 @@ type act struct {
 
 	err *step.ParseError // set when the act cannot be read
 
-	desc   string // "write_file src/a.py": default commit subject
-	ops    []step.Op
-	checks []step.Check
-	progs  []step.Program
+	desc    string // "write_file src/a.py": default commit subject
+	ops     []step.Op
+	checks  []step.Check
+	progs   []step.Program
 	notes   []string // what the act did not do, for the feedback (git_add, ignored arguments)
 	unknown bool     // the act is not one the reference knows: the plan stops at it
 	summary string   // log_thought: the thought, recorded with the step
-	msg    string // git_commit: the commit message
+	msg     string   // git_commit: the commit message
 }
 
 // readActs splits the plan's blocks into acts and reads each. The first block
