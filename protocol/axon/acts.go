@@ -261,7 +261,6 @@ func buildEcho(a *act, ps []param) {
 func buildThought(a *act, ps []param) {
 	a.desc = "log_thought " + short(ps[0].text)
 	a.summary = strings.TrimSpace(ps[0].text)
-	a.notes = append(a.notes, "log_thought: recorded in the step's summary (the commit message body)")
 }
 
 // unknownHint names the known acts, and the one meant when the name differs

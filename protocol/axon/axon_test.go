@@ -152,7 +152,7 @@ func TestParse(t *testing.T) {
 		{"run_command: the act block after the name is the command", "~~~~~act\nrun_command\nmkdir -p locales/zh && touch 'a b'\n~~~~~\n",
 			[]string{`axon-1 1:1 "run_command mkdir -p locales/zh && touch 'a b'" run("mkdir -p locales/zh && touch 'a b'")`}},
 		{"block only: log_thought", "~~~~~act\nlog_thought ignored words\n~~~~~\n~~~~~\nThe parser needs a test.\n~~~~~\n",
-			[]string{`axon-1 1:1 "log_thought The parser needs a test." summary="The parser needs a test." repair("log_thought: the inline arguments ignored words are ignored: the act reads its blocks only") repair("log_thought: recorded in the step's summary (the commit message body)")`}},
+			[]string{`axon-1 1:1 "log_thought The parser needs a test." summary="The parser needs a test." repair("log_thought: the inline arguments ignored words are ignored: the act reads its blocks only")`}},
 		{"echo, list_files, search_files, git_status, git_init", mkact("echo", "hello\n") + "~~~~~act\nlist_files src\n~~~~~\n" + mkact("list_files") +
 			"~~~~~act\nsearch_files 'def main' src\n~~~~~\n" + mkact("git_status") + mkact("git_init"),
 			[]string{`axon-1 1:1 "echo hello" echo()`, `axon-2 7:1 "list_files src" list(src)`, `axon-3 10:1 "list_files ." list(.)`,
