@@ -260,6 +260,13 @@ func (e *Engine) buildCommit(s *step.Step, head gitops.Head, headTree gitops.Has
 	if err != nil {
 		return gitops.ZeroHash, nil, err
 	}
+	if ref != head.Branch && !head.Hash.IsZero() {
+		// A new work branch: where it starts is recorded before its first
+		// commit, so that a crash cannot leave a branch without it.
+		if err := e.recordStart(ref, head); err != nil {
+			return gitops.ZeroHash, nil, err
+		}
+	}
 	author, committer, err := e.identity()
 	if err != nil {
 		return gitops.ZeroHash, nil, err

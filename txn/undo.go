@@ -27,17 +27,28 @@ func (e *NothingError) Error() string { return e.Why }
 // Hint says what to do.
 func (e *NothingError) Hint() string { return e.Fix }
 
-// LogEntry is one step commit on the work branch.
+// LogEntry is one commit on the work branch: a step, or a commit of the
+// user's own (Kind "user", no StepID).
 type LogEntry struct {
 	StepID  string `json:"step_id"`
+	Kind    string `json:"kind"` // "step" or "user"
 	Commit  string `json:"commit"`
 	Subject string `json:"subject"`
 	Author  string `json:"author"`
 	Date    string `json:"date"`
 }
 
-// Log lists the steps on the current work branch, newest first: the commits
-// from the tip that carry the Autocoder-Step trailer.
+func logEntry(c *gitops.Commit) LogEntry {
+	en := LogEntry{StepID: c.Trailer("Autocoder-Step"), Kind: "step", Commit: c.Hash.String(), Subject: c.Subject(),
+		Author: c.Author.Name + " <" + c.Author.Email + ">", Date: c.Author.When.Format("2006-01-02 15:04:05 -0700")}
+	if en.StepID == "" {
+		en.Kind = "user"
+	}
+	return en
+}
+
+// Log lists the commits on the current work branch since it started,
+// newest first: the steps, and any commit of the user's own among them.
 func (e *Engine) Log() (branch string, entries []LogEntry, err error) {
 	head, err := e.Repo.ReadHEAD()
 	if err != nil {
@@ -46,10 +57,9 @@ func (e *Engine) Log() (branch string, entries []LogEntry, err error) {
 	if err := e.onWorkBranch(head); err != nil {
 		return "", nil, err
 	}
-	steps, err := e.steps(head.Hash, -1)
-	for _, c := range steps {
-		entries = append(entries, LogEntry{StepID: c.Trailer("Autocoder-Step"), Commit: c.Hash.String(), Subject: c.Subject(),
-			Author: c.Author.Name + " <" + c.Author.Email + ">", Date: c.Author.When.Format("2006-01-02 15:04:05 -0700")})
+	commits, err := e.history(head, -1)
+	for _, c := range commits {
+		entries = append(entries, logEntry(c))
 	}
 	return strings.TrimPrefix(head.Branch, "refs/heads/"), entries, err
 }
@@ -66,15 +76,31 @@ func (e *Engine) onWorkBranch(head gitops.Head) error {
 	return nil
 }
 
-// steps returns up to n (n < 0: all) step commits from tip, newest first.
-func (e *Engine) steps(tip gitops.Hash, n int) ([]*gitops.Commit, error) {
+// history returns up to n (n < 0: all) commits of the work branch head is
+// on, newest first, along first parents, and never one at or below the
+// point where the branch started (see gitops.SetBranchStart): after the
+// branch was merged into its base and a new work branch made from there,
+// the steps that are now the base's are not this branch's. A branch with no
+// recorded start (made by hand or by an older autocoder), or whose start is
+// no longer below its tip (rewritten by hand), falls back to the commits
+// that carry the Autocoder-Step trailer.
+func (e *Engine) history(head gitops.Head, n int) ([]*gitops.Commit, error) {
+	start, _, known := e.Repo.BranchStart(strings.TrimPrefix(head.Branch, "refs/heads/"))
+	if known && !head.Hash.IsZero() {
+		if below, err := e.Repo.IsAncestor(start, head.Hash); err != nil || !below {
+			known = false
+		}
+	}
 	var out []*gitops.Commit
-	for h := tip; !h.IsZero() && n != 0; n-- {
+	for h := head.Hash; !h.IsZero() && n != 0; n-- {
+		if known && h == start {
+			break
+		}
 		c, err := e.Repo.ReadCommit(h)
 		if err != nil {
 			return out, err
 		}
-		if c.Trailer("Autocoder-Step") == "" {
+		if !known && c.Trailer("Autocoder-Step") == "" {
 			break
 		}
 		out = append(out, c)
@@ -86,11 +112,38 @@ func (e *Engine) steps(tip gitops.Hash, n int) ([]*gitops.Commit, error) {
 	return out, nil
 }
 
+// recordStart records where a work branch that a step is about to create
+// (or to take over, when it already points at HEAD) starts: at HEAD. A
+// start already recorded for an existing branch stays.
+func (e *Engine) recordStart(ref string, head gitops.Head) error {
+	name := strings.TrimPrefix(ref, "refs/heads/")
+	if _, exists, err := e.Repo.ResolveRef(ref); err == nil && exists {
+		if _, _, known := e.Repo.BranchStart(name); known {
+			return nil
+		}
+	}
+	return e.Repo.SetBranchStart(name, head.Hash, head.Branch)
+}
+
+// UndoOptions change what Undo refuses.
+type UndoOptions struct {
+	// Force undoes steps that the branch's upstream, or the branch it was
+	// made from, already contains.
+	Force bool
+}
+
 // Undo drops the newest n steps of the current work branch: their files go
 // back to the state before them (worktree and index), the branch moves back,
 // and the steps can be put back with Redo. It refuses when a file of those
-// steps changed since, and touches no other file.
-func (e *Engine) Undo(n int) ([]LogEntry, error) {
+// steps changed since, when one of them is a commit of the user's own, when
+// it would reach past the point where the branch started, and (unless
+// o.Force) when the branch's upstream or the branch it was made from
+// already contains them; it touches no other file.
+func (e *Engine) Undo(n int, o ...UndoOptions) ([]LogEntry, error) {
+	var opt UndoOptions
+	if len(o) > 0 {
+		opt = o[0]
+	}
 	defer e.Flush() // releases index.lock on the refusals too
 	if err := e.Repo.InProgress(); err != nil {
 		return nil, err
@@ -102,22 +155,35 @@ func (e *Engine) Undo(n int) ([]LogEntry, error) {
 	if err := e.onWorkBranch(head); err != nil {
 		return nil, err
 	}
-	steps, err := e.steps(head.Hash, n)
+	steps, err := e.history(head, n)
 	if err != nil {
 		return nil, err
 	}
+	branch := strings.TrimPrefix(head.Branch, "refs/heads/")
+	for _, c := range steps {
+		if c.Trailer("Autocoder-Step") == "" {
+			short := c.Hash.String()[:12]
+			return nil, &UndoRefusedError{Why: "undo refused: commit " + short + " (" + oneLine(c.Subject()) + ") is your own commit on " + branch + ", not an autocoder step; undo never drops it",
+				Fix: "undo only the steps above it (autocoder log shows them), or take it back yourself with git revert " + short}
+		}
+	}
 	if len(steps) < n {
 		if len(steps) == 0 {
-			return nil, &NothingError{Why: "nothing to undo: the tip of " + strings.TrimPrefix(head.Branch, "refs/heads/") + " is not an autocoder step",
+			return nil, &NothingError{Why: "nothing to undo: " + branch + " has no step since it started",
 				Fix: "autocoder log lists the steps of this branch"}
 		}
-		return nil, &NothingError{Why: fmt.Sprintf("cannot undo %d steps: the branch has only %d", n, len(steps)),
+		return nil, &NothingError{Why: fmt.Sprintf("cannot undo %d steps: %s has only %d since it started", n, branch, len(steps)),
 			Fix: fmt.Sprintf("run autocoder undo %d", len(steps))}
 	}
 	oldest := steps[len(steps)-1]
 	if len(oldest.Parents) == 0 {
 		return nil, &UndoRefusedError{Why: "step " + oldest.Trailer("Autocoder-Step") + " is the first commit of the repository; there is no state before it to go back to",
 			Fix: "undo fewer steps, or delete the branch with git"}
+	}
+	if !opt.Force {
+		if err := e.published(branch, oldest); err != nil {
+			return nil, err
+		}
 	}
 	target := oldest.Parents[0]
 	if err := e.moveBranch("undo", steps[0], head, target, oldest.Trailer("Autocoder-Step")); err != nil {
@@ -172,6 +238,35 @@ func (e *Engine) Redo() (LogEntry, error) {
 	}
 	return LogEntry{StepID: c.Trailer("Autocoder-Step"), Commit: c.Hash.String(), Subject: c.Subject()},
 		e.writeRedo(head.Branch, stack[:len(stack)-1])
+}
+
+// published refuses an undo whose oldest step (and so every newer one)
+// the branch's upstream or the branch it was made from already contains:
+// moving the work branch back would not take the step out of there, and a
+// pushed step would come back with the next pull.
+func (e *Engine) published(branch string, oldest *gitops.Commit) error {
+	var where []string
+	if name, tip, ok := e.Repo.Upstream(branch); ok {
+		where = append(where, name+"\x00"+tip.String())
+	}
+	if _, from, ok := e.Repo.BranchStart(branch); ok && from != "" {
+		if tip, exists, err := e.Repo.ResolveRef(from); err == nil && exists {
+			where = append(where, from+"\x00"+tip.String())
+		}
+	}
+	for _, w := range where {
+		name, tip, _ := strings.Cut(w, "\x00")
+		in, err := e.Repo.IsAncestor(oldest.Hash, plumbing.NewHash(tip))
+		if err != nil {
+			return err
+		}
+		if in {
+			short := strings.TrimPrefix(strings.TrimPrefix(name, "refs/heads/"), "refs/remotes/")
+			return &UndoRefusedError{Why: "undo refused: step " + oldest.Trailer("Autocoder-Step") + " is already in " + short + "; moving " + branch + " back would not take it out of there",
+				Fix: "take it back on " + short + " with git revert " + oldest.Hash.String()[:12] + ", or run autocoder undo --force to move " + branch + " back anyway"}
+		}
+	}
+	return nil
 }
 
 // moveBranch moves the current work branch from HEAD to target, bringing

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/autocoder/autocoder/txn"
 	"github.com/urfave/cli/v2"
 )
 
@@ -12,7 +13,8 @@ func undoCommand() *cli.Command {
 		Name:      "undo",
 		Usage:     "drop the newest N steps (default 1) of the current work branch",
 		ArgsUsage: "[N]",
-		Flags:     []cli.Flag{formatFlag},
+		Flags: []cli.Flag{formatFlag, &cli.BoolFlag{Name: "force",
+			Usage: "undo also steps that the branch's upstream or the branch it was made from already contains"}},
 		Action: func(c *cli.Context) error {
 			f, err := format(c)
 			if err != nil {
@@ -32,7 +34,7 @@ func undoCommand() *cli.Command {
 				return err
 			}
 			defer e.Close()
-			undone, err := e.Undo(n)
+			undone, err := e.Undo(n, txn.UndoOptions{Force: c.Bool("force")})
 			if err != nil {
 				return err
 			}
@@ -108,9 +110,23 @@ func logCommand() *cli.Command {
 				}
 				return nil
 			}
-			fmt.Fprintf(c.App.Writer, "work branch %s: %d step(s)\n", branch, len(entries))
+			steps := 0
 			for _, en := range entries {
-				fmt.Fprintf(c.App.Writer, "%s  %-14s %s  %s\n", en.Commit[:12], en.StepID, en.Date, en.Subject)
+				if en.Kind == "step" {
+					steps++
+				}
+			}
+			fmt.Fprintf(c.App.Writer, "work branch %s: %d step(s)", branch, steps)
+			if own := len(entries) - steps; own > 0 {
+				fmt.Fprintf(c.App.Writer, " and %d commit(s) of your own", own)
+			}
+			fmt.Fprintln(c.App.Writer)
+			for _, en := range entries {
+				id := en.StepID
+				if en.Kind == "user" {
+					id = "(yours)"
+				}
+				fmt.Fprintf(c.App.Writer, "%s  %-14s %s  %s\n", en.Commit[:12], id, en.Date, en.Subject)
 			}
 			return nil
 		},

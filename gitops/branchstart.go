@@ -1,0 +1,115 @@
+package gitops
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// Where a work branch started is kept in the repository's config, in the
+// branch's own section:
+//
+//	[branch "autocoder/main"]
+//		autocoderStart = <commit HEAD was on when the branch was made>
+//		autocoderFrom = refs/heads/main
+//
+// Why the config and not the branch's reflog or a ref of our own: a
+// reflog expires (gc.reflogExpire) and is not written at all under
+// core.logAllRefUpdates=false; a ref of our own would stay behind when the
+// user renames the branch. git moves a branch's config section with
+// `git branch -m` and removes it with `git branch -d`, so the record
+// follows the branch and only the branch, for as long as it lives, and the
+// user can read it with `git config --get-regexp autocoder`. It is
+// written with `git config`, which takes config.lock as git does.
+
+// SetBranchStart records that branch (a short name, "autocoder/main")
+// started at commit start, made from the branch from ("refs/heads/main"; ""
+// for a detached HEAD).
+func (r *Repo) SetBranchStart(branch string, start Hash, from string) error {
+	if err := r.gitRun("config", "branch."+branch+".autocoderStart", start.String()); err != nil {
+		return fmt.Errorf("record where %s starts: %w", branch, err)
+	}
+	if from == "" {
+		r.gitRun("config", "--unset", "branch."+branch+".autocoderFrom")
+		return nil
+	}
+	if err := r.gitRun("config", "branch."+branch+".autocoderFrom", from); err != nil {
+		return fmt.Errorf("record where %s starts: %w", branch, err)
+	}
+	return nil
+}
+
+// BranchStart returns where branch started and the branch it was made
+// from, as SetBranchStart recorded them; ok is false when nothing is
+// recorded (a branch made by an older autocoder, or by hand).
+func (r *Repo) BranchStart(branch string) (start Hash, from string, ok bool) {
+	out, err := r.gitOut("config", "--get", "branch."+branch+".autocoderStart")
+	s := strings.TrimSpace(out)
+	if err != nil || !plumbing.IsHash(s) {
+		return ZeroHash, "", false
+	}
+	f, _ := r.gitOut("config", "--get", "branch."+branch+".autocoderFrom")
+	return plumbing.NewHash(s), strings.TrimSpace(f), true
+}
+
+// IsAncestor reports whether commit a is b or an ancestor of b.
+func (r *Repo) IsAncestor(a, b Hash) (bool, error) {
+	err := r.gitRun("merge-base", "--is-ancestor", a.String(), b.String())
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.As(err, &ee) && ee.ExitCode() == 1:
+		return false, nil
+	}
+	return false, err
+}
+
+// Upstream returns the full name and tip of branch's upstream (what git
+// calls branch@{upstream}); ok is false when it has none.
+func (r *Repo) Upstream(branch string) (name string, tip Hash, ok bool) {
+	out, err := r.gitOut("rev-parse", "--symbolic-full-name", "--verify", "--quiet", branch+"@{upstream}")
+	name = strings.TrimSpace(out)
+	if err != nil || name == "" {
+		return "", ZeroHash, false
+	}
+	h, exists, err := r.ResolveRef(name)
+	if err != nil || !exists {
+		return "", ZeroHash, false
+	}
+	return name, h, true
+}
+
+func (r *Repo) gitOut(args ...string) (string, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = r.Root
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil && stderr.Len() > 0 {
+		err = &gitCmdError{args: args, err: err, stderr: strings.TrimSpace(stderr.String())}
+	}
+	return string(out), err
+}
+
+func (r *Repo) gitRun(args ...string) error {
+	_, err := r.gitOut(args...)
+	return err
+}
+
+// gitCmdError is a git command that failed, with what it said.
+type gitCmdError struct {
+	args   []string
+	err    error
+	stderr string
+}
+
+func (e *gitCmdError) Error() string {
+	return "git " + strings.Join(e.args, " ") + ": " + e.stderr
+}
+
+func (e *gitCmdError) Unwrap() error { return e.err }
