@@ -417,7 +417,7 @@ func (l *loader) validate(c Config) {
 		}
 	}
 	for i, a := range c.Programs.Allow {
-		words, err := shellWords(a)
+		words, err := commandWords(a)
 		switch {
 		case err != nil:
 			l.bad("programs.allow", fmt.Sprintf("item %d %q is not a plain command prefix: %v", i+1, a, err),

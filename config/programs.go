@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -19,9 +20,9 @@ import (
 //
 // Otherwise programs must be enabled and the command's words must start with
 // the words of an allow entry. A shell command line must be a single simple
-// command: with a ";", "&", "|", "<", ">", "(", ")", "$", "`", "#" or a new
-// line outside single quotes its words would not say what runs, so it is
-// refused whatever the allow-list says.
+// command with fixed words (shellwords.Simple): an operator, a redirection,
+// an expansion, a glob or a comment would let the shell decide what runs,
+// so such a line is refused whatever the allow-list says.
 func (c Config) ProgramAllowed(command string, args []string, flagAll bool) (bool, string) {
 	if flagAll {
 		return true, "every program is allowed by the command-line flag"
@@ -32,10 +33,17 @@ func (c Config) ProgramAllowed(command string, args []string, flagAll bool) (boo
 	}
 	var words []string
 	if args == nil {
-		w, err := shellWords(command)
+		// One splitter for the policy and the Axon reader (shellwords, over
+		// mvdan.cc/sh): the words it returns are exactly the words /bin/sh
+		// would run, and a line that is more than one simple command with
+		// fixed words (a list, a pipeline, a redirection, an expansion, a
+		// glob, a tilde or brace expansion, a comment) is refused, since
+		// the shell, not the allow list, would decide what runs.
+		w, err := commandWords(command)
 		if err != nil {
-			return false, fmt.Sprintf("command %q is not one simple command: %v; "+
-				"run one program with its arguments, without shell operators", short(command), err)
+			return false, fmt.Sprintf("command %q is not one simple command with fixed words: %v; "+
+				"run one program with its arguments, without shell operators, writing every argument out "+
+				"and quoting what the shell would expand ('*.go')", short(command), err)
 		}
 		words = w
 	} else {
@@ -44,16 +52,8 @@ func (c Config) ProgramAllowed(command string, args []string, flagAll bool) (boo
 	if len(words) == 0 || words[0] == "" {
 		return false, "the command is empty"
 	}
-	if args == nil {
-		// A glob, a tilde or a brace expansion is decided by the file system
-		// or the shell, not by the words the allow list compares.
-		if _, err := shellwords.Simple(command); err != nil {
-			return false, fmt.Sprintf("command %q is not one simple command with fixed words: %v; "+
-				"write every argument out, quoting what the shell would expand ('*.go')", short(command), err)
-		}
-	}
 	for _, entry := range c.Programs.Allow {
-		prefix, err := shellWords(entry)
+		prefix, err := commandWords(entry)
 		if err != nil || len(prefix) == 0 {
 			continue // Load refuses such entries; a hand-built Config allows nothing by them
 		}
@@ -87,79 +87,24 @@ func hasWordPrefix(words, prefix []string) bool {
 	return true
 }
 
-// shellWords splits a command line into words the way /bin/sh would for one
-// simple command: blanks separate words, single quotes keep everything,
-// double quotes keep everything but \ before $ ` " \ and a new line, and a
-// backslash outside quotes keeps the next character. Anything that would
-// make the shell do more than run one program with fixed words (operators,
-// redirections, expansions, comments) is an error naming it.
-func shellWords(s string) ([]string, error) {
-	var (
-		words []string
-		cur   strings.Builder
-		inArg bool // cur holds a word, possibly empty ("")
-	)
-	flush := func() {
-		if inArg {
-			words = append(words, cur.String())
-		}
-		cur.Reset()
-		inArg = false
-	}
-	for i := 0; i < len(s); i++ {
-		ch := s[i]
-		switch {
-		case ch == ' ' || ch == '\t':
-			flush()
-		case ch == '\'':
-			j := strings.IndexByte(s[i+1:], '\'')
-			if j < 0 {
-				return nil, fmt.Errorf("unclosed ' at column %d", i+1)
-			}
-			cur.WriteString(s[i+1 : i+1+j])
-			inArg = true
-			i += j + 1
-		case ch == '"':
-			inArg = true
-			closed := false
-			for i++; i < len(s); i++ {
-				c := s[i]
-				if c == '"' {
-					closed = true
-					break
-				}
-				if c == '$' || c == '`' {
-					return nil, fmt.Errorf("%q inside double quotes at column %d expands", string(c), i+1)
-				}
-				if c == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0 {
-					i++
-					c = s[i]
-				}
-				cur.WriteByte(c)
-			}
-			if !closed {
-				return nil, fmt.Errorf("unclosed \" in %q", short(s))
-			}
-		case ch == '\\':
-			if i+1 >= len(s) {
-				return nil, fmt.Errorf("a trailing \\ at column %d", i+1)
-			}
-			i++
-			if s[i] != '\n' { // backslash-newline joins lines
-				cur.WriteByte(s[i])
-				inArg = true
-			}
-		case strings.IndexByte(";&|<>()$`\n\r", ch) >= 0:
-			return nil, fmt.Errorf("%q at column %d", string(ch), i+1)
-		case ch == '#' && !inArg:
-			return nil, fmt.Errorf("a comment (#) at column %d", i+1)
-		default:
-			cur.WriteByte(ch)
-			inArg = true
+// commandWords is shellwords.Simple with an empty line read as no words
+// (which the callers refuse with their own message). A control character
+// other than a tab or a new line is refused first: the shell parser reads a
+// carriage return as a blank where /bin/sh keeps it in the word, so the
+// words compared would not be the words run, and a terminal showing the
+// command would hide what precedes it.
+func commandWords(line string) ([]string, error) {
+	for i := 0; i < len(line); i++ {
+		if c := line[i]; c < 0x20 && c != '\t' && c != '\n' || c == 0x7f {
+			return nil, fmt.Errorf("the control character %q at byte %d", c, i+1)
 		}
 	}
-	flush()
-	return words, nil
+	words, err := shellwords.Simple(line)
+	var ns *shellwords.NotSimpleError
+	if errors.As(err, &ns) && ns.Kind == shellwords.KindEmpty {
+		return nil, nil
+	}
+	return words, err
 }
 
 // short shortens s for a message.

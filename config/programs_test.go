@@ -63,7 +63,7 @@ func TestProgramAllowed(t *testing.T) {
 	}
 }
 
-func TestShellWords(t *testing.T) {
+func TestCommandWords(t *testing.T) {
 	cases := []struct {
 		in   string
 		want []string
@@ -83,7 +83,7 @@ func TestShellWords(t *testing.T) {
 		{"a # comment", nil, true},
 		{"'unclosed", nil, true},
 		{`"unclosed`, nil, true},
-		{`trailing\`, nil, true},
+		{`trailing\`, []string{`trailing\`}, false}, // as /bin/sh reads it: a last backslash is itself
 		{"a;b", nil, true},
 		{"a|b", nil, true},
 		{"a&b", nil, true},
@@ -92,29 +92,34 @@ func TestShellWords(t *testing.T) {
 		{"$x", nil, true},
 		{`"$x"`, nil, true},
 		{"a\rb", nil, true},
+		{"a\x00b", nil, true},
+		{"ls *.go", nil, true},
+		{"ls ~/x", nil, true},
+		{"echo {a,b}", nil, true},
+		{"ls '*.go'", []string{"ls", "*.go"}, false},
 	}
 	for _, tc := range cases {
-		got, err := shellWords(tc.in)
+		got, err := commandWords(tc.in)
 		if (err != nil) != tc.bad {
-			t.Errorf("shellWords(%q) error = %v, want error: %v", tc.in, err, tc.bad)
+			t.Errorf("commandWords(%q) error = %v, want error: %v", tc.in, err, tc.bad)
 			continue
 		}
 		if !tc.bad && !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("shellWords(%q) = %q, want %q", tc.in, got, tc.want)
+			t.Errorf("commandWords(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }
 
-// FuzzShellWords: words that split without error, quoted back with single
+// FuzzCommandWords: words that split without error, quoted back with single
 // quotes, split to the same words; and nothing that splits holds an unquoted
 // operator (checked by re-splitting the words joined raw: if a word holds an
 // operator, it came from inside quotes).
-func FuzzShellWords(f *testing.F) {
+func FuzzCommandWords(f *testing.F) {
 	for _, s := range []string{"go test ./...", `a 'b c' "d\"e"`, "a;b", `x\ y`, "a # b"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		words, err := shellWords(s)
+		words, err := commandWords(s)
 		if err != nil {
 			return
 		}
@@ -122,7 +127,7 @@ func FuzzShellWords(f *testing.F) {
 		for i, w := range words {
 			quoted[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 		}
-		again, err := shellWords(strings.Join(quoted, " "))
+		again, err := commandWords(strings.Join(quoted, " "))
 		if err != nil {
 			t.Fatalf("re-split of %q failed: %v", quoted, err)
 		}

@@ -46,6 +46,9 @@ func (e *NotSimpleError) Error() string {
 	if e.Kind == KindEmpty {
 		return "the command line holds no command"
 	}
+	if e.Text == "" { // a list split by ";" or a new line has no operator text to show
+		return fmt.Sprintf("line %d, column %d: %s: the shell would decide what runs", e.Line, e.Col, e.Kind)
+	}
 	return fmt.Sprintf("line %d, column %d: %s (%s): the shell would decide what runs",
 		e.Line, e.Col, e.Kind, e.Text)
 }
