@@ -165,6 +165,10 @@ func (w *workspace) setContent(f *file, data []byte) error {
 	if err := w.parentsAreFolders(f.rel); err != nil {
 		return err
 	}
+	if int64(len(data)) > w.e.opts.MaxFileBytes {
+		return &checks.RefusedError{Path: f.rel, Why: fmt.Sprintf("the new content has %d bytes, over the limit of %d ([apply] max_file_bytes)", len(data), w.e.opts.MaxFileBytes),
+			Fix: "write large files by hand, or raise [apply] max_file_bytes in autocoder.toml"}
+	}
 	if !f.exists {
 		f.mode = gitops.ModeFile
 	}

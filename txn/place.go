@@ -113,6 +113,17 @@ func (e *Engine) placeFile(p *plan, rel string, t entry, forward bool) error {
 	if t.Mode == gitops.ModeExec {
 		perm = 0o777
 	}
+	// A file that is there keeps its permission bits (a 0600 file stays
+	// 0600, as git keeps them); only the executable bit follows git's mode.
+	keep := false
+	if fi, err := os.Lstat(full); err == nil && fi.Mode().IsRegular() {
+		keep, perm = true, fi.Mode().Perm()
+		if t.Mode == gitops.ModeExec {
+			perm |= (perm & 0o444) >> 2
+		} else {
+			perm &^= 0o111
+		}
+	}
 	tmp := p.tmpName(e.Repo.Root, rel)
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if errors.Is(err, fs.ErrExist) {
@@ -120,6 +131,9 @@ func (e *Engine) placeFile(p *plan, rel string, t entry, forward bool) error {
 	}
 	if err != nil {
 		return fmt.Errorf("write %s: %w", rel, err)
+	}
+	if keep {
+		f.Chmod(perm) // OpenFile's mode passed through the umask
 	}
 	if _, err := f.Write(data); err != nil {
 		f.Close()

@@ -25,7 +25,7 @@ func (p *parser) str() string {
 	for i := start + 1; i < len(d); i++ {
 		c := d[i]
 		if c == q {
-			if s := d[start+1 : i]; utf8.Valid(s) {
+			if s := d[start+1 : i]; utf8.Valid(s) { // else slow reports the byte
 				p.off = i + 1
 				return string(s)
 			}
@@ -74,7 +74,7 @@ func (p *parser) slow(start int, q byte, triple bool) string {
 		if high < utf8.RuneSelf {
 			buf = append(buf, d[i:j]...)
 		} else {
-			buf = appendRun(buf, d[i:j])
+			buf = p.appendRun(buf, i, j)
 		}
 		i = j
 		if i >= len(d) {
@@ -154,22 +154,24 @@ done:
 	return p.finish(buf)
 }
 
-// appendRun appends string content, replacing bytes that are not UTF-8 with
-// U+FFFD as encoding/json does.
-func appendRun(buf, run []byte) []byte {
+// appendRun appends string content d[i:j], refusing bytes that are not
+// UTF-8: encoding/json would turn them into U+FFFD, and the file written
+// would then hold other bytes than the response did. Content is kept or
+// refused, never altered.
+func (p *parser) appendRun(buf []byte, i, j int) []byte {
+	run := p.data[i:j]
 	if utf8.Valid(run) {
 		return append(buf, run...)
 	}
-	for len(run) > 0 {
-		r, n := utf8.DecodeRune(run)
+	for k := 0; k < len(run); {
+		r, n := utf8.DecodeRune(run[k:])
 		if r == utf8.RuneError && n == 1 {
-			buf = utf8.AppendRune(buf, unicode.ReplacementChar)
-		} else {
-			buf = append(buf, run[:n]...)
+			p.fail(i+k, `write the string as UTF-8 text, or its bytes as \u escapes of the characters meant`,
+				"byte 0x%02X at offset %d inside a string is not UTF-8", run[k], i+k)
 		}
-		run = run[n:]
+		k += n
 	}
-	return buf
+	return append(buf, run...)
 }
 
 func (p *parser) finish(buf []byte) string {

@@ -30,7 +30,9 @@
 //     means "\n" to be a line break;
 //   - a raw CR LF inside a string is the transport's line ending, not content,
 //     and becomes "\n"; an escaped "\r\n" is kept;
-//   - bytes that are not UTF-8 become U+FFFD, as encoding/json does.
+//   - bytes that are not UTF-8 are a *SyntaxError naming their offset
+//     (encoding/json would make them U+FFFD, and the file written would hold
+//     other bytes than the response).
 //
 // Numbers are float64 (Node.Text keeps the literal); a literal beyond
 // float64's range reads as ±Inf rather than failing.
