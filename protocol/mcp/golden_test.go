@@ -100,7 +100,6 @@ func TestCorpus(t *testing.T) {
 	}
 }
 
-func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
 
 // checkItems asserts the properties every Parse result has: items in
 // order and disjoint, inside the text, each exactly one of Step and Err,
