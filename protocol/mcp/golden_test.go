@@ -100,7 +100,6 @@ func TestCorpus(t *testing.T) {
 	}
 }
 
-
 // checkItems asserts the properties every Parse result has: items in
 // order and disjoint, inside the text, each exactly one of Step and Err,
 // positions that agree with their offsets and lie inside the item.
