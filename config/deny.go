@@ -124,37 +124,48 @@ func (p denyPattern) matches(comps []string) bool {
 		}
 		return false
 	}
-	for k := 1; k <= last; k++ {
-		if matchSegs(p.segs, comps[:k]) {
+	ok := matchPrefixes(p.segs, comps[:max(last, 0)])
+	for k := 1; k < len(ok); k++ {
+		if ok[k] {
 			return true
 		}
 	}
 	return false
 }
 
-// matchSegs reports whether segs match exactly comps. "**" matches zero or
-// more components, except at the end where it matches one or more (as in
-// git, "a/**" is what is inside a, not a itself).
-func matchSegs(segs, comps []string) bool {
-	if len(segs) == 0 {
-		return len(comps) == 0
-	}
-	if segs[0] == "**" {
-		if len(segs) == 1 {
-			return len(comps) >= 1
-		}
-		for i := 0; i <= len(comps); i++ {
-			if matchSegs(segs[1:], comps[i:]) {
-				return true
+// matchPrefixes reports, for each k, whether segs match exactly comps[:k].
+// "**" matches zero or more components, except at the end where it matches
+// one or more (as in git, "a/**" is what is inside a, not a itself). It is
+// one pass per segment over the components (segments × components): trying
+// every split of the path at each "**" took exponential time.
+func matchPrefixes(segs, comps []string) []bool {
+	ok := make([]bool, len(comps)+1) // ok[k]: the segments so far match comps[:k]
+	ok[0] = true
+	next := make([]bool, len(comps)+1)
+	for i, seg := range segs {
+		if seg == "**" {
+			// any earlier end extends over zero or more components; at the
+			// end of the pattern, over one or more.
+			seen := false
+			for k := range ok {
+				if i < len(segs)-1 {
+					seen = seen || ok[k]
+					next[k] = seen
+				} else {
+					next[k] = seen
+					seen = seen || ok[k]
+				}
+			}
+		} else {
+			next[0] = false
+			for k := 1; k < len(ok); k++ {
+				next[k] = false
+				if ok[k-1] {
+					next[k], _ = path.Match(seg, comps[k-1])
+				}
 			}
 		}
-		return false
+		ok, next = next, ok
 	}
-	if len(comps) == 0 {
-		return false
-	}
-	if ok, _ := path.Match(segs[0], comps[0]); !ok {
-		return false
-	}
-	return matchSegs(segs[1:], comps[1:])
+	return ok
 }
