@@ -22,6 +22,7 @@ type Config struct {
 	Paths    Paths    // [paths]: what no step may write
 	Programs Programs // [programs]: whether and which programs a step may run
 	Verify   Verify   // [verify]: a check run before each step's commit
+	Model    Model    // [model]: the chat API autocoder run talks to
 }
 
 // Apply is the [apply] table.
@@ -71,6 +72,36 @@ type Programs struct {
 	// MaxOutputBytes (max_output_bytes) caps what is kept of each of a
 	// program's output streams; the rest is read and counted, not kept.
 	MaxOutputBytes int
+}
+
+// Model is the [model] table: the defaults of `autocoder run`, which its
+// flags override. It never holds the API key itself, only the name of the
+// environment variable that does, so the file can be committed.
+type Model struct {
+	// BaseURL (base_url) is the OpenAI-compatible API's base URL. Empty: the
+	// OPENAI_BASE_URL variable, else https://api.openai.com/v1.
+	BaseURL string
+	// APIKeyEnv (api_key_env) names the environment variable that holds the
+	// API key (DEEPSEEK_API_KEY, say). A local server may need none.
+	APIKeyEnv string
+	// Name (model) is the model to ask, e.g. "gpt-4o" or "qwen2.5-coder".
+	// Empty: --model must say.
+	Name string
+	// Dialect (dialect) is the dialect the model is taught: autocoder, mcp
+	// or axon.
+	Dialect string
+	// Lang (lang) is the language of the system prompt: zh or en.
+	Lang string
+	// MaxTurns (max_turns) stops a run after this many answers.
+	MaxTurns int64
+	// MaxTokens (max_tokens) stops a run once it has used this many tokens,
+	// prompt and answers together, as the server counts them.
+	MaxTokens int64
+	// MaxRetries (max_retries) is how often a request that met a 429, a 5xx
+	// or a lost connection is sent again, with a growing pause.
+	MaxRetries int64
+	// Stream (stream) asks for answers as a stream, shown as they arrive.
+	Stream bool
 }
 
 // Verify is the [verify] table.
@@ -128,6 +159,17 @@ func Default() Config {
 		Verify: Verify{
 			Command: "",
 			Timeout: 5 * time.Minute,
+		},
+		Model: Model{
+			BaseURL:    "",
+			APIKeyEnv:  "OPENAI_API_KEY",
+			Name:       "",
+			Dialect:    "autocoder",
+			Lang:       "zh",
+			MaxTurns:   30,
+			MaxTokens:  1000000,
+			MaxRetries: 3,
+			Stream:     true,
 		},
 	}
 }

@@ -7,11 +7,22 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/autocoder/autocoder/prompt"
 )
+
+func quoteAll(list []string) []string {
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = fmt.Sprintf("%q", s)
+	}
+	return out
+}
 
 // Error is one problem with autocoder.toml: a syntax error, an unknown key or
 // a bad value. Load returns one, or several joined with errors.Join; find the
@@ -103,6 +114,17 @@ type file struct {
 		Command value `toml:"command"`
 		Timeout value `toml:"timeout"`
 	} `toml:"verify"`
+	Model struct {
+		BaseURL    value `toml:"base_url"`
+		APIKeyEnv  value `toml:"api_key_env"`
+		Name       value `toml:"model"`
+		Dialect    value `toml:"dialect"`
+		Lang       value `toml:"lang"`
+		MaxTurns   value `toml:"max_turns"`
+		MaxTokens  value `toml:"max_tokens"`
+		MaxRetries value `toml:"max_retries"`
+		Stream     value `toml:"stream"`
+	} `toml:"model"`
 }
 
 // knownKeys lists every key of the file, tables included, for the unknown
@@ -113,6 +135,8 @@ var knownKeys = []string{
 	"programs", "programs.enabled", "programs.allow", "programs.env", "programs.timeout",
 	"programs.max_timeout", "programs.max_output_bytes",
 	"verify", "verify.command", "verify.timeout",
+	"model", "model.base_url", "model.api_key_env", "model.model", "model.dialect", "model.lang",
+	"model.max_turns", "model.max_tokens", "model.max_retries", "model.stream",
 }
 
 // loader collects the problems of one file.
@@ -148,6 +172,15 @@ func parse(name string, data []byte) (Config, error) {
 	c.Programs.MaxOutputBytes = int(out)
 	l.str(f.Verify.Command, "verify.command", &c.Verify.Command)
 	l.duration(f.Verify.Timeout, "verify.timeout", &c.Verify.Timeout)
+	l.str(f.Model.BaseURL, "model.base_url", &c.Model.BaseURL)
+	l.str(f.Model.APIKeyEnv, "model.api_key_env", &c.Model.APIKeyEnv)
+	l.str(f.Model.Name, "model.model", &c.Model.Name)
+	l.str(f.Model.Dialect, "model.dialect", &c.Model.Dialect)
+	l.str(f.Model.Lang, "model.lang", &c.Model.Lang)
+	l.size(f.Model.MaxTurns, "model.max_turns", &c.Model.MaxTurns)
+	l.size(f.Model.MaxTokens, "model.max_tokens", &c.Model.MaxTokens)
+	l.count(f.Model.MaxRetries, "model.max_retries", &c.Model.MaxRetries)
+	l.boolean(f.Model.Stream, "model.stream", &c.Model.Stream)
 
 	// Rules between values (timeout within max_timeout) only make sense
 	// once every value has its type; a type error already says enough.
@@ -176,7 +209,7 @@ func (l *loader) decodeError(err error) error {
 	// Type mismatches of whole tables ("apply = 1") come as plain errors
 	// that carry only a line in their text; find the key ourselves.
 	l.pos = keyPositions(l.text)
-	for _, k := range []string{"apply", "paths", "programs", "verify"} {
+	for _, k := range []string{"apply", "paths", "programs", "verify", "model"} {
 		if strings.Contains(err.Error(), `"`+k+`"`) {
 			e.Key = k
 			e.Msg = "must be a table"
@@ -352,6 +385,20 @@ func (l *loader) size(v value, key string, dst *int64) {
 	*dst = n
 }
 
+// count is a whole number, 0 or more.
+func (l *loader) count(v value, key string, dst *int64) {
+	if !v.set {
+		return
+	}
+	n, ok := v.v.(int64)
+	if !ok || n < 0 {
+		l.bad(key, "want a whole number, 0 or more, found "+describe(v.v),
+			fmt.Sprintf("write %s = %d (the default), a number without quotes", leaf(key), *dst))
+		return
+	}
+	*dst = n
+}
+
 func (l *loader) duration(v value, key string, dst *time.Duration) {
 	if !v.set {
 		return
@@ -407,6 +454,18 @@ func (l *loader) list(v value, key string, dst *[]string) {
 
 // validate checks what each value means, now that all have their types.
 func (l *loader) validate(c Config) {
+	if !slices.Contains(prompt.Dialects, c.Model.Dialect) {
+		l.bad("model.dialect", fmt.Sprintf("%q is not a dialect", c.Model.Dialect),
+			"write dialect = one of "+strings.Join(quoteAll(prompt.Dialects), ", "))
+	}
+	if !slices.Contains(prompt.Langs, c.Model.Lang) {
+		l.bad("model.lang", fmt.Sprintf("no prompt in %q", c.Model.Lang),
+			"write lang = one of "+strings.Join(quoteAll(prompt.Langs), ", "))
+	}
+	if k := c.Model.APIKeyEnv; k != "" && (strings.ContainsAny(k, "= \t") || strings.HasPrefix(k, "sk-")) {
+		l.bad("model.api_key_env", "holds something that is not the name of an environment variable",
+			`write the variable's NAME, e.g. api_key_env = "DEEPSEEK_API_KEY", never the key itself: this file is committed`)
+	}
 	if msg := checkBranchPrefix(c.Apply.BranchPrefix); msg != "" {
 		l.bad("apply.branch_prefix", msg, `write branch_prefix = "autocoder/": letters, digits, "-", "_" and "/", ending with "/"`)
 	}

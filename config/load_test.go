@@ -128,6 +128,16 @@ max_output_bytes = 300
 [verify]
 command = "go build ./..."
 timeout = "3s"
+[model]
+base_url = "http://localhost:11434/v1"
+api_key_env = "DEEPSEEK_API_KEY"
+model = "qwen2.5-coder"
+dialect = "axon"
+lang = "en"
+max_turns = 5
+max_tokens = 9000
+max_retries = 0
+stream = false
 `)
 	got, err := Load(root)
 	if err != nil {
@@ -138,6 +148,8 @@ timeout = "3s"
 		Paths:    Paths{Deny: []string{"*.secret"}},
 		Programs: Programs{Enabled: true, Allow: []string{"make test"}, Env: []string{"CI", "MY_FLAG"}, Timeout: time.Second, MaxTimeout: 2 * time.Second, MaxOutputBytes: 300},
 		Verify:   Verify{Command: "go build ./...", Timeout: 3 * time.Second},
+		Model: Model{BaseURL: "http://localhost:11434/v1", APIKeyEnv: "DEEPSEEK_API_KEY", Name: "qwen2.5-coder", Dialect: "axon",
+			Lang: "en", MaxTurns: 5, MaxTokens: 9000, MaxRetries: 0, Stream: false},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got  %+v\nwant %+v", got, want)
@@ -353,4 +365,22 @@ func FuzzLoad(f *testing.F) {
 			}
 		}
 	})
+}
+
+// [model] holds the name of the variable with the key, never the key: a key
+// written there is refused, as are a dialect or language with no prompt.
+func TestModelTable(t *testing.T) {
+	for _, tc := range []struct{ text, key string }{
+		{"[model]\napi_key_env = \"sk-proj-abc123\"\n", "model.api_key_env"},
+		{"[model]\ndialect = \"json\"\n", "model.dialect"},
+		{"[model]\nlang = \"fr\"\n", "model.lang"},
+		{"[model]\nmax_turns = 0\n", "model.max_turns"},
+		{"[model]\nmax_retries = -1\n", "model.max_retries"},
+	} {
+		_, err := Load(writeConfig(t, tc.text))
+		var ce *Error
+		if !errors.As(err, &ce) || ce.Key != tc.key || ce.Line == 0 || ce.Hint == "" {
+			t.Errorf("%q: %v", tc.text, err)
+		}
+	}
 }

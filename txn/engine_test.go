@@ -577,3 +577,33 @@ func TestDryRunDiffsAreGitPatches(t *testing.T) {
 		t.Fatal("git apply of the dry run's patch kept gone")
 	}
 }
+
+// UndoOnCancel: a run whose context ends before it returns takes back the
+// steps it applied (autocoder run's Ctrl-C: no half answer on the branch),
+// while without the option the steps done before the cancel stay.
+func TestUndoOnCancelTakesBackTheRun(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
+	e := open(t, g.Dir, txn.Options{})
+	before := g.Snapshot()
+	items := []step.Item{
+		{Step: mkStep("1", write("b", "b\n"))},
+		{Step: mkStep("2", write("c", "c\n"))},
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	rs := e.Run(ctx, items, txn.RunOptions{UndoOnCancel: true, OnResult: func(step.Result) { cancel() }})
+	if rs[0].Status != step.StatusFailed || rs[1].Status != step.StatusFailed {
+		t.Fatalf("statuses %s %s, want both failed", rs[0].Status, rs[1].Status)
+	}
+	if !strings.Contains(rs[0].Error, "interrupted") {
+		t.Errorf("the applied step's error does not say why it was taken back: %q", rs[0].Error)
+	}
+	g.AssertRestored(before)
+	g.Fsck()
+
+	ctx, cancel = context.WithCancel(context.Background())
+	rs = e.Run(ctx, items, txn.RunOptions{OnResult: func(step.Result) { cancel() }})
+	if rs[0].Status != step.StatusApplied || rs[1].Status != step.StatusFailed {
+		t.Fatalf("without UndoOnCancel: statuses %s %s", rs[0].Status, rs[1].Status)
+	}
+}

@@ -21,6 +21,10 @@ type RunOptions struct {
 	// OnResult, when set, is called with each step's result as soon as the
 	// step is done (for progress, and for timing steps one by one).
 	OnResult func(step.Result)
+	// UndoOnCancel takes back every step of the run, as Atomic does, when
+	// ctx ends before Run returns: `autocoder run` applies one model answer
+	// per Run, and Ctrl-C must not leave half an answer on the branch.
+	UndoOnCancel bool
 }
 
 // Run applies items in document order and stops at the first failure: a
@@ -72,7 +76,8 @@ func (e *Engine) Run(ctx context.Context, items []step.Item, o RunOptions) (resu
 			results = append(results, *flushFailed)
 		}
 	}()
-	if failed && o.Atomic && !o.DryRun && startErr == nil {
+	interrupted := o.UndoOnCancel && ctx != nil && ctx.Err() != nil
+	if (failed && o.Atomic || interrupted) && !o.DryRun && startErr == nil {
 		err := e.rollbackTo(start)
 		if err == nil {
 			err = e.Flush()
@@ -89,6 +94,9 @@ func (e *Engine) Run(ctx context.Context, items []step.Item, o RunOptions) (resu
 			if results[i].Status == step.StatusApplied {
 				results[i].Status = step.StatusFailed
 				results[i].Error = "rolled back by --atomic: a later step failed"
+				if interrupted {
+					results[i].Error = "rolled back: the run was interrupted before it ended"
+				}
 				results[i].Reason = step.ReasonRolledBack
 				results[i].Commit, results[i].ProgramCommit = "", ""
 			}

@@ -31,6 +31,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			logCommand(),
 			parseCommand(),
 			promptCommand(),
+			runCommand(),
 			mcpCommand(),
 			demoCommand(),
 		},

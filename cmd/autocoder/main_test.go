@@ -1,6 +1,7 @@
 package main
 
 import (
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,6 +29,8 @@ func TestMain(m *testing.M) {
 //	restored NAME   the same, but index entries may carry new stat data
 //	gitok           fail unless git status is clean and git fsck --strict is silent
 //	fsck            fail unless git fsck --strict is silent
+//
+// and the model commands of model_test.go (fakemodel, modelrequests).
 func TestScripts(t *testing.T) {
 	testscript.Run(t, scriptParams("testdata/script"))
 }
@@ -36,7 +39,7 @@ func scriptParams(dir string) testscript.Params {
 	// Scripts run in parallel and share this map: mu guards it.
 	var mu sync.Mutex
 	snaps := map[string]gittest.Snapshot{}
-	return testscript.Params{
+	p := testscript.Params{
 		Dir:                 dir,
 		RequireExplicitExec: true,
 		Setup: func(env *testscript.Env) error {
@@ -78,6 +81,8 @@ func scriptParams(dir string) testscript.Params {
 			"fsck": func(ts *testscript.TestScript, neg bool, args []string) { fsck(ts) },
 		},
 	}
+	maps.Copy(p.Cmds, modelCmds())
+	return p
 }
 
 func compareSnap(ts *testscript.TestScript, before gittest.Snapshot, ok bool, name string, raw bool) {

@@ -1,0 +1,211 @@
+// Package agent is `autocoder run`: it drives a model through an
+// OpenAI-compatible chat API (github.com/openai/openai-go/v3) in the loop
+// the seeds describe. The system prompt teaches the dialect (package
+// prompt); each turn the model's answer streams to the terminal, its blocks
+// are read (protocol.Parse) and applied on the work branch by the same
+// engine call `autocoder apply` makes (txn.Engine.Run), and the executor's
+// answer in the dialect (protocol.Feedback) is the next user message. The
+// loop stops when the model finishes, at the turn or token budget, on an
+// error of the API, or when ctx ends (Ctrl-C): the answer in flight is then
+// taken back whole.
+//
+// Start with Run; model.go talks to the API, report.go says what happened.
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/autocoder/autocoder/protocol"
+	"github.com/autocoder/autocoder/step"
+	"github.com/autocoder/autocoder/txn"
+)
+
+// Engine applies the items of one answer. *txn.Engine is the one used;
+// the interface is here so that the loop's tests can count the calls.
+type Engine interface {
+	Run(ctx context.Context, items []step.Item, o txn.RunOptions) []step.Result
+}
+
+// Config is one run's settings. cmd/autocoder fills it from the flags, the
+// environment and autocoder.toml's [model] table.
+type Config struct {
+	BaseURL    string // the API's base URL, ".../v1"
+	APIKey     string // the key itself (never stored: only the variable's name is configured)
+	Model      string
+	MaxRetries int  // retries of a 429, a 5xx or a lost connection, with backoff
+	NoStream   bool // ask for whole answers instead of a stream
+
+	System    string // the system prompt
+	MaxTurns  int    // stop after this many answers (0: no limit)
+	MaxTokens int64  // stop once the run has used this many tokens (0: no limit)
+
+	Out      io.Writer // the model's answers, as they stream
+	Progress io.Writer // one progress line per turn
+}
+
+// Stop is why a run ended.
+type Stop string
+
+// The reasons a run ends.
+const (
+	StopFinished    Stop = "finished"    // the model sent type: finish
+	StopNoBlock     Stop = "no_block"    // an answer with no instruction block: the model is done talking
+	StopMaxTurns    Stop = "max_turns"   // the turn limit
+	StopBudget      Stop = "budget"      // the token budget
+	StopInterrupted Stop = "interrupted" // ctx ended (Ctrl-C); the turn in flight was taken back
+	StopError       Stop = "error"       // the API failed; nothing of the failed turn was applied
+)
+
+// Turn is one exchange: what was sent, what the model answered, what the
+// engine did with it.
+type Turn struct {
+	N        int           `json:"turn"`
+	Sent     Message       `json:"sent"` // the user message of this turn (the task, or the last feedback)
+	Answer   string        `json:"answer"`
+	Usage    Usage         `json:"usage"`
+	Elapsed  time.Duration `json:"elapsed_ns"`
+	Results  []step.Result `json:"results,omitempty"`
+	Feedback string        `json:"feedback,omitempty"`
+}
+
+// Report is what a run did.
+type Report struct {
+	Model    string        `json:"model"`
+	System   string        `json:"system"`
+	Task     string        `json:"task"`
+	Turns    []Turn        `json:"turns"`
+	Stop     Stop          `json:"stop"`
+	Err      string        `json:"error,omitempty"`
+	Tokens   int64         `json:"tokens"`
+	Elapsed  time.Duration `json:"elapsed_ns"`
+	Finished string        `json:"summary,omitempty"` // the finish step's summary
+}
+
+// Run drives the conversation for task until it stops, and reports what
+// happened; the error is that of the API when Stop is StopError, the
+// context's when StopInterrupted, else nil.
+func Run(ctx context.Context, e Engine, c Config, task string) (*Report, error) {
+	if c.Out == nil {
+		c.Out = io.Discard
+	}
+	if c.Progress == nil {
+		c.Progress = io.Discard
+	}
+	cl := newClient(c)
+	rep := &Report{Model: c.Model, System: c.System, Task: task}
+	start := time.Now()
+	defer func() { rep.Elapsed = time.Since(start) }()
+	msgs := []Message{{Role: "system", Content: c.System}, {Role: "user", Content: task}}
+	for n := 1; ; n++ {
+		if c.MaxTurns > 0 && n > c.MaxTurns {
+			rep.Stop = StopMaxTurns
+			return rep, nil
+		}
+		if c.MaxTokens > 0 && rep.Tokens >= c.MaxTokens {
+			rep.Stop = StopBudget
+			return rep, nil
+		}
+		t := Turn{N: n, Sent: msgs[len(msgs)-1]}
+		fmt.Fprintf(c.Progress, "autocoder: turn %d: asking %s\n", n, c.Model)
+		began := time.Now()
+		answer, u, err := cl.complete(ctx, msgs, c.Out)
+		if !strings.HasSuffix(answer, "\n") {
+			fmt.Fprintln(c.Out)
+		}
+		t.Answer, t.Usage, t.Elapsed = answer, u, time.Since(began)
+		rep.Tokens += u.Total()
+		if err != nil {
+			rep.Turns = append(rep.Turns, t)
+			rep.Err = err.Error()
+			if ctx.Err() != nil {
+				rep.Stop = StopInterrupted
+				return rep, &InterruptedError{Turn: n, Err: err}
+			}
+			rep.Stop = StopError
+			return rep, err
+		}
+		items := protocol.Parse([]byte(answer))
+		if len(items) > 0 {
+			t.Results = e.Run(ctx, items, txn.RunOptions{UndoOnCancel: true})
+		}
+		fmt.Fprintf(c.Progress, "autocoder: turn %d: %s · %s tokens%s (run: %d) · %s\n", n, outcome(t.Results),
+			count(u.Total()), estimated(u), rep.Tokens, since(start))
+		if ctx.Err() != nil {
+			rep.Turns = append(rep.Turns, t)
+			rep.Stop = StopInterrupted
+			err := context.Cause(ctx)
+			rep.Err = err.Error()
+			return rep, &InterruptedError{Turn: n, Err: err}
+		}
+		if len(items) == 0 {
+			rep.Turns = append(rep.Turns, t)
+			rep.Stop = StopNoBlock
+			return rep, nil
+		}
+		t.Feedback = string(protocol.Feedback(t.Results))
+		rep.Turns = append(rep.Turns, t)
+		for _, r := range t.Results {
+			if r.Step != nil && r.Step.Finish && r.Status != step.StatusSkipped {
+				rep.Stop, rep.Finished = StopFinished, r.Step.Summary
+				return rep, nil
+			}
+		}
+		msgs = append(msgs, Message{Role: "assistant", Content: answer}, Message{Role: "user", Content: t.Feedback})
+	}
+}
+
+// InterruptedError is a run stopped by its context (Ctrl-C): the answer in
+// flight was not applied, or was taken back whole.
+type InterruptedError struct {
+	Turn int
+	Err  error
+}
+
+func (e *InterruptedError) Error() string {
+	return fmt.Sprintf("interrupted in turn %d (%v): that turn's answer was not applied or was taken back; earlier turns stay", e.Turn, e.Err)
+}
+
+// Unwrap returns the context's error.
+func (e *InterruptedError) Unwrap() error { return e.Err }
+
+// Class: the turn was not done; nothing of it remains.
+func (e *InterruptedError) Class() step.Class { return step.ClassStepFailed }
+
+// Hint says what to do.
+func (e *InterruptedError) Hint() string {
+	return "review the steps with autocoder log; run autocoder run again to go on"
+}
+
+// Is lets errors.Is(err, context.Canceled) see through.
+func (e *InterruptedError) Is(target error) bool { return errors.Is(e.Err, target) }
+
+func outcome(rs []step.Result) string {
+	if len(rs) == 0 {
+		return "no instruction block"
+	}
+	count := map[step.Status]int{}
+	for _, r := range rs {
+		count[r.Status]++
+	}
+	var parts []string
+	for _, s := range []step.Status{step.StatusApplied, step.StatusUnchanged, step.StatusRead, step.StatusFailed, step.StatusSkipped} {
+		if count[s] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", count[s], s))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func count(n int64) string { return fmt.Sprintf("%d", n) }
+
+func estimated(u Usage) string {
+	if u.Estimated {
+		return " (estimated)"
+	}
+	return ""
+}

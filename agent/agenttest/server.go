@@ -1,0 +1,212 @@
+// Package agenttest is a local OpenAI-compatible chat server for tests: it
+// serves scripted answers, streamed as server-sent events or whole, and
+// records every request, so a test can check the system prompt sent, the
+// feedback of each turn, retries and errors. It is a real HTTP server
+// (net/http/httptest), so the client library's own code runs: its retries,
+// its SSE decoding, its error parsing.
+//
+// Start with New and Answer; cmd/autocoder's end-to-end scripts start one
+// with their fakemodel command.
+package agenttest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+)
+
+// Answer is one scripted reply of the server, for one request.
+type Answer struct {
+	Text string
+	// Status, when not 0 or 200, answers with this HTTP status and an
+	// OpenAI-style error body instead of Text.
+	Status int
+	Code   string // the error's code, e.g. "model_not_found"
+	// RetryAfterMs sets the Retry-After-Ms header of an error answer.
+	RetryAfterMs int
+	// CutAfter, when > 0, ends a streamed answer after this many bytes of
+	// Text, without a finish_reason or [DONE]: a connection cut midway.
+	CutAfter int
+	// NoUsage leaves out the usage counts, as some local servers do.
+	NoUsage bool
+}
+
+// Request is one request the server received.
+type Request struct {
+	Model         string    `json:"model"`
+	Stream        bool      `json:"stream"`
+	IncludeUsage  bool      `json:"include_usage"`
+	Messages      []Message `json:"messages"`
+	Authorization string    `json:"authorization"`
+}
+
+// Message is one message of a request.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// Server is the fake API. Its base URL for clients is URL() (".../v1").
+type Server struct {
+	*httptest.Server
+	// Key, when set, is the only API key accepted (others get 401).
+	Key string
+	// Models, when set, are the only models known (others get 404).
+	Models []string
+
+	mu       sync.Mutex
+	answers  []Answer
+	requests []Request
+}
+
+// New starts a server that answers requests with answers, in order; once
+// they run out it answers "(no more scripted answers)", which holds no
+// block and so ends a run.
+func New(answers ...Answer) *Server {
+	s := &Server{answers: answers}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	return s
+}
+
+// URL is the base URL a client is given (OPENAI_BASE_URL).
+func (s *Server) URL() string { return s.Server.URL + "/v1" }
+
+// Requests returns a copy of the requests received so far.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" {
+		writeError(w, http.StatusNotFound, "not_found", "no route "+r.Method+" "+r.URL.Path, 0)
+		return
+	}
+	var body struct {
+		Model    string `json:"model"`
+		Stream   bool   `json:"stream"`
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+		StreamOptions struct {
+			IncludeUsage bool `json:"include_usage"`
+		} `json:"stream_options"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request", "bad JSON: "+err.Error(), 0)
+		return
+	}
+	req := Request{Model: body.Model, Stream: body.Stream, IncludeUsage: body.StreamOptions.IncludeUsage,
+		Authorization: r.Header.Get("Authorization")}
+	for _, m := range body.Messages {
+		req.Messages = append(req.Messages, Message{Role: m.Role, Content: content(m.Content)})
+	}
+	s.mu.Lock()
+	s.requests = append(s.requests, req)
+	a := Answer{Text: "(no more scripted answers)"}
+	if len(s.answers) > 0 {
+		a, s.answers = s.answers[0], s.answers[1:]
+	}
+	s.mu.Unlock()
+
+	switch {
+	case s.Key != "" && req.Authorization != "Bearer "+s.Key:
+		writeError(w, http.StatusUnauthorized, "invalid_api_key", "Incorrect API key provided.", 0)
+		return
+	case len(s.Models) > 0 && !contains(s.Models, req.Model):
+		writeError(w, http.StatusNotFound, "model_not_found", fmt.Sprintf("The model `%s` does not exist.", req.Model), 0)
+		return
+	case a.Status != 0 && a.Status != http.StatusOK:
+		writeError(w, a.Status, a.Code, http.StatusText(a.Status), a.RetryAfterMs)
+		return
+	}
+	promptTokens := 0
+	for _, m := range req.Messages {
+		promptTokens += len(m.Content) / 4
+	}
+	usage := map[string]int{"prompt_tokens": promptTokens, "completion_tokens": len(a.Text) / 4,
+		"total_tokens": promptTokens + len(a.Text)/4}
+	if !req.Stream {
+		resp := map[string]any{"id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": req.Model,
+			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
+				"message": map[string]any{"role": "assistant", "content": a.Text}}}}
+		if !a.NoUsage {
+			resp["usage"] = usage
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(resp)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	fl, _ := w.(http.Flusher)
+	chunk := func(delta map[string]any, finish any, u any) {
+		c := map[string]any{"id": "chatcmpl-test", "object": "chat.completion.chunk", "created": 0, "model": req.Model,
+			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}}
+		if u != nil {
+			c["choices"], c["usage"] = []any{}, u
+		}
+		b, _ := json.Marshal(c)
+		fmt.Fprintf(w, "data: %s\n\n", b)
+		if fl != nil {
+			fl.Flush()
+		}
+	}
+	chunk(map[string]any{"role": "assistant", "content": ""}, nil, nil)
+	text := a.Text
+	if a.CutAfter > 0 && a.CutAfter < len(text) {
+		text = text[:a.CutAfter]
+	}
+	for len(text) > 0 {
+		n := min(len(text), 40)
+		chunk(map[string]any{"content": text[:n]}, nil, nil)
+		text = text[n:]
+	}
+	if a.CutAfter > 0 {
+		return // the connection ends here: no finish_reason, no [DONE]
+	}
+	chunk(map[string]any{}, "stop", nil)
+	if req.IncludeUsage && !a.NoUsage {
+		chunk(nil, nil, usage)
+	}
+	fmt.Fprint(w, "data: [DONE]\n\n")
+}
+
+// content reads a message's content: a string, or an array of text parts.
+func content(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Text string `json:"text"`
+	}
+	json.Unmarshal(raw, &parts)
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString(p.Text)
+	}
+	return b.String()
+}
+
+func writeError(w http.ResponseWriter, status int, code, msg string, retryAfterMs int) {
+	if retryAfterMs > 0 {
+		w.Header().Set("Retry-After-Ms", fmt.Sprint(retryAfterMs))
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": msg, "type": "invalid_request_error", "code": code}})
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,198 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/autocoder/autocoder/step"
+)
+
+// Message is one message of the conversation, as sent to the model.
+type Message struct {
+	Role    string `json:"role"` // system, user or assistant
+	Content string `json:"content"`
+}
+
+// Usage counts the tokens of one request. Estimated is set when the server
+// reported none and the counts are a guess from the text (4 bytes a token).
+type Usage struct {
+	Prompt     int64 `json:"prompt_tokens"`
+	Completion int64 `json:"completion_tokens"`
+	Estimated  bool  `json:"estimated,omitempty"`
+}
+
+// Total is prompt and completion together.
+func (u Usage) Total() int64 { return u.Prompt + u.Completion }
+
+// client is the model behind an OpenAI-compatible chat API.
+type client struct {
+	api    openai.Client
+	model  string
+	stream bool
+}
+
+func newClient(c Config) *client {
+	opts := []option.RequestOption{
+		option.WithBaseURL(c.BaseURL),
+		option.WithAPIKey(c.APIKey),
+		// The library retries connection errors, 408, 409, 429 and 5xx with
+		// an exponential backoff (0.5 s, 1 s, 2 s, … with jitter) and honours
+		// Retry-After; a 401 or 404 is never retried.
+		option.WithMaxRetries(c.MaxRetries),
+	}
+	return &client{api: openai.NewClient(opts...), model: c.Model, stream: !c.NoStream}
+}
+
+func (c *client) params(msgs []Message) openai.ChatCompletionNewParams {
+	p := openai.ChatCompletionNewParams{Model: c.model}
+	for _, m := range msgs {
+		switch m.Role {
+		case "system":
+			p.Messages = append(p.Messages, openai.SystemMessage(m.Content))
+		case "assistant":
+			p.Messages = append(p.Messages, openai.AssistantMessage(m.Content))
+		default:
+			p.Messages = append(p.Messages, openai.UserMessage(m.Content))
+		}
+	}
+	return p
+}
+
+// complete asks the model for its next answer. Streamed text goes to out as
+// it arrives; the whole answer is returned only when the server said it
+// ended, so a cut stream never reaches the engine.
+func (c *client) complete(ctx context.Context, msgs []Message, out io.Writer) (string, Usage, error) {
+	p := c.params(msgs)
+	if !c.stream {
+		res, err := c.api.Chat.Completions.New(ctx, p)
+		if err != nil {
+			return "", Usage{}, c.apiError(ctx, err)
+		}
+		if len(res.Choices) == 0 {
+			return "", Usage{}, &ModelError{Msg: "the model's answer has no choices", Fix: "check that the server speaks the OpenAI chat completions API"}
+		}
+		text := res.Choices[0].Message.Content
+		io.WriteString(out, text)
+		return text, usageOf(res.Usage.PromptTokens, res.Usage.CompletionTokens, msgs, text), nil
+	}
+	p.StreamOptions = openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}
+	s := c.api.Chat.Completions.NewStreaming(ctx, p)
+	defer s.Close()
+	var b strings.Builder
+	var u openai.CompletionUsage
+	ended := false
+	for s.Next() {
+		ch := s.Current()
+		if ch.Usage.TotalTokens > 0 || ch.Usage.PromptTokens > 0 {
+			u = ch.Usage
+		}
+		for _, choice := range ch.Choices {
+			if choice.Index != 0 {
+				continue
+			}
+			b.WriteString(choice.Delta.Content)
+			io.WriteString(out, choice.Delta.Content)
+			if choice.FinishReason != "" {
+				ended = true
+			}
+		}
+	}
+	if err := s.Err(); err != nil {
+		return "", Usage{}, c.apiError(ctx, err)
+	}
+	if ctx.Err() != nil {
+		return "", Usage{}, context.Cause(ctx)
+	}
+	if !ended {
+		// An SSE stream that stops without a finish_reason (the server
+		// died, a proxy cut the connection) looks like a normal end to the
+		// client library: only the missing finish_reason tells.
+		return "", Usage{}, &ModelError{Msg: fmt.Sprintf("the answer stream was cut after %d bytes, before the model finished", b.Len()),
+			Fix: "nothing of this answer was applied; run the command again, or try --no-stream if a proxy cuts long streams"}
+	}
+	return b.String(), usageOf(u.PromptTokens, u.CompletionTokens, msgs, b.String()), nil
+}
+
+func usageOf(prompt, completion int64, msgs []Message, answer string) Usage {
+	if prompt > 0 || completion > 0 {
+		return Usage{Prompt: prompt, Completion: completion}
+	}
+	n := 0
+	for _, m := range msgs {
+		n += len(m.Content)
+	}
+	return Usage{Prompt: int64(n+3) / 4, Completion: int64(len(answer)+3) / 4, Estimated: true}
+}
+
+// ModelError is a failure to get an answer from the model: the server
+// refused the request, was not reachable, or cut its answer. Nothing of the
+// turn was applied.
+type ModelError struct {
+	Status int    // the HTTP status, 0 when there was no response
+	Msg    string // what failed
+	Fix    string // what to do
+	Err    error
+}
+
+func (e *ModelError) Error() string {
+	if e.Err != nil {
+		return e.Msg + ": " + e.Err.Error()
+	}
+	return e.Msg
+}
+
+// Unwrap returns the cause.
+func (e *ModelError) Unwrap() error { return e.Err }
+
+// Hint says what to do.
+func (e *ModelError) Hint() string { return e.Fix }
+
+// Class: a wrong key or model is the command line's (usage); anything else
+// is a failure outside us.
+func (e *ModelError) Class() step.Class {
+	if e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden || e.Status == http.StatusNotFound {
+		return step.ClassUsage
+	}
+	return step.ClassInternal
+}
+
+func (c *client) apiError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	var ae *openai.Error
+	if !errors.As(err, &ae) {
+		return &ModelError{Msg: "no answer from the model", Err: err,
+			Fix: "check OPENAI_BASE_URL (or [model] base_url) and that the server is running"}
+	}
+	detail := strings.TrimSpace(ae.Message)
+	if detail == "" {
+		detail = strings.TrimSpace(ae.RawJSON())
+	}
+	me := &ModelError{Status: ae.StatusCode, Msg: fmt.Sprintf("the model API answered %d %s", ae.StatusCode, http.StatusText(ae.StatusCode))}
+	if detail != "" {
+		me.Msg += ": " + detail
+	}
+	switch {
+	case ae.StatusCode == http.StatusUnauthorized || ae.StatusCode == http.StatusForbidden:
+		me.Fix = "the API key was refused: set the variable that holds it (OPENAI_API_KEY, or the one [model] api_key_env names) to a valid key"
+	case ae.StatusCode == http.StatusNotFound || ae.Code == "model_not_found":
+		me.Fix = fmt.Sprintf("the server does not know the model %q (or the URL has no chat API): check --model and OPENAI_BASE_URL; GET %s/models lists the models", c.model, "<base URL>")
+	case ae.StatusCode == http.StatusTooManyRequests || ae.StatusCode >= 500:
+		me.Fix = "the server stayed busy or failing after the retries: wait and run the command again, or raise [model] max_retries"
+	default:
+		me.Fix = "the request was refused as sent; the message above is the server's"
+	}
+	return me
+}
+
+// since formats an elapsed time for the progress line.
+func since(t time.Time) string { return time.Since(t).Round(100 * time.Millisecond).String() }

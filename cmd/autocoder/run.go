@@ -1,0 +1,131 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/autocoder/autocoder/agent"
+	"github.com/autocoder/autocoder/config"
+	"github.com/autocoder/autocoder/prompt"
+	"github.com/autocoder/autocoder/step"
+	"github.com/urfave/cli/v2"
+)
+
+func runCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "run",
+		Usage:     "drive a model through the loop: prompt, answer, apply, feedback, until it finishes",
+		ArgsUsage: "TASK|-",
+		Description: "Talks to an OpenAI-compatible chat API: OPENAI_BASE_URL (or [model] base_url), the key in\n" +
+			"OPENAI_API_KEY (or the variable [model] api_key_env names), --model (or [model] model).",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "model", Usage: "the `MODEL` to ask ([model] model)"},
+			&cli.StringFlag{Name: "base-url", Usage: "the API's base `URL` (OPENAI_BASE_URL, [model] base_url)"},
+			&cli.StringFlag{Name: "dialect", Usage: "the `DIALECT` the model is taught: " + strings.Join(prompt.Dialects, ", ") + " ([model] dialect)"},
+			&cli.StringFlag{Name: "lang", Usage: "the system prompt's `LANGUAGE`: " + strings.Join(prompt.Langs, " or ") + " ([model] lang)"},
+			&cli.IntFlag{Name: "max-turns", Usage: "stop after `N` answers ([model] max_turns)"},
+			&cli.Int64Flag{Name: "max-tokens", Usage: "stop once the run has used `N` tokens ([model] max_tokens)"},
+			&cli.BoolFlag{Name: "no-stream", Usage: "wait for whole answers instead of streaming them ([model] stream)"},
+			&cli.StringFlag{Name: "branch", Usage: "work branch `NAME` (autocoder/ is prepended when missing)"},
+			&cli.BoolFlag{Name: "allow-programs", Usage: "let the model run any program (autocoder.toml [programs] otherwise decides)"},
+		},
+		Action: runRun,
+	}
+}
+
+func runRun(c *cli.Context) error {
+	task, err := readTask(c)
+	if err != nil {
+		return err
+	}
+	e, cfg, err := openEngineWith(c, c.String("branch"), c.Bool("allow-programs"))
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	ac, err := agentConfig(c, cfg.Model)
+	if err != nil {
+		return err
+	}
+	ac.Out, ac.Progress = c.App.Writer, c.App.ErrWriter
+	base := ""
+	if h, err := e.Repo.ReadHEAD(); err == nil && !h.Hash.IsZero() {
+		base = h.Hash.String()
+	}
+	rep, runErr := agent.Run(c.Context, e, ac, task)
+	if err := e.Flush(); err != nil && runErr == nil {
+		runErr = err
+	}
+	rep.Print(c.App.Writer, currentBranch(e), base)
+	if runErr != nil {
+		return runErr
+	}
+	switch rep.Stop {
+	case agent.StopMaxTurns, agent.StopBudget:
+		return &step.Error{C: step.ClassStepFailed, Msg: fmt.Sprintf("the model did not finish: %s", rep.Stop),
+			Fix: "review what it did (autocoder log), then run again with a larger --max-turns or --max-tokens to go on"}
+	}
+	return nil
+}
+
+// readTask is the task: the arguments as one text, or standard input for -.
+func readTask(c *cli.Context) (string, error) {
+	try := `Try: autocoder run --model MODEL "add a --verbose flag to cmd/tool"`
+	if c.NArg() == 0 {
+		return "", &usageError{msg: "run needs a task", try: try}
+	}
+	task := strings.Join(c.Args().Slice(), " ")
+	if task == "-" {
+		b, err := io.ReadAll(io.LimitReader(c.App.Reader, 1<<20))
+		if err != nil {
+			return "", err
+		}
+		task = string(b)
+	}
+	if strings.TrimSpace(task) == "" {
+		return "", &usageError{msg: "the task is empty", try: try}
+	}
+	return task, nil
+}
+
+// agentConfig is the run's settings: flags, then the environment, then
+// autocoder.toml's [model], then the defaults.
+func agentConfig(c *cli.Context, m config.Model) (agent.Config, error) {
+	pick := func(vals ...string) string {
+		for _, v := range vals {
+			if v != "" {
+				return v
+			}
+		}
+		return ""
+	}
+	ac := agent.Config{
+		BaseURL:    pick(c.String("base-url"), os.Getenv("OPENAI_BASE_URL"), m.BaseURL, "https://api.openai.com/v1"),
+		Model:      pick(c.String("model"), m.Name),
+		MaxRetries: int(m.MaxRetries),
+		NoStream:   c.Bool("no-stream") || !m.Stream,
+		MaxTurns:   int(m.MaxTurns),
+		MaxTokens:  m.MaxTokens,
+	}
+	if m.APIKeyEnv != "" {
+		ac.APIKey = os.Getenv(m.APIKeyEnv)
+	}
+	if c.IsSet("max-turns") {
+		ac.MaxTurns = c.Int("max-turns")
+	}
+	if c.IsSet("max-tokens") {
+		ac.MaxTokens = c.Int64("max-tokens")
+	}
+	if ac.Model == "" {
+		return ac, &usageError{msg: "no model: say which one to ask",
+			try: "Try: autocoder run --model gpt-4o TASK, or set model in the [model] table of autocoder.toml"}
+	}
+	sys, err := prompt.Text(pick(c.String("dialect"), m.Dialect), pick(c.String("lang"), m.Lang))
+	if err != nil {
+		return ac, &usageError{msg: err.Error(), try: "Try: --dialect " + strings.Join(prompt.Dialects, "|") + " --lang " + strings.Join(prompt.Langs, "|")}
+	}
+	ac.System = sys
+	return ac, nil
+}
