@@ -281,18 +281,12 @@ func (w *workspace) resolveOp(op *step.Op, r *step.OpResult) error {
 		} else {
 			r.Message = "created"
 		}
-		content := op.Content
-		if f.exists && !f.origLink {
-			// A whole-file write keeps the file's line endings, as an
-			// edit does (git's own conversion comes on top, in changes).
-			content = matcher.KeepLineEndings(f.data, content)
-		}
-		return w.setContent(f, content)
+		return w.setContent(f, written(op, f, nil))
 	case step.OpAppend:
 		if !f.exists && op.MustExist {
 			return &NotFoundError{Path: rel, Fix: "append_file needs an existing file; use write_file to create it"}
 		}
-		data := append(append([]byte{}, f.data...), matcher.KeepLineEndings(f.data, op.Content)...)
+		data := written(op, f, f.data)
 		r.Message = "appended"
 		return w.setContent(f, data)
 	case step.OpReplace:
@@ -495,6 +489,37 @@ func (w *workspace) status(r *step.OpResult) error {
 	}
 	r.Output = b.String()
 	return nil
+}
+
+// written is the file's content after a write (old == nil) or an append
+// of op.Content to old. The content keeps the line endings of the file it
+// changes (matcher.KeepLineEndings; git's own conversion comes on top, in
+// changes), and text lines (op.TextLines: Axon write_file, append_file)
+// end with a line break, an append starting on a new line: the reference
+// glued an append to the file's last line, which broke a Python file in the
+// real history.
+func written(op *step.Op, f *file, old []byte) []byte {
+	content := op.Content
+	// The style to keep: the file's when it has one, else the content's
+	// own; "\n" when neither has one.
+	style := op.Content
+	if f.exists && !f.origLink {
+		content = matcher.KeepLineEndings(f.data, content)
+		style = f.data
+	}
+	eol := matcher.KeepLineEndings(style, []byte("\n"))
+	if op.TextLines {
+		if len(content) > 0 && content[len(content)-1] != '\n' {
+			content = append(append([]byte{}, content...), eol...)
+		}
+		if len(old) > 0 && old[len(old)-1] != '\n' {
+			old = append(append([]byte{}, old...), eol...)
+		}
+	}
+	if old == nil {
+		return content
+	}
+	return append(append([]byte{}, old...), content...)
 }
 
 // moveDir moves every tracked file below the folder rel to the same place

@@ -100,8 +100,10 @@ func buildWrite(kind step.OpKind) func(a *act, ps []param) {
 			return
 		}
 		a.desc = a.name + " " + p
+		// TextLines: the file ends with a line break and an append starts
+		// on a new line (DIALECTS.md, written content).
 		a.ops = []step.Op{{Kind: kind, Path: p, Content: ps[1].content, HasContent: true,
-			MustExist: kind == step.OpAppend, Pos: a.pos}}
+			MustExist: kind == step.OpAppend, TextLines: true, Pos: a.pos}}
 	}
 }
 

@@ -35,6 +35,9 @@ func summary(it step.Item) string {
 			if op.MustExist {
 				b.WriteString(",must_exist")
 			}
+			if !op.TextLines {
+				b.WriteString(",not_text_lines")
+			}
 			b.WriteString(")")
 		case step.OpReplace:
 			for _, e := range op.Edits {
