@@ -67,17 +67,17 @@ type Op struct {
 	HasContent bool   `json:"-"`
 	Edits      []Edit `json:"edits,omitempty"`
 
-	MustExist bool   `json:"must_exist,omitempty"` // append: refuse a missing file
+	MustExist bool `json:"must_exist,omitempty"` // append: refuse a missing file
 	// TextLines: write, append: Content is lines of text (Axon write_file,
 	// append_file): the file ends with a line break, and an append starts
 	// on a new line. Every write and append keeps the line-ending style of
 	// the file it changes, TextLines or not.
-	TextLines bool `json:"text_lines,omitempty"`
-	Overwrite bool   `json:"overwrite,omitempty"`  // move: replace an existing target
-	Recursive bool   `json:"recursive,omitempty"`  // delete: a directory too
-	Force     bool   `json:"force,omitempty"`      // delete: a missing path is not an error
-	Parents   bool   `json:"parents,omitempty"`    // mkdir: create missing parents
-	Mode      string `json:"mode,omitempty"`       // chmod: octal string such as "755"
+	TextLines bool   `json:"text_lines,omitempty"`
+	Overwrite bool   `json:"overwrite,omitempty"` // move: replace an existing target
+	Recursive bool   `json:"recursive,omitempty"` // delete: a directory too
+	Force     bool   `json:"force,omitempty"`     // delete: a missing path is not an error
+	Parents   bool   `json:"parents,omitempty"`   // mkdir: create missing parents
+	Mode      string `json:"mode,omitempty"`      // chmod: octal string such as "755"
 
 	// ExpectedSHA256 is a precondition on the current content of Path (hex).
 	ExpectedSHA256 string `json:"expected_sha256,omitempty"`
