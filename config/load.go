@@ -14,6 +14,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/autocoder/autocoder/prompt"
+	"github.com/autocoder/autocoder/suggest"
 )
 
 func quoteAll(list []string) []string {
@@ -530,43 +531,11 @@ func checkBranchPrefix(p string) string {
 	return ""
 }
 
-// closest returns the known key nearest to s (small edit distance, or the
-// same leaf under another table), or "".
+// closest returns the known key s most likely meant (suggest.Closest:
+// letter case, a small edit distance, or the same leaf under another
+// table), or "".
 func closest(s string, keys []string) string {
-	best, bestD := "", 4
-	for _, k := range keys {
-		if strings.EqualFold(k, s) {
-			return k
-		}
-		d := editDistance(strings.ToLower(s), k)
-		if leaf(s) == leaf(k) && strings.Contains(k, ".") {
-			d = min(d, 1)
-		}
-		if d < bestD {
-			best, bestD = k, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return suggest.Closest(s, keys)
 }
 
 // human writes d the way a person writes it in the file: "60s", "10m".

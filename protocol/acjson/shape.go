@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/autocoder/autocoder/protocol/tjson"
+	suggestpkg "github.com/autocoder/autocoder/suggest"
 )
 
 // Source is the block's own record of the request, kept in step.Step.Source
@@ -164,19 +165,20 @@ func (b *builder) fields(obj *tjson.Node, where string, known map[string]bool) {
 	}
 }
 
-// suggest names a known field that an unknown one probably meant.
+// suggest names a known field that an unknown one probably meant
+// (suggest.Closest), among the fields the place uses.
 func suggest(key string, known map[string]bool) string {
 	var names []string
 	for k, used := range known {
-		if used && (strings.Contains(k, key) || strings.Contains(key, k)) {
+		if used {
 			names = append(names, k)
 		}
 	}
-	if len(names) == 0 {
-		return ""
-	}
 	sort.Strings(names)
-	return fmt.Sprintf(" (did you mean %q?)", names[0])
+	if m := suggestpkg.Closest(key, names); m != "" {
+		return fmt.Sprintf(" (did you mean %q?)", m)
+	}
+	return ""
 }
 
 // str returns the string field key of obj, "" when absent.

@@ -3,6 +3,7 @@ package axon
 import (
 	"fmt"
 	"github.com/autocoder/autocoder/step"
+	"github.com/autocoder/autocoder/suggest"
 	"strings"
 )
 
@@ -265,17 +266,12 @@ func buildThought(a *act, ps []param) {
 	a.summary = strings.TrimSpace(ps[0].text)
 }
 
-// unknownHint names the known acts, and the one meant when the name differs
-// from it only in case or separators ("WriteFile", "write-file").
+// unknownHint names the known acts, and the one meant (suggest.Closest:
+// "WriteFile", "write-file", "writ_file").
 func unknownHint(name string) string {
-	norm := func(s string) string {
-		return strings.NewReplacer("_", "", "-", "", " ", "").Replace(strings.ToLower(s))
-	}
 	hint := "the known acts are " + strings.Join(known, ", ")
-	for _, k := range known {
-		if norm(k) == norm(name) {
-			return fmt.Sprintf("did you mean %s? %s", k, hint)
-		}
+	if k := suggest.Closest(name, known); k != "" {
+		return fmt.Sprintf("did you mean %s? %s", k, hint)
 	}
 	return hint
 }

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/autocoder/autocoder/protocol/tjson"
+	"github.com/autocoder/autocoder/suggest"
 	"github.com/autocoder/autocoder/txn/reads"
 )
 
@@ -205,7 +206,11 @@ func (r *reqReader) read(root *node, b *block) (*step.Step, error) {
 	}
 	spec, ok := lookupTool(name.str)
 	if !ok {
-		return nil, fail(name, "the tools are "+toolNames(), "unknown tool %q", name.str)
+		hint := "the tools are " + toolNames()
+		if m := suggest.Closest(name.str, strings.Split(toolNames(), ", ")); m != "" {
+			hint = fmt.Sprintf("did you mean %s? %s", m, hint)
+		}
+		return nil, fail(name, hint, "unknown tool %q", name.str)
 	}
 	r.req.Tool = spec.name
 	args, ok := params.obj["arguments"]
@@ -261,6 +266,8 @@ func (c *call) check(spec []arg, obj *node, aliases map[string]string) error {
 			hint := fmt.Sprintf("%s takes %s (* required)", c.spec.name, argNames(spec))
 			if right, ok := aliases[k]; ok {
 				hint = fmt.Sprintf("write %q instead of %q; %s", right, k, hint)
+			} else if m := suggest.Closest(k, specNames(spec)); m != "" {
+				hint = fmt.Sprintf("did you mean %q? %s", m, hint)
 			}
 			return fail(obj.key(k), hint, "%s has no argument %q", c.spec.name, k)
 		}
@@ -339,6 +346,14 @@ func checkType(tool string, a *arg, v *node) error {
 		}
 	}
 	return nil
+}
+
+func specNames(spec []arg) []string {
+	names := make([]string, len(spec))
+	for i, a := range spec {
+		names[i] = a.name
+	}
+	return names
 }
 
 func contains(list []string, s string) bool {
