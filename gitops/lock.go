@@ -5,15 +5,20 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // LockedError reports a lock file that someone else holds: a running git
 // command, another tool, or one that crashed. autocoder never removes it.
 type LockedError struct {
-	Path string // the lock file
+	Path   string        // the lock file
+	Waited time.Duration // how long we waited for it to go away
 }
 
 func (e *LockedError) Error() string {
+	if e.Waited > 0 {
+		return fmt.Sprintf("%s is locked: %s still exists after waiting %s", filepath.Base(e.Target()), e.Path, e.Waited.Round(100*time.Millisecond))
+	}
 	return fmt.Sprintf("%s is locked: %s exists", filepath.Base(e.Target()), e.Path)
 }
 
@@ -37,13 +42,44 @@ type LockFile struct {
 	done bool
 }
 
+// LockWait is how long Lock and LockVia wait for a lock that someone else
+// holds before they give up with *LockedError. git commands hold index.lock
+// for a moment (an editor's `git status` refreshes the index every few
+// seconds), so refusing at once would fail calls for nothing; a lock held
+// longer than this is a command still working, or a crashed one.
+var LockWait = time.Second
+
+// retryLocked runs take until it succeeds, fails with something other than
+// a held lock, or LockWait has passed, sleeping with a growing backoff.
+func retryLocked(lock string, take func() error) error {
+	start := time.Now()
+	pause := 2 * time.Millisecond
+	for {
+		err := take()
+		if !errors.Is(err, os.ErrExist) {
+			return err
+		}
+		waited := time.Since(start)
+		if waited >= LockWait {
+			return &LockedError{Path: lock, Waited: waited}
+		}
+		time.Sleep(min(pause, LockWait-waited))
+		pause = min(pause*2, 50*time.Millisecond)
+	}
+}
+
 // Lock takes "<path>.lock" with O_EXCL. It returns *LockedError when the
-// lock exists.
+// lock exists after LockWait.
 func Lock(path string) (*LockFile, error) {
-	f, err := os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+	var f *os.File
+	err := retryLocked(path+".lock", func() (err error) {
+		f, err = os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		return err
+	})
 	if err != nil {
-		if errors.Is(err, os.ErrExist) {
-			return nil, &LockedError{Path: path + ".lock"}
+		var le *LockedError
+		if errors.As(err, &le) {
+			return nil, err
 		}
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
@@ -64,11 +100,12 @@ func LockVia(path, own string) (*LockFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
-	if err := os.Link(own, path+".lock"); err != nil {
+	if err := retryLocked(path+".lock", func() error { return os.Link(own, path+".lock") }); err != nil {
 		f.Close()
 		os.Remove(own)
-		if errors.Is(err, os.ErrExist) {
-			return nil, &LockedError{Path: path + ".lock"}
+		var le *LockedError
+		if errors.As(err, &le) {
+			return nil, err
 		}
 		// A file system without hard links (FAT, some network shares):
 		// git's own protocol still holds; only the proof of ownership is
