@@ -24,6 +24,7 @@ type Repo struct {
 	CommonDir string // shared: objects, refs, packed-refs, config
 	objects   *filesystem.ObjectStorage
 	storage   *filesystem.Storage
+	packs     os.FileInfo // objects/pack as open saw it (see Refresh)
 
 	attrsMu sync.Mutex
 	attrs   *Attributes // see Attributes
@@ -118,6 +119,25 @@ func (r *Repo) open() error {
 	if err := r.checkFormat(); err != nil {
 		return err
 	}
+	r.packs, _ = os.Stat(filepath.Join(r.CommonDir, "objects", "pack"))
+	r.storage = filesystem.NewStorageWithOptions(osfs.New(r.CommonDir), cache.NewObjectLRUDefault(),
+		filesystem.Options{KeepDescriptors: true})
+	r.objects = &r.storage.ObjectStorage
+	return nil
+}
+
+// Refresh reopens the object store when git wrote or removed packs since it
+// was opened (git gc, fetch, repack): go-git reads the list of packs once,
+// and keeps the files open. A long-lived process calls it before each use.
+func (r *Repo) Refresh() error {
+	fi, _ := os.Stat(filepath.Join(r.CommonDir, "objects", "pack"))
+	if fi == nil || (r.packs != nil && fi.ModTime().Equal(r.packs.ModTime()) && fi.Size() == r.packs.Size()) {
+		return nil
+	}
+	if r.storage != nil {
+		r.storage.Close()
+	}
+	r.packs = fi
 	r.storage = filesystem.NewStorageWithOptions(osfs.New(r.CommonDir), cache.NewObjectLRUDefault(),
 		filesystem.Options{KeepDescriptors: true})
 	r.objects = &r.storage.ObjectStorage

@@ -34,6 +34,9 @@ type Options struct {
 	Verify func(ctx context.Context, root string) (output string, err error)
 	// Log receives notes for the user (recovery, warnings); nil discards.
 	Log io.Writer
+	// LockWait is how long Open waits while another autocoder holds the
+	// repository's lock; zero refuses at once (*BusyError).
+	LockWait time.Duration
 	// Now stamps commits when the identity has no fixed date; nil: time.Now.
 	Now func() time.Time
 }
@@ -111,7 +114,7 @@ func Open(repo *gitops.Repo, opts Options) (*Engine, error) {
 		repo.Close()
 		return nil, err
 	}
-	if err := e.lock(); err != nil {
+	if err := e.lockWait(context.Background(), opts.LockWait); err != nil {
 		repo.Close()
 		return nil, err
 	}
@@ -124,17 +127,37 @@ func Open(repo *gitops.Repo, opts Options) (*Engine, error) {
 
 // lock takes the private folder's process lock, which the system releases
 // when the process dies, so a killed autocoder never blocks the next one.
-func (e *Engine) lock() error {
-	l, err := e.priv.Lock()
-	var held *gitops.LockHeldError
-	if errors.As(err, &held) {
-		return &BusyError{Holder: held.Holder}
+func (e *Engine) lock() error { return e.lockWait(context.Background(), 0) }
+
+// lockWait is lock that waits up to wait (with a growing backoff, ctx
+// cancels) while another autocoder holds the lock: a second MCP session on
+// the same repository then runs its call after the first one's, instead of
+// failing.
+func (e *Engine) lockWait(ctx context.Context, wait time.Duration) error {
+	start, pause := time.Now(), 2*time.Millisecond
+	for {
+		l, err := e.priv.Lock()
+		if err == nil {
+			e.plock = l
+			return nil
+		}
+		var held *gitops.LockHeldError
+		if !errors.As(err, &held) {
+			return err
+		}
+		left := wait - time.Since(start)
+		if left <= 0 || ctx.Err() != nil {
+			if cerr := cancelled(ctx); cerr != nil {
+				return cerr
+			}
+			return &BusyError{Holder: held.Holder}
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(min(pause, left)):
+		}
+		pause = min(pause*2, 100*time.Millisecond)
 	}
-	if err != nil {
-		return err
-	}
-	e.plock = l
-	return nil
 }
 
 // Close writes the index (Flush), releases the lock and the repository.

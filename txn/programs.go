@@ -30,7 +30,7 @@ func (e *ProgramRefusedError) Error() string {
 
 // Hint says what to do.
 func (e *ProgramRefusedError) Hint() string {
-	return "programs run only where autocoder.toml allows them ([programs] enabled = true and an allow list) or with apply --allow-programs; otherwise run the command yourself and send its output"
+	return "programs run only where autocoder.toml allows them ([programs] enabled = true and an allow list) or where the user started autocoder allowing every program; otherwise run the command yourself and send its output"
 }
 
 // VerifyError is a step whose files failed the [verify] command: the step

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/autocoder/autocoder/config"
 	"github.com/autocoder/autocoder/gitops"
@@ -71,6 +72,13 @@ func openEngineWith(c *cli.Context, branch string, allowPrograms bool) (*txn.Eng
 	if dir == "" {
 		dir = "."
 	}
+	return openEngineAt(c, dir, branch, allowPrograms, 0)
+}
+
+// openEngineAt opens the engine on the repository that contains dir, with
+// that repository's autocoder.toml; lockWait is how long to wait for
+// another autocoder working there (0: refuse at once).
+func openEngineAt(c *cli.Context, dir, branch string, allowPrograms bool, lockWait time.Duration) (*txn.Engine, config.Config, error) {
 	repo, err := gitops.Open(dir)
 	if err != nil {
 		return nil, config.Config{}, err
@@ -88,6 +96,7 @@ func openEngineWith(c *cli.Context, branch string, allowPrograms bool) (*txn.Eng
 		Programs:     programs{cfg: cfg, allowAll: allowPrograms},
 		Verify:       verifier(cfg),
 		Log:          c.App.ErrWriter,
+		LockWait:     lockWait,
 	})
 	if err != nil {
 		repo.Close()
@@ -95,6 +104,21 @@ func openEngineWith(c *cli.Context, branch string, allowPrograms bool) (*txn.Eng
 	}
 	return e, cfg, nil
 }
+
+// readCloser and writeCloser give the MCP transport the app's standard
+// input and output, which it closes when the session ends.
+type readCloser struct{ io.Reader }
+
+func (r readCloser) Close() error {
+	if c, ok := r.Reader.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+type writeCloser struct{ io.Writer }
+
+func (w writeCloser) Close() error { return nil }
 
 // readInput reads FILE, or standard input for "-" or no argument.
 func readInput(c *cli.Context, limit int64) ([]byte, string, error) {

@@ -1,9 +1,11 @@
 package main
 
 import (
-	"github.com/autocoder/autocoder/protocol/mcp"
-	"github.com/autocoder/autocoder/step"
+	"os"
+
+	"github.com/autocoder/autocoder/mcpserver"
 	"github.com/autocoder/autocoder/txn"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
 )
 
@@ -15,32 +17,42 @@ func mcpCommand() *cli.Command {
 		Name:  "mcp",
 		Usage: "serve the FlyCode tools over MCP on standard input and output",
 		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "root", Aliases: []string{"C"}, Usage: "the repository `DIR` (default: the client's roots, then the working folder)"},
 			&cli.StringFlag{Name: "branch", Usage: "work branch `NAME` for the tool calls' commits"},
 			&cli.BoolFlag{Name: "allow-programs", Usage: "let process_run and shell_exec run any program"},
+			&cli.IntFlag{Name: "max-result", Value: mcpserver.DefaultMaxResult, Usage: "cap a tool result at `BYTES` (the rest is asked for in parts)"},
+			&cli.DurationFlag{Name: "lock-wait", Value: mcpserver.DefaultLockWait, Usage: "wait up to `DURATION` while another autocoder works in the repository"},
+			&cli.DurationFlag{Name: "keepalive", Value: mcpserver.DefaultKeepAlive, Usage: "ping the client every `DURATION` (0: never)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
-				return &usageError{msg: "mcp takes no arguments", try: "Try: autocoder mcp (an MCP client starts it and talks on its standard input and output)"}
+				return &usageError{msg: "mcp takes no arguments", try: "Try: autocoder mcp --root DIR (an MCP client starts it and talks on its standard input and output)"}
 			}
-			// Check once that the repository opens, so a wrong folder is an
-			// error at start, not on the first call.
-			e, _, err := openEngine(c, c.String("branch"))
-			if err != nil {
-				return err
-			}
-			e.Close()
-			s := &mcp.Server{Version: version, Apply: func(st *step.Step) step.Result {
-				// The repository lock is taken per call, so the CLI can be
-				// used between calls.
-				e, _, err := openEngineWith(c, c.String("branch"), c.Bool("allow-programs"))
-				if err != nil {
-					return step.Result{Step: st, StepID: st.ID, Status: step.StatusFailed,
-						Error: err.Error(), Hint: txn.Hint(err), Code: exitCode(err)}
+			root := c.String("root")
+			for _, l := range c.Lineage() {
+				if root == "" {
+					root = l.String("C") // autocoder -C DIR mcp
 				}
-				defer e.Close()
-				return e.Apply(c.Context, st) // Apply writes the index itself outside a Run
-			}}
-			return s.Serve(c.App.Reader, c.App.Writer)
+			}
+			wd, _ := os.Getwd()
+			keepalive := c.Duration("keepalive")
+			if keepalive == 0 {
+				keepalive = -1
+			}
+			s := mcpserver.New(mcpserver.Options{
+				Version:   version,
+				Root:      root,
+				Dir:       wd,
+				MaxResult: c.Int("max-result"),
+				LockWait:  c.Duration("lock-wait"),
+				KeepAlive: keepalive,
+				Log:       c.App.ErrWriter,
+				Open: func(dir string) (*txn.Engine, error) {
+					e, _, err := openEngineAt(c, dir, c.String("branch"), c.Bool("allow-programs"), c.Duration("lock-wait"))
+					return e, err
+				},
+			})
+			return s.Run(c.Context, &sdk.IOTransport{Reader: readCloser{c.App.Reader}, Writer: writeCloser{c.App.Writer}})
 		},
 	}
 }

@@ -412,9 +412,16 @@ func (c *call) at(name string) *node {
 	return c.args
 }
 
+// The patterns of fs.chmod's mode and of expectedSha256, which the input
+// schemas publish too.
+const (
+	octalPattern  = `^[0-7]{3,4}$`
+	sha256Pattern = `^[0-9a-fA-F]{64}$`
+)
+
 var (
-	octalMode = regexp.MustCompile(`^[0-7]{3,4}$`)
-	sha256Hex = regexp.MustCompile(`^[0-9a-fA-F]{64}$`)
+	octalMode = regexp.MustCompile(octalPattern)
+	sha256Hex = regexp.MustCompile(sha256Pattern)
 )
 
 func checkSHA(tool string, v *node) error {

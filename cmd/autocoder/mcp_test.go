@@ -1,0 +1,372 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/autocoder/autocoder/gitops/gittest"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// These tests drive `autocoder mcp` (the test binary, which TestMain makes
+// the autocoder command on PATH) with the Go SDK's own client over stdio, as
+// an editor or a chat application does, and let git judge the repository
+// afterwards.
+
+type mcpClient struct {
+	t     *testing.T
+	cs    *sdk.ClientSession
+	cmd   *exec.Cmd
+	stdin io.Closer // closing it is the client going away
+}
+
+// startMCP starts `autocoder mcp args...` in dir and connects a client;
+// roots, when given, are the client's MCP roots (sent with the protocol
+// version of today's clients: the 2026-07-28 one has no roots).
+func startMCP(t *testing.T, dir string, roots []string, args ...string) *mcpClient {
+	t.Helper()
+	cmd := exec.Command("autocoder", append([]string{"mcp"}, args...)...)
+	cmd.Dir = dir
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	c := sdk.NewClient(&sdk.Implementation{Name: "autocoder-test", Version: "1"}, nil)
+	var opts *sdk.ClientSessionOptions
+	for _, r := range roots {
+		c.AddRoots(&sdk.Root{URI: "file://" + r})
+		opts = &sdk.ClientSessionOptions{ProtocolVersion: "2025-06-18"}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cs, err := c.Connect(ctx, &sdk.IOTransport{Reader: stdout, Writer: stdin}, opts)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	m := &mcpClient{t: t, cs: cs, cmd: cmd, stdin: stdin}
+	t.Cleanup(func() { m.close() })
+	return m
+}
+
+// close ends the session as a client does that is done: it closes the
+// server's input and waits for the server to exit.
+func (m *mcpClient) close() error {
+	m.stdin.Close()
+	if m.cmd.ProcessState != nil {
+		return nil
+	}
+	done := make(chan error, 1)
+	go func() { done <- m.cmd.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(10 * time.Second):
+		m.cmd.Process.Kill()
+		return fmt.Errorf("the server did not exit")
+	}
+}
+
+// call calls a tool and returns its text and isError; a protocol error
+// fails the test.
+func (m *mcpClient) call(name string, args any) (string, bool) {
+	m.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := m.cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		m.t.Fatalf("%s: %v", name, err)
+	}
+	return resultText(res), res.IsError
+}
+
+func resultText(res *sdk.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+func (m *mcpClient) mustCall(name string, args any) string {
+	m.t.Helper()
+	text, isErr := m.call(name, args)
+	if isErr {
+		m.t.Fatalf("%s: %s", name, text)
+	}
+	return text
+}
+
+func TestMCPToolsAndCalls(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
+	m := startMCP(t, g.Dir, nil)
+	ctx := context.Background()
+
+	tools, err := m.cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tools.Tools) != 12 {
+		t.Fatalf("%d tools, want 12", len(tools.Tools))
+	}
+	for _, tool := range tools.Tools {
+		a := tool.Annotations
+		if strings.Contains(tool.Name, ".") || tool.Title == "" || a == nil || a.DestructiveHint == nil {
+			t.Fatalf("tool %q: title %q annotations %+v", tool.Name, tool.Title, a)
+		}
+		read := map[string]bool{"fs_ls": true, "fs_read": true, "fs_search": true, "fs_diff": true}[tool.Name]
+		if a.ReadOnlyHint != read || (read && *a.DestructiveHint) {
+			t.Errorf("%s: readOnlyHint %v destructiveHint %v", tool.Name, a.ReadOnlyHint, *a.DestructiveHint)
+		}
+	}
+
+	text := m.mustCall("fs_write", map[string]any{"path": "hello.txt", "mode": "overwrite", "content": "hello\n"})
+	if !strings.HasPrefix(text, "WRITE_SUCCESS\ncommit ") {
+		t.Fatalf("fs_write: %q", text)
+	}
+	// The dotted name of the dialect is accepted too.
+	if text := m.mustCall("fs.read", map[string]any{"path": "hello.txt"}); text != "hello\n" {
+		t.Fatalf("fs.read: %q", text)
+	}
+	if text, isErr := m.call("fs_mv", map[string]any{"src": "a.txt", "dest": "b.txt"}); !isErr || !strings.Contains(text, "INVALID_INPUT") || !strings.Contains(text, "fromPath") {
+		t.Fatalf("fs_mv with src/dest: %v %q", isErr, text)
+	}
+	if text, isErr := m.call("fs_write", map[string]any{"path": "/etc/evil", "mode": "overwrite", "content": "x"}); !isErr || !strings.HasPrefix(text, "FORBIDDEN: ") {
+		t.Fatalf("a write outside the repository: %v %q", isErr, text)
+	}
+	// Programs are off: the refusal says what to do, and names no flag.
+	if text, isErr := m.call("shell_exec", map[string]any{"command": "true"}); !isErr || strings.Contains(text, "--") || !strings.Contains(text, "autocoder.toml") {
+		t.Fatalf("a program refused: %v %q", isErr, text)
+	}
+
+	// Protocol errors are JSON-RPC errors, -32602.
+	for name, args := range map[string]any{"no_such_tool": map[string]any{}, "fs_read": "not an object"} {
+		_, err := m.cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+		var je *jsonrpc.Error
+		if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams {
+			t.Errorf("%s(%v): %v, want a -32602 error", name, args, err)
+		}
+	}
+
+	m.close()
+	if got := g.Git("log", "-1", "--format=%B"); !strings.Contains(got, "Autocoder-Step: mcp-") {
+		t.Fatalf("commit message:\n%s", got)
+	}
+	g.AssertClean()
+	g.Fsck()
+}
+
+// A session started outside any repository still answers initialize; each
+// tool call says how to configure it. With a root from the client, or
+// --root, it works wherever it was started.
+func TestMCPStartedAnywhere(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
+	nowhere := t.TempDir()
+
+	m := startMCP(t, nowhere, nil)
+	text, isErr := m.call("fs_read", map[string]any{"path": "a.txt"})
+	if !isErr || !strings.Contains(text, "no git repository") || !strings.Contains(text, `"--root"`) {
+		t.Fatalf("unconfigured: %v %q", isErr, text)
+	}
+
+	m = startMCP(t, nowhere, []string{nowhere, g.Dir})
+	if text := m.mustCall("fs_read", map[string]any{"path": "a.txt"}); text != "a\n" {
+		t.Fatalf("with the client's roots: %q", text)
+	}
+
+	for _, flag := range []string{"--root", "-C"} {
+		m = startMCP(t, nowhere, nil, flag, g.Dir)
+		if text := m.mustCall("fs_read", map[string]any{"path": "a.txt"}); text != "a\n" {
+			t.Fatalf("with %s: %q", flag, text)
+		}
+	}
+}
+
+// A ping is answered while a program runs; cancelling the call stops the
+// program and everything it started.
+func TestMCPPingAndCancelDuringAProgram(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
+	m := startMCP(t, g.Dir, nil, "--allow-programs")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := m.cs.CallTool(ctx, &sdk.CallToolParams{Name: "shell_exec",
+			Arguments: map[string]any{"command": "sleep 30 & echo $! > child.pid; wait"}})
+		done <- err
+	}()
+	pid := waitPID(t, filepath.Join(g.Dir, "child.pid"))
+	start := time.Now()
+	if err := m.cs.Ping(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("a ping during a program took %s", d)
+	}
+	cancel()
+	<-done
+	waitGone(t, pid)
+	// The session goes on: the next call works.
+	m.mustCall("fs_write", map[string]any{"path": "after.txt", "mode": "overwrite", "content": "x\n"})
+	m.close()
+	g.AssertClean() // child.pid became the program's own commit
+	g.Fsck()
+}
+
+// The client closing its end during a program (or a signal) stops the
+// program with its children; the files it made are committed, nothing is
+// left in the work tree, and the server exits.
+func TestMCPClientGoesAwayDuringAProgram(t *testing.T) {
+	for _, how := range []string{"close", "signal"} {
+		t.Run(how, func(t *testing.T) {
+			gittest.Isolate(t)
+			g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
+			m := startMCP(t, g.Dir, nil, "--allow-programs")
+			go m.cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "shell_exec",
+				Arguments: map[string]any{"command": "echo made > made.txt; sleep 30 & echo $! > child.pid; wait"}})
+			pid := waitPID(t, filepath.Join(g.Dir, "child.pid"))
+			start := time.Now()
+			if how == "signal" {
+				m.cmd.Process.Signal(syscall.SIGTERM)
+			}
+			if err := m.close(); err != nil && how == "close" {
+				t.Fatal(err)
+			}
+			if d := time.Since(start); d > 4*time.Second {
+				t.Fatalf("the server took %s to exit", d)
+			}
+			waitGone(t, pid)
+			g.AssertClean()
+			g.Fsck()
+			if got := g.Git("log", "--format=%s", "-1"); !strings.Contains(got, "files changed by") {
+				t.Fatalf("the program's files were not committed: %q", got)
+			}
+		})
+	}
+}
+
+// Two sessions on one repository, and an editor running git status beside
+// them: every call succeeds, one after another.
+func TestMCPTwoSessionsAndGitStatus(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
+	a, b := startMCP(t, g.Dir, nil), startMCP(t, g.Dir, nil)
+	stop := make(chan struct{})
+	var statusRuns int
+	var editor sync.WaitGroup
+	editor.Add(1)
+	go func() {
+		defer editor.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			exec.Command("git", "-C", g.Dir, "status", "--porcelain").Run() // refreshes the index under index.lock
+			statusRuns++
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	const n = 15
+	var wg sync.WaitGroup
+	errs := make(chan string, 2*n)
+	for i, m := range []*mcpClient{a, b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < n; j++ {
+				res, err := m.cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "fs_write",
+					Arguments: map[string]any{"path": fmt.Sprintf("s%d/f%d.txt", i, j), "mode": "overwrite", "content": "x\n"}})
+				if err != nil {
+					errs <- err.Error()
+				} else if res.IsError {
+					errs <- resultText(res)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	editor.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	if got := strings.Count(g.Git("log", "--format=%s"), "\n"); got != 2*n+1 {
+		t.Errorf("%d commits, want %d", got, 2*n+1)
+	}
+	if statusRuns == 0 {
+		t.Error("git status never ran")
+	}
+	g.AssertClean()
+	g.Fsck()
+}
+
+// A result larger than the cap is its first part and a note that says how
+// to read the rest; the connection survives.
+func TestMCPResultCap(t *testing.T) {
+	gittest.Isolate(t)
+	var big strings.Builder
+	for i := 0; big.Len() < 100_000; i++ {
+		fmt.Fprintf(&big, "line %d\n", i)
+	}
+	g := gittest.NewWithCommit(t, map[string]string{"big.txt": big.String()})
+	m := startMCP(t, g.Dir, nil, "--max-result", "4096")
+	text := m.mustCall("fs_read", map[string]any{"path": "big.txt"})
+	if len(text) > 4096 || !strings.HasPrefix(big.String(), text[:strings.Index(text, "\n[autocoder:")]) ||
+		!strings.Contains(text, `range`) || !strings.Contains(text, `lines`) {
+		t.Fatalf("capped read (%d bytes): ...%q", len(text), text[max(0, len(text)-400):])
+	}
+	if text := m.mustCall("fs_read", map[string]any{"path": "big.txt", "lines": "2-3"}); text != "line 1\nline 2" {
+		t.Fatalf("the next part: %q", text)
+	}
+}
+
+func waitPID(t *testing.T, path string) int {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		b, _ := os.ReadFile(path)
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 0 {
+			return pid
+		}
+	}
+	t.Fatalf("%s never appeared", path)
+	return 0
+}
+
+// waitGone fails unless the process pid ends within a few seconds.
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	for deadline := time.Now().Add(4 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if syscall.Kill(pid, 0) != nil {
+			return
+		}
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
+	t.Fatalf("process %d (started by the program) is still running", pid)
+}

@@ -1,0 +1,47 @@
+package txn
+
+import (
+	"context"
+	"time"
+)
+
+// A long-lived process (the MCP server) keeps one Engine for its session:
+// the repository, the configuration, the identity and the index stay open
+// and in memory. Between calls it gives the repository lock back (Release),
+// so that the CLI, git and other sessions can work, and takes it again for
+// the next call (Acquire).
+
+// Release ends a call: it writes the index (Flush) and releases the
+// repository lock. The engine stays usable: Acquire starts the next call.
+func (e *Engine) Release() error {
+	err := e.Flush()
+	e.plock.Unlock()
+	e.plock = nil
+	return err
+}
+
+// Acquire starts a call of an engine that Release ended: it takes the
+// repository lock again, waiting up to wait while another autocoder holds it
+// (*BusyError naming the holder after that; ctx cancels the wait), finishes
+// a step that a killed process left in its journal, and notices what git
+// changed in between (new packs, submodules, attributes). On an engine that holds its
+// lock, Acquire does nothing.
+func (e *Engine) Acquire(ctx context.Context, wait time.Duration) error {
+	if e.plock != nil {
+		return nil
+	}
+	if err := e.lockWait(ctx, wait); err != nil {
+		return err
+	}
+	e.gitlinks = nil
+	e.Repo.ForgetAttributes() // the user may have edited a .gitattributes
+	if err := e.Repo.Refresh(); err != nil {
+		e.Release()
+		return err
+	}
+	if err := e.recover(); err != nil {
+		e.Release()
+		return err
+	}
+	return nil
+}
