@@ -127,6 +127,9 @@ func (s *Server) engine(ctx context.Context, ss *sdk.ServerSession) (*txn.Engine
 func listRoots(ctx context.Context, ss *sdk.ServerSession) ([]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
+	// Roots are deprecated from protocol 2026-07-28 on (SEP-2577), and the
+	// SDK refuses them there; the clients in use today send them.
+	//lint:ignore SA1019 the issue asks for the client's roots
 	res, err := ss.ListRoots(ctx, nil)
 	if err != nil {
 		return nil, err

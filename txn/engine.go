@@ -125,14 +125,11 @@ func Open(repo *gitops.Repo, opts Options) (*Engine, error) {
 	return e, nil
 }
 
-// lock takes the private folder's process lock, which the system releases
-// when the process dies, so a killed autocoder never blocks the next one.
-func (e *Engine) lock() error { return e.lockWait(context.Background(), 0) }
-
-// lockWait is lock that waits up to wait (with a growing backoff, ctx
-// cancels) while another autocoder holds the lock: a second MCP session on
-// the same repository then runs its call after the first one's, instead of
-// failing.
+// lockWait takes the private folder's process lock, which the system
+// releases when the process dies, so a killed autocoder never blocks the
+// next one. While another autocoder holds it, lockWait waits up to wait
+// (with a growing backoff; ctx cancels): a second MCP session on the same
+// repository then runs its call after the first one's, instead of failing.
 func (e *Engine) lockWait(ctx context.Context, wait time.Duration) error {
 	start, pause := time.Now(), 2*time.Millisecond
 	for {
