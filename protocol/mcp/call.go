@@ -1,10 +1,12 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 
+	"github.com/autocoder/autocoder/protocol/tjson"
 	"github.com/autocoder/autocoder/step"
 )
 
@@ -38,19 +40,20 @@ func ReadCall(id, tool string, args []byte) (*step.Step, error) {
 	if len(args) == 0 {
 		args = []byte("{}")
 	}
-	if !json.Valid(args) {
+	n, end, err := tjson.ParseNodeStrict(args, tjson.Pos{Line: 1, Col: 1})
+	if err != nil || len(bytes.TrimSpace(args[end:])) > 0 {
 		return nil, &CallError{Msg: "the arguments are not valid JSON", Fix: "send the arguments as a JSON object"}
 	}
 	d := newDoc(args)
-	root := buildTree(args, 0)
-	if root.kind != '{' {
+	root := buildTree(n)
+	if root.kind != tjson.Object {
 		return nil, &CallError{Msg: fmt.Sprintf("the arguments are %s, not an object", root.kindName()),
 			Fix: "arguments is an object, even when empty: {}"}
 	}
 	idJSON, _ := json.Marshal(id)
 	st := &step.Step{ID: id, Dialect: Dialect, Source: &Request{ID: idJSON, Method: "tools/call", Tool: spec.name}}
 	c := &call{spec: spec, args: root, d: d}
-	err := c.check(spec.args, root, spec.aliases)
+	err = c.check(spec.args, root, spec.aliases)
 	if err == nil {
 		err = c.build(st, step.Pos{})
 	}
