@@ -40,11 +40,38 @@ type OpResult struct {
 // ProgramResult is the outcome of one program.
 type ProgramResult struct {
 	Name       string `json:"name"`
-	Status     string `json:"status"` // success, failure, timeout, refused
+	Status     string `json:"status"` // one of the Program* statuses
 	Stdout     string `json:"stdout"`
 	Stderr     string `json:"stderr"`
-	ReturnCode int    `json:"returncode"`
+	ReturnCode int    `json:"returncode"` // -1 when the program did not run or was killed
 	Error      string `json:"error,omitempty"`
+	Hint       string `json:"hint,omitempty"` // what to do, for a refused program
+}
+
+// The outcomes of a program. A refused program was not run; the step it
+// belongs to still applied its files. A failed or timed-out one did run.
+const (
+	ProgramSuccess = "success"
+	ProgramFailure = "failure"
+	ProgramTimeout = "timeout"
+	ProgramRefused = "refused"
+)
+
+// ProgramTrouble is the first program of the results that did not succeed
+// (refused, failed or timed out) in a step that was not itself failed, or
+// nil: what makes a run exit 4 or 5 although every step applied.
+func ProgramTrouble(rs []Result) *ProgramResult {
+	for _, r := range rs {
+		if r.Status == StatusFailed || r.Status == StatusSkipped {
+			continue
+		}
+		for i, p := range r.Programs {
+			if p.Status == ProgramRefused || p.Status == ProgramFailure || p.Status == ProgramTimeout {
+				return &r.Programs[i]
+			}
+		}
+	}
+	return nil
 }
 
 // Result is the outcome of one step (or of an unreadable block, when Step is

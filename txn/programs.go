@@ -49,24 +49,19 @@ func (e *VerifyError) Hint() string {
 	return "fix what the verify command reports and send the step again:\n" + strings.TrimRight(e.Output, "\n")
 }
 
-// checkPrograms refuses a step before anything is written when one of its
-// programs is not allowed, or wants to run outside the repository.
-func (w *workspace) checkPrograms(s *step.Step) error {
-	for i := range s.Programs {
-		p := &s.Programs[i]
-		if p.Terminate {
-			continue
-		}
-		if w.e.opts.Programs == nil {
-			return &ProgramRefusedError{Command: p.Command, Reason: "programs are off"}
-		}
-		if ok, why := w.e.opts.Programs.Allowed(*p); !ok {
-			return &ProgramRefusedError{Command: p.Command, Reason: why}
-		}
-		if p.Cwd != "" {
-			if _, err := w.resolveDir(p.Cwd); err != nil {
-				return err
-			}
+// refusal says why the policy does not let p run, or nil when it may. A
+// refused program is not run and is reported as refused; it does not
+// refuse the step, whose files still apply (DESIGN.md, programs).
+func (w *workspace) refusal(p step.Program) error {
+	if w.e.opts.Programs == nil {
+		return &ProgramRefusedError{Command: p.Command, Reason: "programs are off"}
+	}
+	if ok, why := w.e.opts.Programs.Allowed(p); !ok {
+		return &ProgramRefusedError{Command: p.Command, Reason: why}
+	}
+	if p.Cwd != "" {
+		if _, err := w.resolveDir(p.Cwd); err != nil {
+			return &ProgramRefusedError{Command: p.Command, Reason: "its cwd: " + err.Error()}
 		}
 	}
 	return nil
@@ -81,7 +76,36 @@ func (w *workspace) resolveDir(raw string) (string, error) {
 // undo removes them too. A file that held the user's uncommitted work
 // before the programs ran is never committed: if a program changed it, the
 // result says so and the file is left as it is.
+func programName(p step.Program, i int) string {
+	if p.Name != "" {
+		return p.Name
+	}
+	return fmt.Sprintf("program-%d", i+1)
+}
+
+// refusedResult answers a program the policy did not let run.
+func refusedResult(p step.Program, i int, err error) step.ProgramResult {
+	return step.ProgramResult{Name: programName(p, i), Status: step.ProgramRefused, Error: err.Error(), Hint: Hint(err), ReturnCode: -1}
+}
+
 func (e *Engine) runPrograms(ctx context.Context, s *step.Step, res *step.Result) {
+	w := &workspace{e: e, files: map[string]*file{}}
+	// What the policy refuses is answered first and never run; git status
+	// and the index write below are for the programs that do run.
+	refused := map[int]error{}
+	for i, p := range s.Programs {
+		if !p.Terminate {
+			if err := w.refusal(p); err != nil {
+				refused[i] = err
+			}
+		}
+	}
+	if len(refused) == len(s.Programs) {
+		for i, p := range s.Programs {
+			res.Programs = append(res.Programs, refusedResult(p, i, refused[i]))
+		}
+		return
+	}
 	// Programs (and git status, below) see the repository as git does: the
 	// index goes to disk first.
 	if err := e.Flush(); err != nil {
@@ -93,11 +117,11 @@ func (e *Engine) runPrograms(ctx context.Context, s *step.Step, res *step.Result
 		res.Programs = append(res.Programs, step.ProgramResult{Name: "(all)", Status: "failure", Error: err.Error()})
 		return
 	}
-	w := &workspace{e: e, files: map[string]*file{}}
 	for i, p := range s.Programs {
-		name := p.Name
-		if name == "" {
-			name = fmt.Sprintf("program-%d", i+1)
+		name := programName(p, i)
+		if err := refused[i]; err != nil {
+			res.Programs = append(res.Programs, refusedResult(p, i, err))
+			continue
 		}
 		if p.Terminate {
 			res.Programs = append(res.Programs, step.ProgramResult{Name: name, Status: "success",

@@ -3,6 +3,7 @@ package txn_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"github.com/autocoder/autocoder/step"
 	"os"
 	"path/filepath"
@@ -63,20 +64,34 @@ func TestProgramOutputIsACommitOfItsOwn(t *testing.T) {
 	}
 }
 
-func TestRefusedProgramChangesNothing(t *testing.T) {
+// A program the policy does not allow is not run and is reported as
+// refused, with what to do; the step's file operations still apply (they
+// used to be refused with it: a model that asked to run the tests lost its
+// edits too).
+func TestRefusedProgramIsNotRunAndTheFilesApply(t *testing.T) {
 	gittest.Isolate(t)
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
 	ran := false
-	for _, opts := range []txn.Options{{}, {Programs: fakePrograms{allow: false, run: func(string, step.Program) { ran = true }}}} {
+	for i, opts := range []txn.Options{{}, {Programs: fakePrograms{allow: false, run: func(string, step.Program) { ran = true }}}} {
 		e := open(t, g.Dir, opts)
-		before := g.Snapshot()
-		s := mkStep("s", write("b", "b\n"))
-		s.Programs = []step.Program{{Command: "rm -rf /", Shell: true}}
+		f := fmt.Sprintf("b%d", i)
+		s := mkStep("s", write(f, "b\n"))
+		s.Programs = []step.Program{{Name: "wipe", Command: "rm -rf /", Shell: true}}
 		r := e.Apply(context.Background(), s)
-		if r.Status != step.StatusFailed || r.Code != 4 || !strings.Contains(r.Hint, "autocoder.toml") {
-			t.Fatalf("status %s code %d hint %q", r.Status, r.Code, r.Hint)
+		if r.Status != step.StatusApplied || r.Commit == "" {
+			t.Fatalf("status %s (%s); want applied with a commit", r.Status, r.Error)
 		}
-		g.AssertUnchanged(before)
+		if len(r.Programs) != 1 || r.Programs[0].Status != step.ProgramRefused || r.Programs[0].Name != "wipe" ||
+			!strings.Contains(r.Programs[0].Error, "refused to run") || !strings.Contains(r.Programs[0].Hint, "autocoder.toml") {
+			t.Fatalf("program result %+v", r.Programs)
+		}
+		if step.ProgramTrouble([]step.Result{r}) == nil {
+			t.Error("ProgramTrouble misses the refused program")
+		}
+		if g.MustRead(f) != "b\n" {
+			t.Errorf("%s was not written", f)
+		}
+		g.AssertClean()
 		e.Close()
 	}
 	if ran {

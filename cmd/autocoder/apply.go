@@ -184,8 +184,16 @@ func printResults(out, errw io.Writer, branch string, results []step.Result, dry
 			if pr.Stderr != "" {
 				fmt.Fprint(out, indent(pr.Stderr))
 			}
-			if pr.Error != "" {
+			if pr.Error != "" && pr.Status != step.ProgramRefused {
 				fmt.Fprint(out, indent(pr.Error))
+			}
+			if pr.Status == step.ProgramRefused {
+				// Not run, while the step's files applied: said where
+				// errors go, with what to do.
+				fmt.Fprintf(errw, "autocoder: error: step %s: program %s: %s\n", id, pr.Name, pr.Error)
+				if pr.Hint != "" {
+					fmt.Fprintf(errw, "autocoder: hint: %s\n", pr.Hint)
+				}
 			}
 		}
 		if r.ProgramCommit != "" {

@@ -17,6 +17,7 @@ const (
 	exitUsage        = 2 // usage error, or no readable instruction block
 	exitPrecondition = 3
 	exitRefused      = 4
+	exitProgram      = 5 // every step applied, but a program failed or timed out
 )
 
 // usageError is a command line that cannot be run as written.
@@ -70,7 +71,9 @@ func exitCode(err error) int {
 	return exitStepFailed
 }
 
-// resultsCode is the exit code of a run: the code of its first failure.
+// resultsCode is the exit code of a run: the code of its first failure;
+// when every step applied, 4 if the policy refused a program (it was not
+// run, the step's files were) and 5 if a program failed or timed out.
 func resultsCode(rs []step.Result) int {
 	for _, r := range rs {
 		// A step taken back by --atomic did not fail itself; the code is
@@ -81,6 +84,12 @@ func resultsCode(rs []step.Result) int {
 			}
 			return exitStepFailed
 		}
+	}
+	if p := step.ProgramTrouble(rs); p != nil {
+		if p.Status == step.ProgramRefused {
+			return exitRefused
+		}
+		return exitProgram
 	}
 	return exitOK
 }

@@ -202,7 +202,7 @@ func answerFor(r step.Result) answer {
 			name = fmt.Sprintf("%s#%d", name, seen[name])
 		}
 		status := pr.Status
-		if status != "success" && status != "timeout" {
+		if status != step.ProgramSuccess && status != step.ProgramTimeout && status != step.ProgramRefused {
 			status = "failure" // the documented values; Error says why
 		}
 		a.ProgramExecs = append(a.ProgramExecs, programExec{

@@ -248,6 +248,15 @@ func ErrorFor(r step.Result) *RPCError {
 			Data: ErrorData{AppCode: CodeNotExecuted, StepID: r.StepID, Hint: "fix the failed request first, then send this one again"}}
 	case step.StatusFailed:
 	default:
+		// A program the policy refused was not run, though its step is
+		// not failed (any file operation of it applied): the request did
+		// not do what it asked.
+		for _, p := range r.Programs {
+			if p.Status == step.ProgramRefused {
+				return &RPCError{Code: RPCCode(CodePolicyBlocked), Message: p.Error,
+					Data: ErrorData{AppCode: CodePolicyBlocked, StepID: r.StepID, Hint: p.Hint}}
+			}
+		}
 		return nil
 	}
 	msg, hint := r.Error, r.Hint
