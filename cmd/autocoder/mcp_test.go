@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,7 +39,14 @@ type mcpClient struct {
 // version of today's clients: the 2026-07-28 one has no roots).
 func startMCP(t *testing.T, dir string, roots []string, args ...string) *mcpClient {
 	t.Helper()
-	cmd := exec.Command("autocoder", append([]string{"mcp"}, args...)...)
+	return startCommand(t, dir, roots, "autocoder", append([]string{"mcp"}, args...)...)
+}
+
+// startCommand is startMCP for a whole command line, as a client's
+// configuration gives it.
+func startCommand(t *testing.T, dir string, roots []string, name string, args ...string) *mcpClient {
+	t.Helper()
+	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
@@ -203,6 +212,74 @@ func TestMCPStartedAnywhere(t *testing.T) {
 		if text := m.mustCall("fs_read", map[string]any{"path": "a.txt"}); text != "a\n" {
 			t.Fatalf("with %s: %q", flag, text)
 		}
+	}
+}
+
+// The configuration lines of the README, for each client, run as that
+// client runs them: the command and arguments as written (the binary on
+// PATH, the client's variables and the example folder filled in), started
+// in the folder the client starts servers in.
+func TestMCPClientConfigurations(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(readme)
+	start := strings.Index(text, "### Serving the tools to an MCP client")
+	if start < 0 {
+		t.Fatal("the README has no MCP section")
+	}
+	text = text[start:]
+	text = text[:strings.Index(text[4:], "\n### ")+4]
+	elsewhere := t.TempDir()
+	type config struct {
+		client, dir string
+		argv        []string
+	}
+	var configs []config
+	for _, block := range strings.Split(text, "```")[1:] {
+		lang, body, _ := strings.Cut(block, "\n")
+		switch lang {
+		case "json":
+			var c map[string]map[string]struct {
+				Command string
+				Args    []string
+			}
+			if err := json.Unmarshal([]byte(body), &c); err != nil {
+				t.Fatalf("README: %v in\n%s", err, body)
+			}
+			for key, servers := range c {
+				client := map[string]string{"mcpServers": "Claude Desktop or Cursor", "servers": "VS Code"}[key]
+				dir := elsewhere
+				if strings.HasPrefix(servers["autocoder"].Command, "/") {
+					dir = "/" // Claude Desktop starts servers in /
+				}
+				configs = append(configs, config{client, dir, append([]string{servers["autocoder"].Command}, servers["autocoder"].Args...)})
+			}
+		case "sh":
+			if _, cmdline, ok := strings.Cut(strings.TrimSpace(body), "claude mcp add autocoder -- "); ok {
+				configs = append(configs, config{"Claude Code", g.Dir, strings.Fields(cmdline)})
+			}
+		}
+	}
+	if len(configs) != 4 {
+		t.Fatalf("%d configurations in the README, want 4 (Claude Desktop, Claude Code, Cursor, VS Code)", len(configs))
+	}
+	for _, c := range configs {
+		argv := slices.Clone(c.argv)
+		if filepath.Base(argv[0]) == "autocoder" {
+			argv[0] = "autocoder" // this test's binary, on PATH
+		}
+		for i, a := range argv {
+			argv[i] = strings.NewReplacer("/path/to/repository", g.Dir, "${workspaceFolder}", g.Dir).Replace(a)
+		}
+		m := startCommand(t, c.dir, nil, argv[0], argv[1:]...)
+		if text, isErr := m.call("fs_read", map[string]any{"path": "a.txt"}); isErr || text != "a\n" {
+			t.Errorf("%s (%v in %s): %v %q", c.client, c.argv, c.dir, isErr, text)
+		}
+		m.close()
 	}
 }
 
