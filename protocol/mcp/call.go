@@ -73,8 +73,9 @@ func ReadCall(id, tool string, args []byte) (*step.Step, error) {
 // (CONFLICT: …) and ends with its hint; a write answers WRITE_SUCCESS and
 // its commit.
 func CallResult(r step.Result) (text string, isError bool) {
-	if r.Status == step.StatusFailed {
-		e := ErrorFor(r)
+	// A failed step, and a program the policy refused (its step is not
+	// failed, but the call did not do what it asked), are errors.
+	if e := ErrorFor(r); e != nil && (r.Status == step.StatusFailed || e.Data.AppCode == CodePolicyBlocked) {
 		msg := e.Message
 		if e.Data.Hint != "" {
 			msg += "\nhint: " + e.Data.Hint
