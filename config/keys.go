@@ -4,6 +4,9 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/autocoder/autocoder/step"
+	"github.com/autocoder/autocoder/textpos"
 )
 
 // position is a 1-based line and column in the file.
@@ -17,13 +20,14 @@ type position struct{ line, col int }
 // four kinds, comments and values that span lines. Keys inside inline tables
 // are not recorded; their errors point at the inline table's key.
 func keyPositions(text string) map[string]position {
-	s := &keyScanner{text: text, line: 1, out: map[string]position{}}
+	s := &keyScanner{text: text, data: []byte(text), line: 1, out: map[string]position{}}
 	s.run()
 	return s.out
 }
 
 type keyScanner struct {
 	text      string
+	data      []byte // text, for textpos
 	i         int
 	line      int
 	lineStart int
@@ -31,7 +35,11 @@ type keyScanner struct {
 	out       map[string]position
 }
 
-func (s *keyScanner) col(at int) int { return at - s.lineStart + 1 }
+// col is the 1-based column of at in characters (textpos), as every
+// position autocoder reports.
+func (s *keyScanner) col(at int) int {
+	return textpos.Advance(s.data, step.Pos{Offset: s.lineStart, Line: s.line, Col: 1}, at).Col
+}
 
 func (s *keyScanner) newline() {
 	s.line++

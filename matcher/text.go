@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/autocoder/autocoder/textpos"
 )
 
 var bom = []byte("\xEF\xBB\xBF")
@@ -20,7 +22,7 @@ func checkText(in string, content []byte) error {
 		return encodingError(in, content, 0, looks)
 	}
 	if i := bytes.IndexByte(content, 0); i >= 0 {
-		return &BinaryError{In: in, Offset: i, Line: 1 + bytes.Count(content[:i], []byte("\n"))}
+		return &BinaryError{In: in, Offset: i, Line: textpos.Of(content, i).Line}
 	}
 	if utf8.Valid(content) {
 		return nil
@@ -43,10 +45,11 @@ func checkText(in string, content []byte) error {
 func encodingError(in string, content []byte, off int, looks string) error {
 	ls := bytes.LastIndexByte(content[:off], '\n') + 1
 	lo, hi := max(off-12, ls), min(off+12, len(content))
+	at := textpos.Of(content, off) // columns in characters, as every position
 	return &EncodingError{
 		In: in, Offset: off,
-		Line:  1 + bytes.Count(content[:off], []byte("\n")),
-		Col:   off - ls + 1,
+		Line:  at.Line,
+		Col:   at.Col,
 		Quote: fmt.Sprintf("%q", content[lo:hi]),
 		Looks: looks,
 	}

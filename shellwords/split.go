@@ -20,9 +20,9 @@ package shellwords
 
 import (
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/autocoder/autocoder/step"
+	"github.com/autocoder/autocoder/textpos"
 )
 
 // QuoteError is a line Split cannot split: a quote left open, or a
@@ -142,13 +142,8 @@ func quoteError(s string, c byte, off int) *QuoteError {
 }
 
 // Position is the 1-based line and column (in characters) of byte offset
-// off in s.
+// off in s (textpos, the one converter).
 func Position(s string, off int) (line, col int) {
-	line, start := 1, 0
-	for i := 0; i < off && i < len(s); i++ {
-		if s[i] == '\n' {
-			line, start = line+1, i+1
-		}
-	}
-	return line, utf8.RuneCountInString(s[start:min(off, len(s))]) + 1
+	p := textpos.Of([]byte(s), off)
+	return p.Line, p.Col
 }

@@ -39,6 +39,7 @@ import (
 	"github.com/autocoder/autocoder/step"
 
 	"github.com/autocoder/autocoder/protocol/tjson"
+	"github.com/autocoder/autocoder/textpos"
 )
 
 // Dialect is the name of this dialect in step.Step.Dialect and step.ParseError.
@@ -78,7 +79,7 @@ type reader struct {
 // pos returns the document position of byte offset off; offsets are asked
 // for in increasing order almost always, so the cost is linear overall.
 func (r *reader) pos(off int) tjson.Pos {
-	r.cur = tjson.Locate(r.text, tjson.Start, r.cur, off)
+	r.cur = textpos.Locate(r.text, textpos.Start, r.cur, off)
 	return r.cur
 }
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/autocoder/autocoder/protocol/tjson"
+	"github.com/autocoder/autocoder/textpos"
 )
 
 // checkItems asserts what every parse must hold: items in order, disjoint,
@@ -24,7 +24,7 @@ func checkItems(t testing.TB, text []byte, items []step.Item) {
 		if p.Offset < 0 || p.Offset > len(text) {
 			t.Fatalf("%s: offset %d outside the text", what, p.Offset)
 		}
-		if want := step.Pos(tjson.Advance(text, tjson.Start, p.Offset)); want != p {
+		if want := textpos.Advance(text, textpos.Start, p.Offset); want != p {
 			t.Fatalf("%s: position %+v, want %+v", what, p, want)
 		}
 	}

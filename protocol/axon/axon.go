@@ -31,10 +31,10 @@ import (
 	"fmt"
 	"github.com/autocoder/autocoder/step"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/autocoder/autocoder/protocol/fence"
 	"github.com/autocoder/autocoder/shellwords"
+	"github.com/autocoder/autocoder/textpos"
 )
 
 // Dialect is the value of step.Step.Dialect and step.ParseError.Dialect for
@@ -178,17 +178,12 @@ func (a *act) readBlock(text []byte) {
 	}
 }
 
-// textPos is the position of byte offset off of text.
+// textPos is the position of byte offset off of text, counted from the
+// act block's first line (textpos.Advance: linear in the block, not the
+// text).
 func (a *act) textPos(text []byte, off int) step.Pos {
 	b := a.block
-	line := b.Line
-	start := b.Start
-	for i := b.Start; i < off; i++ {
-		if text[i] == '\n' {
-			line, start = line+1, i+1
-		}
-	}
-	return step.Pos{Offset: off, Line: line, Col: utf8.RuneCount(text[start:off]) + 1}
+	return textpos.Advance(text, step.Pos{Offset: b.Start, Line: b.Line, Col: 1}, off)
 }
 
 // fail records the act's error. The first error wins: it is the one the

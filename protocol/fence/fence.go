@@ -19,7 +19,11 @@
 // line ending, so content lines always end in "\n".
 package fence
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/autocoder/autocoder/textpos"
+)
 
 // Block is one fenced code block. Offsets are bytes into the scanned text;
 // lines are 1-based.
@@ -63,7 +67,7 @@ func Scan(text []byte) []Block {
 // never opens a block.
 func ScanChar(text []byte, char byte, from int) []Block {
 	var blocks []Block
-	line := 1 + bytes.Count(text[:from], []byte{'\n'})
+	line := textpos.Of(text, from).Line
 	var open *Block // the block being read, nil between blocks
 	for pos := from; pos < len(text); {
 		end, next := lineEnd(text, pos)

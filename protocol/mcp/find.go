@@ -13,6 +13,7 @@ import (
 	"github.com/autocoder/autocoder/protocol/fence"
 	"github.com/autocoder/autocoder/protocol/tjson"
 	"github.com/autocoder/autocoder/step"
+	"github.com/autocoder/autocoder/textpos"
 )
 
 // block is one request found in the text: the JSON value and where it came
@@ -25,31 +26,19 @@ type block struct {
 	err        *step.ParseError
 }
 
-// doc is the response text with its line starts, for turning offsets into
-// 1-based line:column positions.
+// doc is the response text with its line index (textpos), for turning
+// offsets into 1-based line:column positions.
 type doc struct {
-	text   []byte
-	starts []int
+	text []byte
+	idx  *textpos.Index
 }
 
 func newDoc(text []byte) *doc {
-	d := &doc{text: text, starts: []int{0}}
-	for i, c := range text {
-		if c == '\n' {
-			d.starts = append(d.starts, i+1)
-		}
-	}
-	return d
+	return &doc{text: text, idx: textpos.NewIndex(text)}
 }
 
-// pos returns the position of a byte offset. Columns count characters
-// (runes), not bytes, so that a column points at the right place in Chinese
-// prose too.
-func (d *doc) pos(off int) step.Pos {
-	off = min(max(off, 0), len(d.text))
-	i := sort.Search(len(d.starts), func(i int) bool { return d.starts[i] > off }) - 1
-	return step.Pos{Offset: off, Line: i + 1, Col: 1 + utf8.RuneCount(d.text[d.starts[i]:off])}
-}
+// pos returns the position of a byte offset, in characters (textpos).
+func (d *doc) pos(off int) step.Pos { return d.idx.Pos(off) }
 
 // line returns the line that starts at off: its content without the line
 // ending, and the offset of the next line.
@@ -64,9 +53,9 @@ func (d *doc) line(off int) (content []byte, next int) {
 // quote returns a short piece of the line around off, for error messages.
 func (d *doc) quote(off int) string {
 	off = min(max(off, 0), len(d.text))
-	i := sort.Search(len(d.starts), func(i int) bool { return d.starts[i] > off }) - 1
-	line, _ := d.line(d.starts[i])
-	rel := off - d.starts[i]
+	start := d.idx.LineStart(off)
+	line, _ := d.line(start)
+	rel := off - start
 	from, to := max(rel-20, 0), min(rel+30, len(line))
 	for from > 0 && !utf8.RuneStart(line[from]) {
 		from--
@@ -295,7 +284,7 @@ func (d *doc) readFenced(cl *closers, open, body int, f fence.Block) block {
 	if !ok {
 		b.end = closeEnd
 		if !closed && b.err.Pos.Offset < len(d.text) {
-			_, b.end = d.line(d.starts[b.err.Pos.Line-1])
+			_, b.end = d.line(d.idx.LineStart(b.err.Pos.Offset))
 		}
 		return b
 	}
@@ -351,7 +340,7 @@ func (d *doc) readBare(open, body int) (block, bool) {
 	}
 	end, ok := d.readValue(&b, p, len(d.text))
 	if !ok {
-		_, b.end = d.line(d.starts[b.err.Pos.Line-1])
+		_, b.end = d.line(d.idx.LineStart(b.err.Pos.Offset))
 		return b, true
 	}
 	b.end = end

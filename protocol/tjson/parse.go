@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/autocoder/autocoder/textpos"
 )
 
 // ParseNode reads one JSON value starting at start.Offset (leading white
@@ -67,7 +69,7 @@ type parser struct {
 // pos returns the document position of byte offset off. Positions are asked
 // for in increasing order almost always; the few steps back are short.
 func (p *parser) pos(off int) Pos {
-	p.cur = Locate(p.data, p.start, p.cur, off)
+	p.cur = textpos.Locate(p.data, p.start, p.cur, off)
 	return p.cur
 }
 

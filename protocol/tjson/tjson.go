@@ -39,9 +39,10 @@
 package tjson
 
 import (
-	"bytes"
 	"fmt"
-	"unicode/utf8"
+
+	"github.com/autocoder/autocoder/step"
+	"github.com/autocoder/autocoder/textpos"
 )
 
 // MaxDepth is the deepest nesting of arrays and objects the reader accepts;
@@ -49,57 +50,12 @@ import (
 const MaxDepth = 10000
 
 // Pos is a place in the text: a byte offset, a 1-based line and a 1-based
-// column counted in characters (runes), which is what an editor shows.
-type Pos struct {
-	Offset int `json:"offset"`
-	Line   int `json:"line"`
-	Col    int `json:"col"`
-}
+// column counted in characters (runes), which is what an editor shows. It is
+// step.Pos, computed by package textpos.
+type Pos = step.Pos
 
 // Start is the position of the first byte of a text.
-var Start = Pos{Offset: 0, Line: 1, Col: 1}
-
-// Advance returns the position of byte offset off, counting lines and
-// columns forward from the known position from (from.Offset <= off).
-// Its cost is linear in off-from.Offset, so callers walking a text in order
-// keep the last position and advance from it.
-func Advance(data []byte, from Pos, off int) Pos {
-	if off <= from.Offset {
-		return from
-	}
-	seg := data[from.Offset:off]
-	n := bytes.Count(seg, []byte{'\n'})
-	if n == 0 {
-		return Pos{Offset: off, Line: from.Line, Col: from.Col + utf8.RuneCount(seg)}
-	}
-	last := bytes.LastIndexByte(seg, '\n')
-	return Pos{Offset: off, Line: from.Line + n, Col: 1 + utf8.RuneCount(seg[last+1:])}
-}
-
-// Locate returns the position of byte offset off, computed from near, a
-// known position before or after it; base is a known position at or before
-// off that bounds the walk back. Its cost is linear in the distance from
-// near (or, walking back across a line break, in the length of off's line),
-// so callers keep the last position and locate the next one from it. Like
-// Advance, it counts columns right only for offsets at a character's start.
-func Locate(data []byte, base, near Pos, off int) Pos {
-	if off >= near.Offset {
-		return Advance(data, near, off)
-	}
-	if off <= base.Offset {
-		return base
-	}
-	seg := data[off:near.Offset]
-	n := bytes.Count(seg, []byte{'\n'})
-	if n == 0 {
-		return Pos{Offset: off, Line: near.Line, Col: near.Col - utf8.RuneCount(seg)}
-	}
-	back := data[base.Offset:off]
-	if i := bytes.LastIndexByte(back, '\n'); i >= 0 {
-		return Pos{Offset: off, Line: near.Line - n, Col: 1 + utf8.RuneCount(back[i+1:])}
-	}
-	return Pos{Offset: off, Line: near.Line - n, Col: base.Col + utf8.RuneCount(back)}
-}
+var Start = textpos.Start
 
 // Repair is one deviation from strict JSON that the reader accepted.
 type Repair struct {

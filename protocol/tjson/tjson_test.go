@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/autocoder/autocoder/textpos"
 )
 
 func parseAll(t *testing.T, src string) (any, []Repair, error) {
@@ -154,7 +156,7 @@ func TestMultilineHint(t *testing.T) {
 func TestOffsets(t *testing.T) {
 	doc := "前言\n#####--\n  {\"a\": [1,\n 2,]}  \n--#####"
 	off := strings.Index(doc, "--") + 2
-	start := Advance([]byte(doc), Start, off)
+	start := textpos.Advance([]byte(doc), Start, off)
 	if start.Line != 2 || start.Col != 8 {
 		t.Fatalf("Advance = %+v, want 2:8", start)
 	}
@@ -250,7 +252,7 @@ func FuzzTolerant(f *testing.F) {
 		// Positions must agree with the offsets they come with.
 		n, _, reps, err := ParseNode(data, Start)
 		check := func(p Pos) {
-			if want := Advance(data, Start, p.Offset); want != p {
+			if want := textpos.Advance(data, Start, p.Offset); want != p {
 				t.Fatalf("position %+v, want %+v", p, want)
 			}
 		}
@@ -259,12 +261,12 @@ func FuzzTolerant(f *testing.F) {
 		}
 		// Locating back from a later position agrees with walking forward.
 		if len(data) > 0 {
-			last := Advance(data, Start, len(data))
+			last := textpos.Advance(data, Start, len(data))
 			for _, off := range []int{0, len(data) / 3, len(data) / 2, len(data) - 1} {
 				for off > 0 && !utf8.RuneStart(data[off]) {
 					off-- // positions are only ever asked for at a character
 				}
-				if got, want := Locate(data, Start, last, off), Advance(data, Start, off); got != want {
+				if got, want := textpos.Locate(data, Start, last, off), textpos.Advance(data, Start, off); got != want {
 					t.Fatalf("Locate back to %d = %+v, want %+v", off, got, want)
 				}
 			}
