@@ -163,7 +163,9 @@ func (cl *closers) next(d *doc, off int, f fence.Block) (at, after int, ok bool)
 		for i := sort.SearchInts(list, off); i < len(list) && (at < 0 || list[i] < at); i++ {
 			line, _ := d.line(list[i])
 			// Only the last list mixes run lengths (fences of maxRun
-			// characters or more); elsewhere the first entry closes.
+			// characters or more); elsewhere the first entry closes. So the
+			// lookup is constant but for openers longer than maxRun, which
+			// may pass over shorter long closers: no model writes those.
 			if f.Closes(line) {
 				at = list[i]
 				break
@@ -181,8 +183,9 @@ func (cl *closers) next(d *doc, off int, f fence.Block) (at, after int, ok bool)
 //   - a fenced block whose info string is mcp-request (strict);
 //   - the same with no closing fence: the block ends with its JSON value;
 //   - a bare "mcp-request" line followed by the JSON (the fence was lost);
-//   - in all of these, blank lines and chat-page wrapper lines ("Copy
-//     code", "复制", "json", …) before the JSON and after it.
+//   - in all of these, blank lines and chat-page wrapper lines (isWrapper:
+//     short labels such as "Copy code", "copy download", "复制", "json")
+//     before the JSON and after it.
 //
 // Every tolerated deviation is recorded as a repair. Other fenced blocks
 // (mcp-response, json, a quoted prompt) are skipped whole, so requests
