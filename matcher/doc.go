@@ -225,3 +225,54 @@ func (d *doc) bytes() []byte {
 	}
 	return out
 }
+
+// windowsOf reports, for every line c, whether lines c, c+1, …,
+// c+len(keys)-1 carry keys (k2 when trimmed, else k1): a Rabin–Karp pass
+// over the lines' hashes, linear in the document. The tiers use it to check
+// a multi-line old text only where every whole line already agrees, so that
+// a file of many alike lines does not cost lines × old lines (a near-miss
+// edit in a 400 KB file of repeated lines took minutes). Equal keys are
+// necessary, not sufficient: callers still compare the bytes. Nil when keys
+// is empty (every line passes).
+func (d *doc) windowsOf(trimmed bool, keys []uint64) []bool {
+	n, l := d.numLines(), len(keys)
+	if l == 0 {
+		return nil
+	}
+	ok := make([]bool, n)
+	if l > n {
+		return ok
+	}
+	const base = 0x9e3779b97f4a7c15 // odd: multiplying by it loses no bits mod 2^64
+	var want, top uint64 = 0, 1
+	for _, k := range keys {
+		want = want*base + k
+	}
+	for i := 1; i < l; i++ {
+		top *= base // base^(l-1)
+	}
+	all := make([]uint64, 0, n)
+	for _, b := range d.blocks {
+		if trimmed {
+			all = append(all, b.k2...)
+		} else {
+			all = append(all, b.k1...)
+		}
+	}
+	var h uint64
+	for i := 0; i < n; i++ {
+		if i >= l {
+			h -= all[i-l] * top
+		}
+		h = h*base + all[i]
+		if i >= l-1 && h == want {
+			ok[i-l+1] = true
+		}
+	}
+	return ok
+}
+
+// maxMatches caps the places one tier reports: past it the old text is
+// ambiguous many times over, and checking every further place in a file
+// of alike lines would cost places × old lines.
+const maxMatches = 100

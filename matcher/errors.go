@@ -53,6 +53,10 @@ type AmbiguousMatchError struct {
 
 func (e *AmbiguousMatchError) Error() string {
 	s := fmt.Sprintf("old text occurs %d times (%s) at lines %s", len(e.Lines), e.Tier, joinInts(e.Lines))
+	if len(e.Lines) >= maxMatches {
+		// The tiers stop counting there (see maxMatches).
+		s = fmt.Sprintf("old text occurs at least %d times (%s) at lines %s", len(e.Lines), e.Tier, joinInts(e.Lines))
+	}
 	switch {
 	case e.Identifier == "":
 	case len(e.Defined) == 0:

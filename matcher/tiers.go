@@ -95,7 +95,15 @@ func findExact(d *doc, old []byte) []match {
 		for j := 0; j < anchor; j++ {
 			off += len(pieces[j]) + 1
 		}
+		keys := make([]uint64, 0, m-1)
+		for j := 1; j < m; j++ {
+			keys = append(keys, hashKey1(pieces[j]))
+		}
+		win := d.windowsOf(false, keys)
 		d.eachKey(false, hashKey1(pieces[anchor]), func(c int) {
+			if first := c - anchor + 1; len(out) >= maxMatches || first < 0 || first >= len(win) || !win[first] {
+				return
+			}
 			s := d.lineStart(c) - off
 			if s >= 0 && s+len(old) <= d.size() && bytes.Equal(d.slice(s, s+len(old)), old) {
 				add(s)
@@ -203,11 +211,25 @@ func candidates(d *doc, np [][]byte, m int, endNL, trimmed bool, check func(int)
 	}
 	var out []match
 	if anchor > 0 {
-		k := hashKey1(np[anchor])
+		key := hashKey1
 		if trimmed {
-			k = hashKey2(np[anchor])
+			key = hashKey2
 		}
-		d.eachKey(trimmed, k, func(c int) {
+		// The lines compared whole: 1 … m-1, and m when the old text ends
+		// with its line.
+		last := m - 1
+		if endNL {
+			last = m
+		}
+		keys := make([]uint64, 0, last)
+		for j := 1; j <= last; j++ {
+			keys = append(keys, key(np[j]))
+		}
+		win := d.windowsOf(trimmed, keys)
+		d.eachKey(trimmed, key(np[anchor]), func(c int) {
+			if first := c - anchor + 1; len(out) >= maxMatches || first < 0 || first >= len(win) || !win[first] {
+				return
+			}
 			if r, ok := check(c - anchor); ok {
 				out = append(out, r)
 			}
@@ -291,8 +313,17 @@ func findShifted(d *doc, lines [][]byte, endNL bool, tier Tier) []match {
 		}
 		return r, true
 	}
+	// Every line is compared whole once its indentation is set aside.
+	keys := make([]uint64, len(tl))
+	for j, l := range tl {
+		keys[j] = hashKey2(l)
+	}
+	win := d.windowsOf(true, keys)
 	var out []match
 	d.eachKey(true, hashKey2(tl[anchor]), func(c int) {
+		if first := c - anchor; len(out) >= maxMatches || first < 0 || first >= len(win) || !win[first] {
+			return
+		}
 		if r, ok := check(c - anchor); ok {
 			out = append(out, r)
 		}

@@ -74,6 +74,27 @@ func Parse(text []byte) []step.Item {
 type reader struct {
 	text []byte
 	cur  tjson.Pos // last position computed, to advance from
+	// found remembers, per marker, the last search: from where, and the
+	// offset found (-1: none up to the end). The blocks are read in order,
+	// so a search that starts inside a range already searched reuses its
+	// answer: a text with no closer is searched once, not once per block.
+	found map[string][2]int
+}
+
+// find returns the offset of the first m at or after at, or -1.
+func (r *reader) find(m []byte, at int) int {
+	if r.found == nil {
+		r.found = map[string][2]int{}
+	}
+	if f, ok := r.found[string(m)]; ok && at >= f[0] && (f[1] < 0 || at <= f[1]) {
+		return f[1]
+	}
+	got := -1
+	if i := bytes.Index(r.text[at:], m); i >= 0 {
+		got = at + i
+	}
+	r.found[string(m)] = [2]int{at, got}
+	return got
 }
 
 // pos returns the document position of byte offset off; offsets are asked
@@ -88,7 +109,7 @@ func (r *reader) block(start, n int) step.Item {
 	text := r.text
 	valOff := start + len(Opener)
 	at := step.Pos(r.pos(start)) // before valOff: positions are asked for in order
-	node, end, reps, err := tjson.ParseNode(text, r.pos(valOff))
+	node, end, reps, err := tjson.ParseNodeUntil(text, r.pos(valOff), Opener)
 	if err != nil {
 		var se *tjson.SyntaxError
 		if !errors.As(err, &se) {
@@ -140,7 +161,7 @@ func (r *reader) broken(start, valOff int, se *tjson.SyntaxError) step.Item {
 		// refuses that too, and reading past a fence would be a guess.
 		perr.Hint = "remove the ``` fence lines between #####-- and --#####: the markers hold the JSON itself"
 	}
-	if se.Offset > end {
+	if se.Offset > end || (se.Offset == end && bytes.HasPrefix(text[end:], Opener)) {
 		// The reader failed beyond the block: a string left open, or a #
 		// comment that took the next opener's line, read on past the
 		// block's end. Point inside the block, and say where reading
@@ -233,20 +254,14 @@ func (r *reader) noCloser(start, j int) step.Item {
 // ends at the first closer after the failure. closeAt is the closer's
 // offset, or -1 when the block has none.
 func (r *reader) extent(from, failAt int) (end, closeAt int) {
-	text := r.text
-	find := func(m []byte, at int) int {
-		if i := bytes.Index(text[at:], m); i >= 0 {
-			return at + i
-		}
-		return -1
-	}
+	find := r.find
 	c0, o := find(Closer, from), find(Opener, from)
 	switch {
 	case c0 < 0 || (o >= 0 && o < c0):
 		if o >= 0 {
 			return o, -1
 		}
-		return len(text), -1
+		return len(r.text), -1
 	case failAt <= c0 || (o >= 0 && o < failAt):
 		return c0 + len(Closer), c0
 	}

@@ -33,6 +33,18 @@ func ParseNodeStrict(data []byte, start Pos) (node *Node, end int, err error) {
 	return node, end, err
 }
 
+// ParseNodeUntil is ParseNode for a value inside a block of a larger text
+// whose next block starts with stop (autocoder JSON's "#####--"): stop
+// outside a string ends the value's text there, as the end of the text
+// would. Without it, a # comment reads stop's line as a comment and goes on
+// into the next block, and a response of many broken blocks is read again
+// from each of them: quadratic. With it, each block's reading ends at the
+// next block's opener unless a string holds it, so a text is read in time
+// linear in its length.
+func ParseNodeUntil(data []byte, start Pos, stop []byte) (node *Node, end int, repairs []Repair, err error) {
+	return parseNode(&parser{data: data, off: start.Offset, start: start, cur: start, stop: stop})
+}
+
 func parseNode(p *parser) (node *Node, end int, repairs []Repair, err error) {
 	defer func() {
 		// A syntax error unwinds the descent in one step instead of being
@@ -62,6 +74,7 @@ type parser struct {
 	// quote is the likeliest thing missing, and the hint says so.
 	multiline *Pos
 	buf       []byte // scratch for strings with escapes
+	stop      []byte // see ParseNodeUntil; nil: none
 	// strict makes every repair a syntax error (ParseNodeStrict).
 	strict bool
 }
@@ -133,6 +146,7 @@ func (p *parser) skipSpace() (newline bool) {
 			newline = true
 			p.off++
 		case '#':
+			p.atStop()
 			p.repair(p.off, "removed a # comment")
 			p.skipLine()
 		case '/':
@@ -141,7 +155,7 @@ func (p *parser) skipSpace() (newline bool) {
 				p.skipLine()
 			} else if p.off+1 < len(d) && d[p.off+1] == '*' {
 				p.repair(p.off, "removed a /* */ comment")
-				i := bytes.Index(d[p.off+2:], []byte("*/"))
+				i := bytes.Index(d[p.off+2:p.stopAfter(p.off+2)], []byte("*/"))
 				if i < 0 {
 					p.fail(p.off, "close the comment with */", "unterminated /* comment")
 				}
@@ -157,6 +171,26 @@ func (p *parser) skipSpace() (newline bool) {
 		}
 	}
 	return newline
+}
+
+// atStop fails when the text at p.off is the stop marker: the next block
+// begins, and this one's value is not complete.
+func (p *parser) atStop() {
+	if p.stop != nil && bytes.HasPrefix(p.data[p.off:], p.stop) {
+		p.fail(p.off, "complete this block's JSON value and end the block before the next one begins",
+			"unexpected start of the next block (%s) outside a string: expected a value", p.stop)
+	}
+}
+
+// stopAfter is where the text ends for a comment that starts at off: at the
+// next stop marker, or the end of the text.
+func (p *parser) stopAfter(off int) int {
+	if p.stop != nil {
+		if i := bytes.Index(p.data[off:], p.stop); i >= 0 {
+			return off + i
+		}
+	}
+	return len(p.data)
 }
 
 func (p *parser) skipLine() {
