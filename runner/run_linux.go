@@ -144,8 +144,8 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	errR.Close()
 
 	res := Result{
-		Stdout:      stdout.buf,
-		Stderr:      stderr.buf,
+		Stdout:      stdout.bytes(),
+		Stderr:      stderr.bytes(),
 		StdoutBytes: stdout.total,
 		StderrBytes: stderr.total,
 		Truncated:   stdout.total > int64(max) || stderr.total > int64(max),
@@ -215,10 +215,14 @@ func exitCode(ps *os.ProcessState) int {
 	return ps.ExitCode()
 }
 
-// capture keeps the first max bytes of a stream and counts the rest.
+// capture keeps the start and the end of a stream, max bytes in all, and
+// counts everything: the end of a failing build's output is where its error
+// is, and the start says what ran. bytes joins the two with a line that
+// says how much was cut.
 type capture struct {
 	max   int
-	buf   []byte
+	head  []byte
+	tail  []byte // grows to twice what is kept, then drops its front
 	total int64
 }
 
@@ -227,13 +231,35 @@ func (c *capture) readAll(f *os.File) {
 	for {
 		n, err := f.Read(b)
 		if n > 0 {
-			c.total += int64(n)
-			if room := c.max - len(c.buf); room > 0 {
-				c.buf = append(c.buf, b[:min(n, room)]...)
-			}
+			c.add(b[:n])
 		}
 		if err != nil {
 			return
 		}
 	}
+}
+
+func (c *capture) add(p []byte) {
+	c.total += int64(len(p))
+	if room := c.max/2 - len(c.head); room > 0 {
+		take := min(room, len(p))
+		c.head = append(c.head, p[:take]...)
+		p = p[take:]
+	}
+	c.tail = append(c.tail, p...)
+	if keep := c.max - c.max/2; len(c.tail) > 2*keep {
+		c.tail = append([]byte(nil), c.tail[len(c.tail)-keep:]...)
+	}
+}
+
+func (c *capture) bytes() []byte {
+	tail := c.tail
+	if keep := c.max - c.max/2; len(tail) > keep {
+		tail = tail[len(tail)-keep:]
+	}
+	out := append([]byte(nil), c.head...)
+	if cut := c.total - int64(len(c.head)) - int64(len(tail)); cut > 0 {
+		out = append(out, fmt.Sprintf("\n[... autocoder cut %d bytes here: the output was longer than %d bytes; its start and its end are kept ...]\n", cut, c.max)...)
+	}
+	return append(out, tail...)
 }

@@ -64,11 +64,15 @@ func TestStdinIsEmpty(t *testing.T) {
 }
 
 func TestOutputIsCapped(t *testing.T) {
-	// 8 MB through a 1000-byte cap: kept 1000, counted all, and the stderr
-	// stream is capped on its own.
-	res := run(t, Spec{Command: "head -c 8000000 /dev/zero; echo small >&2", Shell: true, MaxOutput: 1000})
-	if len(res.Stdout) != 1000 || res.StdoutBytes != 8000000 || !res.Truncated {
-		t.Fatalf("kept %d, counted %d, truncated %v", len(res.Stdout), res.StdoutBytes, res.Truncated)
+	// 8 MB through a 1000-byte cap: kept the first and the last 500 bytes
+	// with a line that says how much was cut between them, counted all, and
+	// the stderr stream is capped on its own.
+	res := run(t, Spec{Command: "printf START; head -c 8000000 /dev/zero; printf END; echo small >&2", Shell: true, MaxOutput: 1000})
+	out := string(res.Stdout)
+	marker := "\n[... autocoder cut 7999008 bytes here: the output was longer than 1000 bytes; its start and its end are kept ...]\n"
+	if !strings.HasPrefix(out, "START") || !strings.HasSuffix(out, "END") || len(out) != 1000+len(marker) ||
+		out[500:500+len(marker)] != marker || res.StdoutBytes != 8000008 || !res.Truncated {
+		t.Fatalf("kept %d bytes (%q … %q), counted %d, truncated %v", len(out), out[:min(len(out), 20)], out[max(0, len(out)-140):], res.StdoutBytes, res.Truncated)
 	}
 	if string(res.Stderr) != "small\n" {
 		t.Fatalf("stderr %q", res.Stderr)
@@ -341,7 +345,8 @@ func TestNoDescriptorLeak(t *testing.T) {
 
 func TestZeroSpecUsesDefaults(t *testing.T) {
 	res := run(t, Spec{Command: "head", Args: []string{"-c", "2000000", "/dev/zero"}})
-	if len(res.Stdout) != DefaultMaxOutput || !res.Truncated || res.TimedOut || res.StdoutBytes != 2000000 {
+	// DefaultMaxOutput bytes kept, and the line that says what was cut.
+	if n := len(res.Stdout); n < DefaultMaxOutput || n > DefaultMaxOutput+200 || !res.Truncated || res.TimedOut || res.StdoutBytes != 2000000 {
 		t.Fatalf("kept %d of %d, truncated %v, timedOut %v", len(res.Stdout), res.StdoutBytes, res.Truncated, res.TimedOut)
 	}
 }

@@ -42,8 +42,9 @@ type Spec struct {
 	// At the timeout the whole process group gets SIGTERM, then SIGKILL
 	// after Grace.
 	Timeout time.Duration
-	// MaxOutput caps the bytes kept of each of stdout and stderr; zero means
-	// DefaultMaxOutput. The rest is read and counted, never kept.
+	// MaxOutput caps the bytes kept of each of stdout and stderr (half from
+	// the start, half from the end); zero means DefaultMaxOutput. The rest
+	// is read and counted, never kept.
 	MaxOutput int
 	// Grace is how long the group has between SIGTERM and SIGKILL; zero
 	// means DefaultGrace. It also bounds how long Run waits for the output
@@ -55,7 +56,10 @@ type Spec struct {
 // exit code; Run's error is for a program that could not start or was
 // cancelled.
 type Result struct {
-	Stdout, Stderr []byte // the first MaxOutput bytes of each stream
+	// Stdout and Stderr are each stream, or when it wrote more than
+	// MaxOutput bytes its first and last MaxOutput/2 bytes around a line
+	// that says how many bytes were cut there.
+	Stdout, Stderr []byte
 	// ExitCode is the program's exit status, or minus the signal number when
 	// a signal ended it (-9 after SIGKILL), as Python's subprocess reports
 	// it: the feedback of some dialects carries it as "returncode".

@@ -39,13 +39,14 @@ type OpResult struct {
 
 // ProgramResult is the outcome of one program.
 type ProgramResult struct {
-	Name       string `json:"name"`
-	Status     string `json:"status"` // one of the Program* statuses
-	Stdout     string `json:"stdout"`
-	Stderr     string `json:"stderr"`
-	ReturnCode int    `json:"returncode"` // -1 when the program did not run or was killed
-	Error      string `json:"error,omitempty"`
-	Hint       string `json:"hint,omitempty"` // what to do, for a refused program
+	Name       string  `json:"name"`
+	Status     string  `json:"status"` // one of the Program* statuses
+	Stdout     string  `json:"stdout"`
+	Stderr     string  `json:"stderr"`
+	ReturnCode int     `json:"returncode"` // -1 when the program did not run or was killed
+	Runtime    float64 `json:"runtime"`    // seconds it ran, as seed 001's program_checks report it
+	Error      string  `json:"error,omitempty"`
+	Hint       string  `json:"hint,omitempty"` // what to do, for a refused program
 }
 
 // The outcomes of a program. A refused program was not run; the step it

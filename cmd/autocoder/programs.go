@@ -7,6 +7,7 @@ import (
 	"github.com/autocoder/autocoder/step"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/autocoder/autocoder/config"
 	"github.com/autocoder/autocoder/runner"
@@ -43,7 +44,8 @@ func (p programs) Run(ctx context.Context, dir string, pr step.Program) step.Pro
 	spec := runner.Spec{Command: pr.Command, Args: pr.Args, Shell: pr.Shell || pr.Args == nil, Dir: dir, Env: env,
 		Timeout: p.cfg.ProgramTimeout(pr.Timeout), MaxOutput: p.cfg.Programs.MaxOutputBytes}
 	r, err := runner.Run(ctx, spec)
-	out := step.ProgramResult{Stdout: string(r.Stdout), Stderr: string(r.Stderr), ReturnCode: r.ExitCode}
+	out := step.ProgramResult{Stdout: string(r.Stdout), Stderr: string(r.Stderr), ReturnCode: r.ExitCode,
+		Runtime: r.Duration.Round(time.Millisecond).Seconds()}
 	switch {
 	case err != nil:
 		out.Status, out.Error = "failure", err.Error()
@@ -60,7 +62,7 @@ func (p programs) Run(ctx context.Context, dir string, pr step.Program) step.Pro
 		out.Status = "failure"
 	}
 	if r.Truncated {
-		out.Error = strings.TrimSpace(out.Error + fmt.Sprintf(" (output cut at %d bytes)", spec.MaxOutput))
+		out.Error = strings.TrimSpace(out.Error + fmt.Sprintf(" (the output was longer than %d bytes: its start and end are kept)", spec.MaxOutput))
 	}
 	return out
 }

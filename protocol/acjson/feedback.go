@@ -48,11 +48,12 @@ type replaceInfo struct {
 
 type programExec struct {
 	name       string
-	Status     string `json:"status"` // success, failure or timeout
-	Stdout     string `json:"stdout"`
-	Stderr     string `json:"stderr"`
-	ReturnCode int    `json:"returncode"`
-	Error      string `json:"error,omitempty"`
+	Status     string  `json:"status"` // success, failure or timeout
+	Stdout     string  `json:"stdout"`
+	Stderr     string  `json:"stderr"`
+	ReturnCode int     `json:"returncode"`
+	Runtime    float64 `json:"runtime"` // seconds
+	Error      string  `json:"error,omitempty"`
 }
 
 // programExecs is a JSON object keyed by program name that keeps the order
@@ -207,7 +208,7 @@ func answerFor(r step.Result) answer {
 		}
 		a.ProgramExecs = append(a.ProgramExecs, programExec{
 			name: name, Status: status, Stdout: pr.Stdout, Stderr: pr.Stderr,
-			ReturnCode: pr.ReturnCode, Error: pr.Error,
+			ReturnCode: pr.ReturnCode, Runtime: pr.Runtime, Error: withHint(pr.Error, pr.Hint),
 		})
 	}
 	return a

@@ -45,8 +45,8 @@ func feedbackResults(t *testing.T) []step.Result {
 				{Kind: step.OpMkdir, Path: "tetris/assets", Status: step.StatusApplied, Message: "git does not record empty directories"},
 			},
 			Programs: []step.ProgramResult{
-				{Name: "run_game", Status: "failure", Stdout: "", Stderr: "pygame.error: No available video device\n", ReturnCode: 1},
-				{Name: "run_game", Status: "refused", Error: "programs are off: allow them in autocoder.toml"},
+				{Name: "run_game", Status: "failure", Stdout: "", Stderr: "pygame.error: No available video device\n", ReturnCode: 1, Runtime: 2.5},
+				{Name: "run_game", Status: "refused", ReturnCode: -1, Error: "refused to run \"python tetris/game.py\": programs are off", Hint: "allow them in autocoder.toml"},
 			}},
 		{Step: items[1].Step, StepID: "fail_003", Status: step.StatusFailed, Error: "step failed: an edit did not apply", Code: 1,
 			Ops: []step.OpResult{{Kind: step.OpReplace, Path: "a.py", Status: step.StatusFailed,

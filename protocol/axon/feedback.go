@@ -164,9 +164,16 @@ func writeProgram(b *strings.Builder, p step.ProgramResult) {
 	if name == "" {
 		name = "run_command"
 	}
-	fmt.Fprintf(b, "  %s: %s, exit code %d\n", name, p.Status, p.ReturnCode)
+	fmt.Fprintf(b, "  %s: %s, exit code %d", name, p.Status, p.ReturnCode)
+	if p.Status != step.ProgramRefused {
+		fmt.Fprintf(b, ", %gs", p.Runtime)
+	}
+	b.WriteString("\n")
 	if p.Error != "" {
 		fmt.Fprintf(b, "    error: %s\n", p.Error)
+	}
+	if p.Hint != "" {
+		fmt.Fprintf(b, "    hint: %s\n", p.Hint)
 	}
 	if p.Stdout != "" {
 		b.WriteString("    stdout:\n")

@@ -56,7 +56,7 @@ func TestFeedback(t *testing.T) {
 					{Kind: step.OpRead, Path: "notes.md", Status: step.StatusRead,
 						Output: "# Notes\n\n~~~~~act\nwrite_file\n~~~~~~~\nno final newline"}}},
 				step.Result{Status: step.StatusApplied, Programs: []step.ProgramResult{
-					{Name: "run_command", Status: "success", Stdout: "ok  \texample.com/x\t0.01s\n"}}},
+					{Name: "run_command", Status: "success", Stdout: "ok  \texample.com/x\t0.01s\n", Runtime: 0.75}}},
 			)
 		}},
 		{"check-failed", func(t *testing.T) []step.Result {
@@ -79,7 +79,7 @@ func TestFeedback(t *testing.T) {
 				step.Result{Status: step.StatusFailed, Code: 1},
 				step.Result{Status: step.StatusSkipped},
 				step.Result{Status: step.StatusFailed, Code: 1, Programs: []step.ProgramResult{
-					{Name: "run_command", Status: "failure", ReturnCode: 2, Stderr: "FAIL\n", Error: "exit status 2"}}},
+					{Name: "run_command", Status: "failure", ReturnCode: 2, Stderr: "FAIL\n", Error: "exit status 2", Runtime: 12.25}}},
 			)
 		}},
 		{"dry-run", func(t *testing.T) []step.Result {

@@ -208,6 +208,7 @@ func meta(r step.Result) map[string]any {
 	}
 	for _, p := range r.Programs {
 		m["exitCode"] = p.ReturnCode
+		m["runtime"] = p.Runtime
 		if p.Status != "" {
 			m["programStatus"] = p.Status
 		}

@@ -62,7 +62,7 @@ func feedbackResults(t *testing.T) []step.Result {
 	r.Ops = []step.OpResult{{Kind: step.OpAppend, Path: "a.txt", Status: step.StatusPlanned, Diff: "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1,2 @@\n x\n+z\n"}}
 	rs = append(rs, r)
 	r = res(6, step.StatusApplied)
-	r.Programs = []step.ProgramResult{{Name: "go", Status: "success", Stdout: "ok  \tpkg\t0.1s\n", ReturnCode: 0}}
+	r.Programs = []step.ProgramResult{{Name: "go", Status: "success", Stdout: "ok  \tpkg\t0.1s\n", ReturnCode: 0, Runtime: 0.5}}
 	rs = append(rs, r)
 	r = res(7, step.StatusFailed)
 	r.Code, r.Error, r.Hint = 4, "shell.exec refused: programs are off", "allow the command in autocoder.toml [programs]"
