@@ -54,8 +54,9 @@ type Engine struct {
 	identErr          error
 	fileMode          bool // core.fileMode: whether the executable bit counts
 
-	gitlinks map[string]bool // submodule paths in the index, loaded lazily
-	crash    crashPoint
+	gitlinks   map[string]bool // submodule paths in the index, loaded lazily
+	gitlinksAt os.FileInfo     // the index file's stat when gitlinks was read
+	crash      crashPoint
 
 	// ixCache is the index as this engine last wrote it, with the file's
 	// stat then (see lockIndex).
@@ -190,7 +191,9 @@ func (e *Engine) identity() (author, committer gitops.Signature, err error) {
 
 func (e *Engine) isGitlink(rel string) bool {
 	if e.gitlinks == nil {
-		// One scan of the index per engine, on the first path it checks.
+		// One scan of the index per engine, on the first path it checks
+		// (again in a session when the index changed: see Acquire).
+		e.gitlinksAt, _ = e.Repo.IndexStat()
 		e.gitlinks = e.Repo.Gitlinks()
 	}
 	return e.gitlinks[rel]

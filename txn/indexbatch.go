@@ -22,6 +22,7 @@ import (
 type heldIndex struct {
 	lock *gitops.LockFile
 	ix   *gitops.Index
+	from os.FileInfo // the index file's stat under the lock, nil if unknown
 }
 
 // lockIndex takes index.lock (through our private name, see gitops.LockVia)
@@ -38,11 +39,10 @@ func (e *Engine) lockIndex() (*heldIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	if e.ixCache != nil {
-		if fi, err := e.Repo.IndexStat(); err == nil && gitops.Unchanged(fi, e.ixStat) {
-			e.held = &heldIndex{lock: lock, ix: e.ixCache}
-			return e.held, nil
-		}
+	from, _ := e.Repo.IndexStat()
+	if e.ixCache != nil && from != nil && gitops.Unchanged(from, e.ixStat) {
+		e.held = &heldIndex{lock: lock, ix: e.ixCache, from: from}
+		return e.held, nil
 	}
 	e.ixCache = nil
 	ix, err := e.Repo.ReadIndex()
@@ -59,7 +59,7 @@ func (e *Engine) lockIndex() (*heldIndex, error) {
 			return nil, err
 		}
 	}
-	e.held = &heldIndex{lock: lock, ix: ix}
+	e.held = &heldIndex{lock: lock, ix: ix, from: from}
 	return e.held, nil
 }
 
@@ -84,6 +84,11 @@ func (e *Engine) Flush() error {
 	}
 	if fi, err := e.Repo.IndexStat(); err == nil {
 		e.ixCache, e.ixStat = h.ix, fi
+		// Our write adds no submodule: what isGitlink read from the
+		// index we started from still holds for the one we wrote.
+		if e.gitlinks != nil && e.gitlinksAt != nil && h.from != nil && gitops.Unchanged(h.from, e.gitlinksAt) {
+			e.gitlinksAt = fi
+		}
 	}
 	e.debt = nil
 	if err := os.Remove(e.debtPath()); err != nil && !errors.Is(err, os.ErrNotExist) {

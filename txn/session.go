@@ -3,6 +3,8 @@ package txn
 import (
 	"context"
 	"time"
+
+	"github.com/autocoder/autocoder/gitops"
 )
 
 // A long-lived process (the MCP server) keeps one Engine for its session:
@@ -33,7 +35,12 @@ func (e *Engine) Acquire(ctx context.Context, wait time.Duration) error {
 	if err := e.lockWait(ctx, wait); err != nil {
 		return err
 	}
-	e.gitlinks = nil
+	// The submodules are read from the index once, and again only when
+	// the index changed under us (a scan of 100k entries is not for every
+	// call).
+	if fi, err := e.Repo.IndexStat(); err != nil || e.gitlinksAt == nil || !gitops.Unchanged(fi, e.gitlinksAt) {
+		e.gitlinks = nil
+	}
 	e.Repo.ForgetAttributes() // the user may have edited a .gitattributes
 	if err := e.Repo.Refresh(); err != nil {
 		e.Release()
