@@ -4,14 +4,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/autocoder/autocoder/step"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/autocoder/autocoder/step"
 
 	"github.com/autocoder/autocoder/gitops"
 	"github.com/autocoder/autocoder/gitops/gittest"
@@ -154,11 +154,11 @@ func benchApply(b *testing.B, l benchLayout) *applyTimes {
 			sideA := func() {
 				st := s.txnStep()
 				b.StartTimer()
-				cpu := cpuTime(syscall.RUSAGE_SELF)
+				cpu := cpuTime(cpuSelf)
 				start := time.Now()
 				r := e.Apply(context.Background(), st)
 				d := time.Since(start)
-				cpu = cpuTime(syscall.RUSAGE_SELF) - cpu
+				cpu = cpuTime(cpuSelf) - cpu
 				b.StopTimer()
 				if r.Status != step.StatusApplied {
 					b.Fatalf("autocoder, step %s: status %s: %s (hint: %s)", s.ID, r.Status, r.Error, r.Hint)
@@ -167,13 +167,13 @@ func benchApply(b *testing.B, l benchLayout) *applyTimes {
 				t.autocoderCPU = append(t.autocoderCPU, cpu)
 			}
 			sideB := func() {
-				cpu := cpuTime(syscall.RUSAGE_CHILDREN)
+				cpu := cpuTime(cpuChildren)
 				d, err := gitLoopStep(dirB, s)
 				if err != nil {
 					b.Fatalf("git loop, step %s: %v", s.ID, err)
 				}
 				t.git = append(t.git, d)
-				t.gitCPU = append(t.gitCPU, cpuTime(syscall.RUSAGE_CHILDREN)-cpu)
+				t.gitCPU = append(t.gitCPU, cpuTime(cpuChildren)-cpu)
 			}
 			// Taking turns at going first keeps either side from always
 			// running right after the other.
@@ -243,25 +243,6 @@ func runApply(b *testing.B, t *applyTimes, dir string, steps []benchStep) {
 	if err := e.Close(); err != nil {
 		b.Fatal(err)
 	}
-}
-
-// settle writes back all dirty data (sync(2)) with the timer stopped, so
-// that no step pays for the disk writes of what ran before it: the copies
-// made for the round, the other side's last step, other programs. ext4 in
-// data=ordered mode makes the engine's one fsync (its journal) wait for
-// every dirty file of the file system, and git runs no fsync at all, so
-// without this the engine is charged for the git loop's writes. A run
-// with the sides in two blocks of 100 and no sync measured the same
-// medians (docs-bench.md).
-func settle() { syscall.Sync() }
-
-// cpuTime is the user plus system time getrusage(2) reports for who.
-func cpuTime(who int) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(who, &ru); err != nil {
-		panic(err) // only EINVAL for a bad who, a bug here
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // gitLoopStep applies one step the way a script would: write the files,

@@ -8,7 +8,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/autocoder/autocoder/step"
@@ -200,7 +199,7 @@ func (e *Engine) isGitlink(rel string) bool {
 }
 
 // crashPoint is a fault-injection hook for the tests: with
-// AUTOCODER_TEST_CRASH_AT=N the process kills itself with SIGKILL at the
+// AUTOCODER_TEST_CRASH_AT=N the process kills itself (SIGKILL) at the
 // N-th point of a transaction it reaches, so the crash test can stop a run
 // at every point and check what the next command makes of it; with
 // AUTOCODER_TEST_FAIL_AT=N the N-th point returns an error instead, which
@@ -224,7 +223,11 @@ func (c *crashPoint) point() error {
 	}
 	c.seen++
 	if c.seen == c.crashAt {
-		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		// SIGKILL on unix, TerminateProcess on Windows: no defer runs,
+		// nothing is flushed, as when the power goes.
+		if self, err := os.FindProcess(os.Getpid()); err == nil {
+			self.Kill()
+		}
 		time.Sleep(time.Second)
 	}
 	if c.seen == c.failAt {
