@@ -24,6 +24,7 @@ import (
 
 	"github.com/autocoder/autocoder/gitops/gitpath"
 	"github.com/autocoder/autocoder/step"
+	"github.com/autocoder/autocoder/termsafe"
 )
 
 // RefusedError is a path the safety policy refuses (exit code 4).
@@ -197,13 +198,9 @@ func spelling(raw string, refuse func(why, fix string) error) error {
 	return nil
 }
 
-// IsControl reports the runes a path or a terminal line must not carry: C0
-// and C1 control characters, DEL, and the bidirectional overrides and
-// isolates that make text display in another order than it is read.
-func IsControl(r rune) bool {
-	return r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) ||
-		(r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
-}
+// IsControl reports the runes a path must not carry (termsafe.IsControl:
+// one notion of a control character for paths and for the terminal).
+func IsControl(r rune) bool { return termsafe.IsControl(r) }
 
 func hasDriveLetter(p string) bool {
 	return len(p) >= 2 && p[1] == ':' && (p[0] >= 'a' && p[0] <= 'z' || p[0] >= 'A' && p[0] <= 'Z')

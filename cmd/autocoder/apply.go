@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/autocoder/autocoder/step"
+	"github.com/autocoder/autocoder/termsafe"
 	"io"
 	"os"
 	"strings"
@@ -151,6 +152,9 @@ func writeJSON(w io.Writer, v any) {
 // printResults is the human output: one line per step, then what went wrong
 // and what to do, with the response's line numbers.
 func printResults(out, errw io.Writer, branch string, results []step.Result, dry bool) {
+	// The human output quotes the response and the programs it ran: on a
+	// terminal their escape sequences must show, not act.
+	out = termsafe.Writer{W: out}
 	for _, r := range results {
 		id := r.StepID
 		if r.ParseErr != nil {

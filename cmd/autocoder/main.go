@@ -7,6 +7,7 @@ package main
 
 import (
 	"context"
+	"github.com/autocoder/autocoder/termsafe"
 	"io"
 	"os"
 	"os/signal"
@@ -17,6 +18,10 @@ func main() { os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr)) }
 
 // run is the whole program, callable in-process by tests.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// Standard error holds messages for people only, and they quote the
+	// response (paths, reasons, errors): its escape sequences are shown,
+	// never obeyed.
+	stderr = termsafe.Writer{W: stderr}
 	app := newApp(stdin, stdout, stderr)
 	// Every command's context ends on Ctrl-C or SIGTERM: a step not yet at
 	// its commit point is rolled back, and a running program is stopped

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"github.com/autocoder/autocoder/step"
+	"github.com/autocoder/autocoder/termsafe"
 	"io"
 	"strings"
 
@@ -47,7 +48,7 @@ func parseCommand() *cli.Command {
 				}
 				writeJSON(c.App.Writer, map[string]any{"items": items, "steps": steps, "errors": errs})
 			} else {
-				printItems(c.App.Writer, items)
+				printItems(termsafe.Writer{W: c.App.Writer}, items)
 				if len(items) == 0 {
 					fmt.Fprintln(c.App.Writer, "no instruction block found")
 				}
