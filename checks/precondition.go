@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/autocoder/autocoder/step"
 )
 
 // PreconditionError is a check that failed (exit code 3): the repository is
@@ -21,6 +23,9 @@ func (e *PreconditionError) Error() string { return fmt.Sprintf("%s failed: %s",
 
 // Hint says what to do.
 func (e *PreconditionError) Hint() string { return e.Fix }
+
+// Class is precondition: a check the step asked for did not hold.
+func (e *PreconditionError) Class() step.Class { return step.ClassPrecondition }
 
 // FilesExist checks that every path exists. missing gets the paths that do
 // not, in order.

@@ -14,6 +14,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/autocoder/autocoder/prompt"
+	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/suggest"
 )
 
@@ -35,7 +36,7 @@ type Error struct {
 	Key   string // "programs.timeout"; empty for a syntax error
 	Msg   string // what is wrong
 	Quote string // the text at Line, short
-	Hint  string // what to write instead
+	Fix   string // what to write instead: the hint
 	Err   error  // the underlying error, if any
 }
 
@@ -62,6 +63,12 @@ func (e *Error) Error() string {
 
 // Unwrap returns the underlying error.
 func (e *Error) Unwrap() error { return e.Err }
+
+// Class is usage: autocoder.toml cannot be used as written.
+func (e *Error) Class() step.Class { return step.ClassUsage }
+
+// Hint says what to do.
+func (e *Error) Hint() string { return e.Fix }
 
 // Load reads <root>/autocoder.toml. A missing file gives Default(); keys the
 // file leaves out keep their defaults. Unknown keys (also keys in the wrong
@@ -200,7 +207,7 @@ func parse(name string, data []byte) (Config, error) {
 // decodeError turns the decoder's error into an *Error with a place.
 func (l *loader) decodeError(err error) error {
 	e := &Error{File: l.name, Err: err, Msg: err.Error(),
-		Hint: "fix the TOML syntax there; the autocoder.toml shipped with autocoder shows every key with its default"}
+		Fix: "fix the TOML syntax there; the autocoder.toml shipped with autocoder shows every key with its default"}
 	var pe toml.ParseError
 	if errors.As(err, &pe) {
 		e.Line, e.Col, e.Msg = pe.Position.Line, pe.Position.Col, pe.Message
@@ -214,7 +221,7 @@ func (l *loader) decodeError(err error) error {
 		if strings.Contains(err.Error(), `"`+k+`"`) {
 			e.Key = k
 			e.Msg = "must be a table"
-			e.Hint = fmt.Sprintf("write the keys under a header line [%s]", k)
+			e.Fix = fmt.Sprintf("write the keys under a header line [%s]", k)
 			l.place(e)
 			break
 		}
@@ -242,11 +249,11 @@ func (l *loader) checkKeys(md toml.MetaData) {
 		}
 		e := &Error{File: l.name, Key: s, Msg: "unknown key"}
 		if m := closest(s, knownKeys); m != "" {
-			e.Hint = fmt.Sprintf("did you mean %s? keys are lower case with underscores", m)
+			e.Fix = fmt.Sprintf("did you mean %s? keys are lower case with underscores", m)
 		} else if len(k) == 2 && known[k[0]] {
-			e.Hint = fmt.Sprintf("remove it; the keys of [%s] are %s", k[0], strings.Join(tableKeys(k[0]), ", "))
+			e.Fix = fmt.Sprintf("remove it; the keys of [%s] are %s", k[0], strings.Join(tableKeys(k[0]), ", "))
 		} else {
-			e.Hint = "remove it; the known keys are " + strings.Join(leafKeys(), ", ")
+			e.Fix = "remove it; the known keys are " + strings.Join(leafKeys(), ", ")
 		}
 		l.place(e)
 		l.errs = append(l.errs, e)
@@ -287,7 +294,7 @@ func leafKeys() []string {
 
 // bad records a bad value of key.
 func (l *loader) bad(key, msg, hint string) {
-	e := &Error{File: l.name, Key: key, Msg: msg, Hint: hint}
+	e := &Error{File: l.name, Key: key, Msg: msg, Fix: hint}
 	l.place(e)
 	l.errs = append(l.errs, e)
 }

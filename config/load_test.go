@@ -213,7 +213,7 @@ func TestLoadRefusesBadFiles(t *testing.T) {
 			if e.Key != tc.key || e.Line != tc.line {
 				t.Errorf("error names key %q line %d, want key %q line %d: %v", e.Key, e.Line, tc.key, tc.line, e)
 			}
-			if e.Hint == "" {
+			if e.Hint() == "" {
 				t.Errorf("no hint: %v", e)
 			}
 			if e.Line > 0 && e.Quote == "" {
@@ -225,7 +225,7 @@ func TestLoadRefusesBadFiles(t *testing.T) {
 			goldenText.WriteString("## " + tc.name + "\n")
 			for _, e := range allErrors(err) {
 				goldenText.WriteString(strings.ReplaceAll(e.Error(), root+string(filepath.Separator), "") + "\n")
-				goldenText.WriteString("hint: " + e.Hint + "\n")
+				goldenText.WriteString("hint: " + e.Hint() + "\n")
 			}
 			goldenText.WriteString("\n")
 		})
@@ -348,7 +348,7 @@ func FuzzLoad(f *testing.F) {
 		c, err := parse(FileName, []byte(text))
 		if err != nil {
 			for _, e := range allErrors(err) {
-				if e.Msg == "" || e.Hint == "" {
+				if e.Msg == "" || e.Hint() == "" {
 					t.Fatalf("error without message or hint: %#v", e)
 				}
 			}
@@ -379,7 +379,7 @@ func TestModelTable(t *testing.T) {
 	} {
 		_, err := Load(writeConfig(t, tc.text))
 		var ce *Error
-		if !errors.As(err, &ce) || ce.Key != tc.key || ce.Line == 0 || ce.Hint == "" {
+		if !errors.As(err, &ce) || ce.Key != tc.key || ce.Line == 0 || ce.Hint() == "" {
 			t.Errorf("%q: %v", tc.text, err)
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/autocoder/autocoder/step"
 )
 
 // Region is the part of a file nearest to an old text that was not found.
@@ -27,13 +29,22 @@ func (e *NoMatchError) Error() string {
 		e.Nearest.StartLine, e.Nearest.EndLine, 100*e.Nearest.Similarity)
 }
 
-// Hint says what the model should send instead.
+// Class is step failed: the old text is not in the file.
+func (e *NoMatchError) Class() step.Class { return step.ClassStepFailed }
+
+// Hint says what the model should send instead, followed by the unified
+// diff from its old text to the nearest region, so that it can copy the
+// right lines.
 func (e *NoMatchError) Hint() string {
 	if e.Nearest == nil {
 		return "read the file again and copy the old text exactly as it is now"
 	}
-	return fmt.Sprintf("copy the old text exactly from lines %d-%d shown in the diff (- is what you sent, + is the file)",
+	h := fmt.Sprintf("copy the old text exactly from lines %d-%d shown in the diff (- is what you sent, + is the file)",
 		e.Nearest.StartLine, e.Nearest.EndLine)
+	if e.Nearest.Diff != "" {
+		h += "\n" + strings.TrimRight(e.Nearest.Diff, "\n")
+	}
+	return h
 }
 
 // AmbiguousMatchError reports an old text that occurs more than once in the
@@ -69,6 +80,9 @@ func (e *AmbiguousMatchError) Error() string {
 	return s
 }
 
+// Class is step failed: the old text is in the file more than once.
+func (e *AmbiguousMatchError) Class() step.Class { return step.ClassStepFailed }
+
 // Hint says what the model should send instead.
 func (e *AmbiguousMatchError) Hint() string {
 	lines := e.Lines
@@ -100,6 +114,9 @@ type EmptyOldError struct{}
 
 func (e *EmptyOldError) Error() string { return "old text is empty: it would match anywhere" }
 
+// Class is step failed: the edit cannot be placed.
+func (e *EmptyOldError) Class() step.Class { return step.ClassStepFailed }
+
 // Hint says what the model should send instead.
 func (e *EmptyOldError) Hint() string {
 	return "put the lines to replace in the old text; to add text, include the line it goes after and repeat it in the new text"
@@ -109,6 +126,9 @@ func (e *EmptyOldError) Hint() string {
 type NoChangeError struct{}
 
 func (e *NoChangeError) Error() string { return "old text equals new text: the edit changes nothing" }
+
+// Class is step failed: the edit changes nothing.
+func (e *NoChangeError) Class() step.Class { return step.ClassStepFailed }
 
 // Hint says what the model should send instead.
 func (e *NoChangeError) Hint() string {
@@ -125,6 +145,9 @@ type BinaryError struct {
 func (e *BinaryError) Error() string {
 	return fmt.Sprintf("%s is binary: NUL byte at line %d (byte offset %d)", e.In, e.Line, e.Offset)
 }
+
+// Class is step failed: binary content is never edited as text.
+func (e *BinaryError) Class() step.Class { return step.ClassStepFailed }
 
 // Hint says what the model should send instead.
 func (e *BinaryError) Hint() string {
@@ -149,6 +172,9 @@ func (e *EncodingError) Error() string {
 	}
 	return s
 }
+
+// Class is step failed: the content is not UTF-8.
+func (e *EncodingError) Class() step.Class { return step.ClassStepFailed }
 
 // Hint says what the model should send instead.
 func (e *EncodingError) Hint() string {

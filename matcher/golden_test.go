@@ -97,12 +97,8 @@ func goldenResult(c goldenCase) []byte {
 		if errors.As(err, &h) {
 			hint = h.Hint()
 		}
-		s := fmt.Sprintf("error: %T\n%v\nhint: %s\n", err, err, hint)
-		var nm *NoMatchError
-		if errors.As(err, &nm) && nm.Nearest != nil {
-			s += nm.Nearest.Diff
-		}
-		return []byte(s)
+		// The hint of a *NoMatchError ends with its diff.
+		return []byte(fmt.Sprintf("error: %T\n%v\nhint: %s\n", err, err, hint))
 	}
 	if r.AlreadyApplied {
 		if !bytes.Equal(out, c.src) {

@@ -159,7 +159,7 @@ func fileURLPath(uri string) (string, bool) {
 // withHintErr folds an error's hint into its text: a tool result is one
 // text, read by a model.
 func withHintErr(err error) error {
-	if h := txn.Hint(err); h != "" {
+	if h := step.HintOf(err); h != "" {
 		return fmt.Errorf("%s\nhint: %s", err.Error(), h)
 	}
 	return err

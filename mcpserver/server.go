@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/autocoder/autocoder/protocol/mcp"
+	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/txn"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -207,7 +208,7 @@ func (s *Server) call(ctx context.Context, req *sdk.CallToolRequest, tool string
 		return errorResult(err.Error()), nil
 	}
 	if err := e.Acquire(ctx, s.opts.LockWait); err != nil {
-		return errorResult(withHint(err.Error(), txn.Hint(err))), nil
+		return errorResult(withHint(err.Error(), step.HintOf(err))), nil
 	}
 	r := e.Apply(ctx, st)
 	if err := e.Release(); err != nil && r.Error == "" {

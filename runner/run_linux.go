@@ -31,7 +31,7 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	}
 	if s.Command == "" {
 		return Result{}, &StartError{Command: s.name(), Dir: s.Dir, Err: errors.New("the command is empty"),
-			Hint: "give the program to run"}
+			Fix: "give the program to run"}
 	}
 	if s.Dir != "" {
 		// The kernel's answer to a missing directory is the same ENOENT as

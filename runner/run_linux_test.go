@@ -312,8 +312,8 @@ func TestStartErrors(t *testing.T) {
 			if tc.is != nil && !errors.Is(err, tc.is) {
 				t.Errorf("err = %v, want it to wrap %v", err, tc.is)
 			}
-			if !strings.Contains(se.Hint, tc.hint) {
-				t.Errorf("hint %q does not say %q", se.Hint, tc.hint)
+			if !strings.Contains(se.Hint(), tc.hint) {
+				t.Errorf("hint %q does not say %q", se.Hint(), tc.hint)
 			}
 			if !strings.Contains(err.Error(), "start") {
 				t.Errorf("error %q does not say what failed", err)

@@ -13,6 +13,8 @@ import (
 	"io/fs"
 	"os/exec"
 	"time"
+
+	"github.com/autocoder/autocoder/step"
 )
 
 // Defaults for the Spec fields left zero. The engine passes the values of
@@ -79,7 +81,7 @@ type StartError struct {
 	Command string
 	Dir     string
 	Err     error
-	Hint    string
+	Fix     string // what to do: the hint
 }
 
 func (e *StartError) Error() string {
@@ -89,6 +91,12 @@ func (e *StartError) Error() string {
 // Unwrap returns the underlying error (exec.ErrNotFound, fs.ErrNotExist,
 // fs.ErrPermission, ...).
 func (e *StartError) Unwrap() error { return e.Err }
+
+// Class is program failed: the program the step asked for did not run.
+func (e *StartError) Class() step.Class { return step.ClassProgramFailed }
+
+// Hint says what to do.
+func (e *StartError) Hint() string { return e.Fix }
 
 // ErrUnsupported is returned by Run where programs cannot be run safely:
 // stopping a whole process group needs Linux here.
@@ -107,19 +115,19 @@ func startError(s Spec, err error) error {
 	e := &StartError{Command: s.name(), Dir: s.Dir, Err: err}
 	switch {
 	case errors.Is(err, exec.ErrNotFound):
-		e.Hint = fmt.Sprintf("%q is not installed or not on PATH: install it, give its full path, "+
+		e.Fix = fmt.Sprintf("%q is not installed or not on PATH: install it, give its full path, "+
 			"or check the spelling of the command", s.Command)
 	case errors.Is(err, exec.ErrDot):
-		e.Hint = fmt.Sprintf("%q was found only in the current directory, which autocoder does not search: "+
+		e.Fix = fmt.Sprintf("%q was found only in the current directory, which autocoder does not search: "+
 			"write ./%s to mean that file", s.Command, s.Command)
 	case isChdir(err):
-		e.Hint = fmt.Sprintf("the working directory %q does not exist or is not a directory: create it first "+
+		e.Fix = fmt.Sprintf("the working directory %q does not exist or is not a directory: create it first "+
 			"or run the program elsewhere", s.Dir)
 	case isPermission(err):
-		e.Hint = fmt.Sprintf("%q is not executable: make it executable (chmod +x) or run it with its interpreter, "+
+		e.Fix = fmt.Sprintf("%q is not executable: make it executable (chmod +x) or run it with its interpreter, "+
 			"such as sh %s", s.Command, s.Command)
 	default:
-		e.Hint = "check the command and its working directory"
+		e.Fix = "check the command and its working directory"
 	}
 	return e
 }

@@ -10,7 +10,7 @@ type ParseError struct {
 	Pos     Pos    `json:"pos"`
 	Msg     string `json:"message"`
 	Quote   string `json:"quote,omitempty"` // the offending text, short
-	Hint    string `json:"hint,omitempty"`  // what to write instead
+	Fix     string `json:"hint,omitempty"`  // what to write instead: the hint
 	// Source is the dialect's record of the request when the block could be
 	// read far enough to have one (an MCP request with invalid arguments
 	// still has an id to answer to).
@@ -24,6 +24,14 @@ func (e *ParseError) Error() string {
 	}
 	return s
 }
+
+// Class is no block: the block cannot be read, so nothing of it is applied.
+// Among readable blocks, the engine reports it as a failed step (see
+// txn.Engine.Run).
+func (e *ParseError) Class() Class { return ClassNoBlock }
+
+// Hint says what to write instead.
+func (e *ParseError) Hint() string { return e.Fix }
 
 // Item is one entry of a parsed response, in document order: a step, or the
 // error of a block that could not be read. Exactly one of the two is set.

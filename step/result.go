@@ -89,12 +89,14 @@ type Result struct {
 	Programs      []ProgramResult `json:"programs,omitempty"`
 	Error         string          `json:"error,omitempty"`
 	Hint          string          `json:"hint,omitempty"`
-	// Reason classifies a failure for the feedback writers (see the Reason*
-	// constants), so that a dialect's error code does not hang on wording.
+	// Class is the class of a failure (step.ClassOf of its error): cmd maps
+	// it to the exit code and each dialect's feedback to its own codes. It
+	// means nothing unless Status is failed; its zero value is internal, so
+	// JSON leaves it out then (protocol/report writes it for every failure).
+	Class Class `json:"class,omitempty"`
+	// Reason is finer than Class, for the feedback writers (see the Reason*
+	// constants): derived from the error's type, never from its wording.
 	Reason string `json:"reason,omitempty"`
-	// Code is the exit code class of a failure (see cmd/autocoder): 1 a step
-	// failed, 3 a precondition failed, 4 refused by the safety policy.
-	Code int `json:"code,omitempty"`
 }
 
 // The failure classes of Result.Reason.

@@ -34,6 +34,9 @@ func (e *DirtyError) Hint() string {
 	return "autocoder never mixes your uncommitted work into a step, nor risks it on rollback: commit or stash your changes to " + e.Path + " (git stash), then apply again"
 }
 
+// Class is refused: the user's uncommitted work is never touched.
+func (e *DirtyError) Class() step.Class { return step.ClassRefused }
+
 // OpError is a failed op, with the op's place in the response.
 type OpError struct {
 	Op  *step.Op
@@ -58,6 +61,9 @@ func (e *NotFoundError) Error() string { return e.Path + " does not exist" }
 // Hint says what to do.
 func (e *NotFoundError) Hint() string { return e.Fix }
 
+// Class is step failed: the repository does not hold the path.
+func (e *NotFoundError) Class() step.Class { return step.ClassStepFailed }
+
 // ExistsError is a target that exists where the op may not replace it.
 type ExistsError struct{ Path, Fix string }
 
@@ -66,6 +72,9 @@ func (e *ExistsError) Error() string { return e.Path + " exists" }
 // Hint says what to do.
 func (e *ExistsError) Hint() string { return e.Fix }
 
+// Class is step failed: the op may not replace what is there.
+func (e *ExistsError) Class() step.Class { return step.ClassStepFailed }
+
 // KindError is a folder where the op needs a file, or the reverse.
 type KindError struct{ Path, Is, Fix string }
 
@@ -73,6 +82,9 @@ func (e *KindError) Error() string { return e.Path + " is " + e.Is }
 
 // Hint says what to do.
 func (e *KindError) Hint() string { return e.Fix }
+
+// Class is step failed: the path is not the kind the op needs.
+func (e *KindError) Class() step.Class { return step.ClassStepFailed }
 
 // file is one path's state while a step is resolved in memory.
 type file struct {
@@ -208,6 +220,9 @@ func (e *ConflictPathError) Hint() string {
 	return "delete " + e.File + " first in the same step, or choose another path"
 }
 
+// Class is step failed: the path cannot exist beside what is there.
+func (e *ConflictPathError) Class() step.Class { return step.ClassStepFailed }
+
 // resolve runs the checks and computes every op in memory. It changes
 // nothing on disk. Ops results go into res.
 func (w *workspace) resolve(s *step.Step, res *step.Result) error {
@@ -220,7 +235,8 @@ func (w *workspace) resolve(s *step.Step, res *step.Result) error {
 		case step.CheckCwdMatch:
 			err = checks.CwdMatch(w.e.Repo.Root, c.Want)
 		default:
-			err = fmt.Errorf("unknown check %q", c.Kind)
+			err = &step.Error{C: step.ClassUsage, Msg: fmt.Sprintf("unknown check %q", c.Kind),
+				Fix: "the checks are " + string(step.CheckFilesExist) + " and " + string(step.CheckCwdMatch)}
 		}
 		if err != nil {
 			return err
@@ -231,7 +247,7 @@ func (w *workspace) resolve(s *step.Step, res *step.Result) error {
 		r := step.OpResult{Kind: op.Kind, Path: op.Path, To: op.To, Status: step.StatusApplied}
 		err := w.resolveOp(op, &r)
 		if err != nil {
-			r.Status, r.Error, r.Hint = step.StatusFailed, err.Error(), Hint(err)
+			r.Status, r.Error, r.Hint = step.StatusFailed, err.Error(), step.HintOf(err)
 			res.Ops = append(res.Ops, r)
 			return &OpError{Op: op, Err: err}
 		}
@@ -366,7 +382,8 @@ func (w *workspace) resolveOp(op *step.Op, r *step.OpResult) error {
 		}
 		m, err := strconv.ParseUint(strings.TrimSpace(op.Mode), 8, 32)
 		if err != nil || len(strings.TrimSpace(op.Mode)) < 3 || len(strings.TrimSpace(op.Mode)) > 4 {
-			return fmt.Errorf("mode %q is not an octal mode such as \"755\" or \"0644\"", op.Mode)
+			return &step.Error{C: step.ClassUsage, Msg: fmt.Sprintf("mode %q is not an octal mode", op.Mode),
+				Fix: `write the mode as 3 or 4 octal digits, e.g. "755" or "0644"`}
 		}
 		if m&0o111 != 0 {
 			f.mode = gitops.ModeExec
@@ -406,7 +423,8 @@ func (w *workspace) resolveOp(op *step.Op, r *step.OpResult) error {
 		r.Message = "moved to " + to
 		return nil
 	}
-	return fmt.Errorf("unknown operation %q", op.Kind)
+	return &step.Error{C: step.ClassUsage, Msg: fmt.Sprintf("unknown operation %q", op.Kind),
+		Fix: "the operations are write, append, replace, delete, move, mkdir, rmdir, chmod, read, list, search and diff"}
 }
 
 // deleteDir deletes the tracked files below rel; a folder that holds files

@@ -20,8 +20,8 @@ func TestCancelledBeforeTheStepLeavesNoTrace(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	r := e.Apply(ctx, mkStep("s", write("b", "b\n"), replace("a", "a", "A")))
-	if r.Status != step.StatusFailed || r.Code != 1 || !strings.Contains(r.Error, "cancelled") {
-		t.Fatalf("status %s code %d (%s), want failed (1): cancelled", r.Status, r.Code, r.Error)
+	if r.Status != step.StatusFailed || r.Class != step.ClassStepFailed || !strings.Contains(r.Error, "cancelled") {
+		t.Fatalf("status %s class %s (%s), want failed (1): cancelled", r.Status, r.Class, r.Error)
 	}
 	g.AssertUnchanged(before)
 }

@@ -67,8 +67,8 @@ func TestMaxFileBytesHoldsForWrites(t *testing.T) {
 	} {
 		before := g.Snapshot()
 		r := e.Apply(context.Background(), mkStep("big", op))
-		if r.Code != 4 || !strings.Contains(r.Error, "max_file_bytes") && !strings.Contains(r.Error, "over the limit") {
-			t.Errorf("%s of %d bytes: code %d error %q; want refused (4) naming the limit", op.Kind, len(big), r.Code, r.Error)
+		if r.Class != step.ClassRefused || !strings.Contains(r.Error, "max_file_bytes") && !strings.Contains(r.Error, "over the limit") {
+			t.Errorf("%s of %d bytes: class %s error %q; want refused (4) naming the limit", op.Kind, len(big), r.Class, r.Error)
 		}
 		g.AssertUnchanged(before)
 	}

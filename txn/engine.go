@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/autocoder/autocoder/step"
+	"github.com/autocoder/autocoder/txn/reads"
 
 	"github.com/autocoder/autocoder/checks"
 	"github.com/autocoder/autocoder/gitops"
@@ -79,6 +80,9 @@ func (e *BusyError) Error() string {
 func (e *BusyError) Hint() string {
 	return "wait for it to finish and run the command again"
 }
+
+// Class is refused: one autocoder works in a repository at a time.
+func (e *BusyError) Class() step.Class { return step.ClassRefused }
 
 // Open takes the repository's autocoder lock and finishes or rolls back a
 // step that a killed process left in its journal. The engine owns repo from
@@ -236,60 +240,25 @@ func (c *crashPoint) point() error {
 	return nil
 }
 
-// Code is the exit-code class of an error: 2 a usage error (a --branch
-// that cannot be used), 3 a precondition failed, 4 refused by the safety
-// policy (paths, dirty files, locks, programs), 1 any other failure of a
-// step.
-func Code(err error) int {
-	var pre *checks.PreconditionError
-	var ref *checks.RefusedError
-	var lk *gitops.LockedError
-	var busy *BusyError
-	var dirty *DirtyError
-	var prog *ProgramRefusedError
-	var undo *UndoRefusedError
-	var moved *gitops.RefChangedError
-	var branch *BranchError
-	var state *gitops.InProgressError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &state):
-		return 4
-	case errors.As(err, &branch):
-		return 2
-	case errors.As(err, &pre):
-		return 3
-	case errors.As(err, &ref), errors.As(err, &lk), errors.As(err, &busy), errors.As(err, &dirty),
-		errors.As(err, &prog), errors.As(err, &undo), errors.As(err, &moved):
-		return 4
-	}
-	// The errors that carry their class (step.Classed) need no case above.
-	switch step.ClassOf(err) {
-	case step.ClassRefused:
-		return 4
-	case step.ClassPrecondition:
-		return 3
-	}
-	return 1
-}
-
-// Reason classifies an error for Result.Reason.
-func Reason(err error) string {
+// reasonOf is the finer class of a failed step's error for the feedback
+// writers (Result.Reason; FlyCode's app codes need it): read from the
+// error's type, never from its wording.
+func reasonOf(err error) string {
 	var nf *NotFoundError
+	var rnf *reads.NotFoundError
 	var ex *ExistsError
 	var kind *KindError
 	var conflict *ConflictPathError
 	var nm *matcher.NoMatchError
 	var amb *matcher.AmbiguousMatchError
-	switch {
+	switch c := step.ClassOf(err); {
 	case err == nil:
 		return ""
-	case Code(err) == 3:
+	case c == step.ClassPrecondition:
 		return step.ReasonPrecondition
-	case Code(err) == 4:
+	case c == step.ClassRefused:
 		return step.ReasonRefused
-	case errors.As(err, &nf), errors.Is(err, fs.ErrNotExist):
+	case errors.As(err, &nf), errors.As(err, &rnf), errors.Is(err, fs.ErrNotExist):
 		return step.ReasonNotFound
 	case errors.As(err, &ex):
 		return step.ReasonExists
@@ -299,26 +268,8 @@ func Reason(err error) string {
 		return step.ReasonNoMatch
 	case errors.As(err, &amb):
 		return step.ReasonAmbiguous
-	}
-	var h interface{ Hint() string }
-	if errors.As(err, &h) {
-		return step.ReasonInvalid // a typed error of ours or the matcher's: the op as written
+	case c != step.ClassInternal:
+		return step.ReasonInvalid // the op as written
 	}
 	return step.ReasonInternal
-}
-
-// Hint returns the hint of an error that has one. For an edit whose old
-// text was not found it adds the unified diff between that text and the
-// nearest region of the file, so that a model can copy the right lines.
-func Hint(err error) string {
-	var h interface{ Hint() string }
-	if !errors.As(err, &h) {
-		return ""
-	}
-	hint := h.Hint()
-	var nm *matcher.NoMatchError
-	if errors.As(err, &nm) && nm.Nearest != nil && nm.Nearest.Diff != "" {
-		hint += "\n" + strings.TrimRight(nm.Nearest.Diff, "\n")
-	}
-	return hint
 }

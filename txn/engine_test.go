@@ -149,8 +149,8 @@ func TestFailedStepLeavesNoTrace(t *testing.T) {
 	e := open(t, g.Dir, txn.Options{})
 	before := g.Snapshot()
 	r := e.Apply(context.Background(), mkStep("bad", write("new.txt", "x"), replace("a.txt", "not there", "y")))
-	if r.Status != step.StatusFailed || r.Code != 1 {
-		t.Fatalf("status %s code %d", r.Status, r.Code)
+	if r.Status != step.StatusFailed || r.Class != step.ClassStepFailed {
+		t.Fatalf("status %s class %s", r.Status, r.Class)
 	}
 	if r.Hint == "" {
 		t.Fatal("a failed match must carry a hint")
@@ -181,8 +181,8 @@ func TestPathsOutsideTheRepositoryAreRefused(t *testing.T) {
 	for _, p := range []string{"../x", "/etc/passwd", ".git/config", "sub/.GIT/hooks/x", "out/escape.txt"} {
 		before := g.Snapshot()
 		r := e.Apply(context.Background(), mkStep("evil", write(p, "x")))
-		if r.Status != step.StatusFailed || r.Code != 4 {
-			t.Fatalf("%s: status %s code %d (%s)", p, r.Status, r.Code, r.Error)
+		if r.Status != step.StatusFailed || r.Class != step.ClassRefused {
+			t.Fatalf("%s: status %s class %s (%s)", p, r.Status, r.Class, r.Error)
 		}
 		g.AssertUnchanged(before)
 	}
@@ -208,8 +208,8 @@ func TestUserWorkIsSacred(t *testing.T) {
 	for _, p := range []string{"dirty.txt", "staged.txt", "both.txt", "untracked.txt"} {
 		before := g.Snapshot()
 		r := e.Apply(context.Background(), mkStep("touch-"+p, write(p, "model\n")))
-		if r.Status != step.StatusFailed || r.Code != 4 || !strings.Contains(r.Error, p) {
-			t.Fatalf("%s: status %s code %d error %q", p, r.Status, r.Code, r.Error)
+		if r.Status != step.StatusFailed || r.Class != step.ClassRefused || !strings.Contains(r.Error, p) {
+			t.Fatalf("%s: status %s class %s error %q", p, r.Status, r.Class, r.Error)
 		}
 		g.AssertUnchanged(before)
 	}
@@ -241,8 +241,8 @@ func TestHeldLocksAreRefusedAndKept(t *testing.T) {
 	os.WriteFile(lock, nil, 0o666)
 	before := g.Snapshot()
 	r := e.Apply(context.Background(), mkStep("s", write("b", "b\n")))
-	if r.Status != step.StatusFailed || r.Code != 4 {
-		t.Fatalf("index.lock: status %s code %d", r.Status, r.Code)
+	if r.Status != step.StatusFailed || r.Class != step.ClassRefused {
+		t.Fatalf("index.lock: status %s class %s", r.Status, r.Class)
 	}
 	g.AssertUnchanged(before)
 	os.Remove(lock)
@@ -254,8 +254,8 @@ func TestHeldLocksAreRefusedAndKept(t *testing.T) {
 	os.WriteFile(reflock, nil, 0o666)
 	before = g.Snapshot()
 	r = e.Apply(context.Background(), mkStep("s2", write("c", "c\n"), replace("a", "a", "A")))
-	if r.Status != step.StatusFailed || r.Code != 4 {
-		t.Fatalf("ref lock: status %s code %d (%s)", r.Status, r.Code, r.Error)
+	if r.Status != step.StatusFailed || r.Class != step.ClassRefused {
+		t.Fatalf("ref lock: status %s class %s (%s)", r.Status, r.Class, r.Error)
 	}
 	g.AssertUnchanged(before)
 	if _, err := os.Stat(reflock); err != nil {
@@ -273,17 +273,17 @@ func TestPreconditions(t *testing.T) {
 	before := g.Snapshot()
 	s := mkStep("c", write("b", "b\n"))
 	s.Checks = []step.Check{{Kind: step.CheckFilesExist, Paths: []string{"a", "missing"}}}
-	if r := e.Apply(context.Background(), s); r.Code != 3 || !strings.Contains(r.Error, "missing") {
-		t.Fatalf("files_exist: code %d %s", r.Code, r.Error)
+	if r := e.Apply(context.Background(), s); r.Class != step.ClassPrecondition || !strings.Contains(r.Error, "missing") {
+		t.Fatalf("files_exist: class %s %s", r.Class, r.Error)
 	}
 	s.Checks = []step.Check{{Kind: step.CheckCwdMatch, Want: g.Dir + "2"}}
-	if r := e.Apply(context.Background(), s); r.Code != 3 {
-		t.Fatalf("cwd_match with a prefix path: code %d", r.Code)
+	if r := e.Apply(context.Background(), s); r.Class != step.ClassPrecondition {
+		t.Fatalf("cwd_match with a prefix path: class %s", r.Class)
 	}
 	op := write("a", "new\n")
 	op.ExpectedSHA256 = strings.Repeat("0", 64)
-	if r := e.Apply(context.Background(), mkStep("sha", op)); r.Code != 3 {
-		t.Fatalf("expectedSha256: code %d", r.Code)
+	if r := e.Apply(context.Background(), mkStep("sha", op)); r.Class != step.ClassPrecondition {
+		t.Fatalf("expectedSha256: class %s", r.Class)
 	}
 	g.AssertUnchanged(before)
 	s.Checks = []step.Check{{Kind: step.CheckCwdMatch, Want: g.Dir}, {Kind: step.CheckFilesExist, Paths: []string{"a"}}}
@@ -435,8 +435,8 @@ func TestUndoRedo(t *testing.T) {
 	g.Write("c", "user changed c\n")
 	before = g.Snapshot()
 	_, err = e.Undo(1)
-	if txn.Code(err) != 4 || txn.Hint(err) == "" {
-		t.Fatalf("undo over a changed file: %v (code %d)", err, txn.Code(err))
+	if step.ClassOf(err) != step.ClassRefused || step.HintOf(err) == "" {
+		t.Fatalf("undo over a changed file: %v (class %s)", err, step.ClassOf(err))
 	}
 	g.AssertUnchanged(before)
 	g.Fsck()
@@ -481,7 +481,7 @@ func TestOneEngineAtATime(t *testing.T) {
 	repo, _ := gitops.Open(g.Dir)
 	_, err := txn.Open(repo, txn.Options{})
 	var busy *txn.BusyError
-	if !errors.As(err, &busy) || !strings.Contains(err.Error(), "pid") || txn.Code(err) != 4 {
+	if !errors.As(err, &busy) || !strings.Contains(err.Error(), "pid") || step.ClassOf(err) != step.ClassRefused {
 		t.Fatalf("second engine: %v", err)
 	}
 }

@@ -139,8 +139,8 @@ func TestLineEndingsGuardJudgesAsGitStatus(t *testing.T) {
 	e = open(t, g.Dir, txn.Options{})
 	r := e.Apply(context.Background(), mkStep("s2", replace("a.txt", "ONE", "one")))
 	var dirty *txn.DirtyError
-	if r.Status != step.StatusFailed || r.Code != 4 || !strings.Contains(r.Error, "uncommitted changes") {
-		t.Fatalf("a file git status calls modified: %s %d %s (%v)", r.Status, r.Code, r.Error, dirty)
+	if r.Status != step.StatusFailed || r.Class != step.ClassRefused || !strings.Contains(r.Error, "uncommitted changes") {
+		t.Fatalf("a file git status calls modified: %s %s %s (%v)", r.Status, r.Class, r.Error, dirty)
 	}
 	e.Close()
 	g.AssertUnchanged(before)
@@ -154,8 +154,8 @@ func TestLineEndingsFilterRefused(t *testing.T) {
 	before := g.Snapshot()
 	e := open(t, g.Dir, txn.Options{})
 	r := e.Apply(context.Background(), mkStep("s1", write("art/x.psd", "version https://git-lfs.github.com/spec/v1\n")))
-	if r.Status != step.StatusFailed || r.Code != 4 || !strings.Contains(r.Error, `filter "lfs"`) || r.Hint == "" {
-		t.Fatalf("write to an LFS path: %s %d %s (hint %q)", r.Status, r.Code, r.Error, r.Hint)
+	if r.Status != step.StatusFailed || r.Class != step.ClassRefused || !strings.Contains(r.Error, `filter "lfs"`) || r.Hint == "" {
+		t.Fatalf("write to an LFS path: %s %s %s (hint %q)", r.Status, r.Class, r.Error, r.Hint)
 	}
 	e.Close()
 	g.AssertUnchanged(before)

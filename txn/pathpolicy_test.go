@@ -95,8 +95,8 @@ func TestPolicyReadsNeverFollowALinkOut(t *testing.T) {
 		readOp(step.OpList, "inner", nil),
 	} {
 		r := e.Apply(context.Background(), mkStep("rd", op))
-		if r.Code != 4 || strings.Contains(r.Ops[0].Output, "TOPSECRET") || strings.Contains(r.Ops[0].Output, "KEY=1") {
-			t.Errorf("%s %s: code %d output %q error %q; want refused (4), nothing shown", op.Kind, op.Path, r.Code, r.Ops[0].Output, r.Error)
+		if r.Class != step.ClassRefused || strings.Contains(r.Ops[0].Output, "TOPSECRET") || strings.Contains(r.Ops[0].Output, "KEY=1") {
+			t.Errorf("%s %s: class %s output %q error %q; want refused (4), nothing shown", op.Kind, op.Path, r.Class, r.Ops[0].Output, r.Error)
 		}
 		g.AssertUnchanged(before)
 	}
@@ -129,8 +129,8 @@ func TestPolicyProgramCwdStaysInside(t *testing.T) {
 	}
 	// The root and a folder inside are fine.
 	for _, cwd := range []string{".", "dir", "indir"} {
-		if r := e.Apply(context.Background(), &step.Step{ID: "ok", Programs: []step.Program{{Command: "true", Cwd: cwd}}}); r.Code != 0 {
-			t.Errorf("cwd %q: code %d (%s)", cwd, r.Code, r.Error)
+		if r := e.Apply(context.Background(), &step.Step{ID: "ok", Programs: []step.Program{{Command: "true", Cwd: cwd}}}); r.Status == step.StatusFailed {
+			t.Errorf("cwd %q: class %s (%s)", cwd, r.Class, r.Error)
 		}
 	}
 	want := []string{g.Dir, filepath.Join(g.Dir, "dir"), filepath.Join(g.Dir, "dir")}
@@ -182,8 +182,8 @@ func TestPolicyRefusesHostilePathSpellings(t *testing.T) {
 	for p, why := range cases {
 		before := g.Snapshot()
 		r := e.Apply(context.Background(), mkStep("bad", write(p, "x\n")))
-		if r.Code != 4 || !strings.Contains(r.Error, why) || r.Hint == "" {
-			t.Errorf("%q: code %d error %q hint %q; want refused (4) saying %q, with a hint", p, r.Code, r.Error, r.Hint, why)
+		if r.Class != step.ClassRefused || !strings.Contains(r.Error, why) || r.Hint == "" {
+			t.Errorf("%q: class %s error %q hint %q; want refused (4) saying %q, with a hint", p, r.Class, r.Error, r.Hint, why)
 		}
 		g.AssertUnchanged(before)
 	}
@@ -210,8 +210,8 @@ func TestPolicyWriteOntoAFolderIsAFolder(t *testing.T) {
 	e := open(t, g.Dir, txn.Options{})
 	before := g.Snapshot()
 	r := e.Apply(context.Background(), mkStep("onto", write("dir", "x\n")))
-	if r.Code != 1 || !strings.Contains(r.Error, "is a folder") || strings.Contains(r.Error, "uncommitted") {
-		t.Errorf("code %d error %q; want exit 1, \"is a folder\"", r.Code, r.Error)
+	if r.Class != step.ClassStepFailed || !strings.Contains(r.Error, "is a folder") || strings.Contains(r.Error, "uncommitted") {
+		t.Errorf("class %s error %q; want exit 1, \"is a folder\"", r.Class, r.Error)
 	}
 	g.AssertUnchanged(before)
 }

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 
 	"github.com/autocoder/autocoder/gitops"
+	"github.com/autocoder/autocoder/step"
 )
 
 // tmpName is where the plan writes the new content of its i-th path before
@@ -57,6 +58,9 @@ func (e *ObstacleError) Error() string {
 func (e *ObstacleError) Hint() string {
 	return "move " + e.Path + " away if it is not needed; the next autocoder command finishes the step's rollback either way and leaves it as it is"
 }
+
+// Class is refused: what autocoder did not create is never removed.
+func (e *ObstacleError) Class() step.Class { return step.ClassRefused }
 
 // placeFile makes the worktree file rel hold t: its content and mode, or
 // nothing. Content goes to a temporary file that is renamed over the path,

@@ -33,6 +33,9 @@ func (e *ProgramRefusedError) Hint() string {
 	return "programs run only where autocoder.toml allows them ([programs] enabled = true and an allow list) or where the user started autocoder allowing every program; otherwise run the command yourself and send its output"
 }
 
+// Class is refused: the program policy does not allow it.
+func (e *ProgramRefusedError) Class() step.Class { return step.ClassRefused }
+
 // VerifyError is a step whose files failed the [verify] command: the step
 // was rolled back, and Output is what the command printed.
 type VerifyError struct {
@@ -48,6 +51,9 @@ func (e *VerifyError) Error() string {
 func (e *VerifyError) Hint() string {
 	return "fix what the verify command reports and send the step again:\n" + strings.TrimRight(e.Output, "\n")
 }
+
+// Class is step failed: the step's files did not pass the verify command, so it was rolled back.
+func (e *VerifyError) Class() step.Class { return step.ClassStepFailed }
 
 // refusal says why the policy does not let p run, or nil when it may. A
 // refused program is not run and is reported as refused; it does not
@@ -85,7 +91,7 @@ func programName(p step.Program, i int) string {
 
 // refusedResult answers a program the policy did not let run.
 func refusedResult(p step.Program, i int, err error) step.ProgramResult {
-	return step.ProgramResult{Name: programName(p, i), Status: step.ProgramRefused, Error: err.Error(), Hint: Hint(err), ReturnCode: -1}
+	return step.ProgramResult{Name: programName(p, i), Status: step.ProgramRefused, Error: err.Error(), Hint: step.HintOf(err), ReturnCode: -1}
 }
 
 func (e *Engine) runPrograms(ctx context.Context, s *step.Step, res *step.Result) {

@@ -52,7 +52,10 @@ func (e *Engine) Run(ctx context.Context, items []step.Item, o RunOptions) (resu
 		var r step.Result
 		switch {
 		case it.Err != nil:
-			r = step.Result{ParseErr: it.Err, Status: step.StatusFailed, Error: it.Err.Error(), Hint: it.Err.Hint, Code: 1, Reason: step.ReasonInvalid}
+			// Among readable blocks, an unreadable one is a failed step
+			// (exit code 1); it is no_block only when no block is readable.
+			r = step.Result{ParseErr: it.Err, Status: step.StatusFailed, Error: it.Err.Error(), Hint: it.Err.Hint(),
+				Class: step.ClassStepFailed, Reason: step.ReasonInvalid}
 		case o.DryRun:
 			r = e.dryRun(it.Step, overlay)
 		default:
@@ -68,7 +71,7 @@ func (e *Engine) Run(ctx context.Context, items []step.Item, o RunOptions) (resu
 	}
 	var flushFailed *step.Result
 	if err := e.Flush(); err != nil {
-		flushFailed = &step.Result{StepID: "index", Status: step.StatusFailed, Error: err.Error(), Hint: Hint(err), Code: 1, Reason: step.ReasonInternal}
+		flushFailed = &step.Result{StepID: "index", Status: step.StatusFailed, Error: err.Error(), Hint: step.HintOf(err), Class: step.ClassOf(err), Reason: reasonOf(err)}
 		failed = true // the run did not complete: --atomic takes it back
 	}
 	defer func() {
@@ -84,7 +87,7 @@ func (e *Engine) Run(ctx context.Context, items []step.Item, o RunOptions) (resu
 		}
 		if err != nil {
 			results = append(results, step.Result{StepID: "atomic-rollback", Status: step.StatusFailed,
-				Error: "--atomic: could not take back the applied steps: " + err.Error(), Hint: Hint(err), Code: Code(err)})
+				Error: "--atomic: could not take back the applied steps: " + err.Error(), Hint: step.HintOf(err), Class: step.ClassOf(err)})
 			return results
 		}
 		if start.Branch != "" {
@@ -118,7 +121,7 @@ func (e *Engine) Apply(ctx context.Context, s *step.Step) step.Result {
 		if err := e.Flush(); err != nil && r.Status != step.StatusFailed {
 			// The step is committed (past its commit point); only the index
 			// file lags, and the next command or Flush sets its entries.
-			r.Error, r.Hint = "committed, but the index was not written: "+err.Error(), Hint(err)
+			r.Error, r.Hint = "committed, but the index was not written: "+err.Error(), step.HintOf(err)
 		}
 	}
 	return r
@@ -246,7 +249,8 @@ func cancelled(ctx context.Context) error {
 
 // failed marks the result failed by err, with its hint and classes.
 func failed(r *step.Result, err error) step.Result {
-	r.Status, r.Error, r.Hint, r.Code, r.Reason = step.StatusFailed, err.Error(), Hint(err), Code(err), Reason(err)
+	r.Status, r.Error, r.Hint = step.StatusFailed, err.Error(), step.HintOf(err)
+	r.Class, r.Reason = step.ClassOf(err), reasonOf(err)
 	return *r
 }
 
@@ -385,6 +389,9 @@ func (e *BranchError) Error() string { return "work branch " + e.Name + ": " + e
 
 // Hint says what to do.
 func (e *BranchError) Hint() string { return e.Fix }
+
+// Class is usage: the --branch given cannot be used.
+func (e *BranchError) Class() step.Class { return step.ClassUsage }
 
 func checkBranchName(name string) error {
 	if gitops.CheckBranchName(name) != nil {

@@ -34,8 +34,8 @@ func TestRmdirHonoursDenyPatterns(t *testing.T) {
 	}
 	e := open(t, g.Dir, txn.Options{Deny: deny})
 	// Sanity: the pattern denies the file itself.
-	if r := e.Apply(context.Background(), mkStep("direct", step.Op{Kind: step.OpDelete, Path: "conf/secret.env"})); r.Code != 4 {
-		t.Fatalf("deleting the denied file directly: code %d (%s)", r.Code, r.Error)
+	if r := e.Apply(context.Background(), mkStep("direct", step.Op{Kind: step.OpDelete, Path: "conf/secret.env"})); r.Class != step.ClassRefused {
+		t.Fatalf("deleting the denied file directly: class %s (%s)", r.Class, r.Error)
 	}
 	before := g.Snapshot()
 	for _, op := range []step.Op{
@@ -43,8 +43,8 @@ func TestRmdirHonoursDenyPatterns(t *testing.T) {
 		{Kind: step.OpDelete, Path: "conf", Recursive: true},
 	} {
 		r := e.Apply(context.Background(), mkStep("rm-"+string(op.Kind), op))
-		if r.Status != step.StatusFailed || r.Code != 4 {
-			t.Errorf("%s conf: status %s code %d: a folder holding a denied file must be refused", op.Kind, r.Status, r.Code)
+		if r.Status != step.StatusFailed || r.Class != step.ClassRefused {
+			t.Errorf("%s conf: status %s class %s: a folder holding a denied file must be refused", op.Kind, r.Status, r.Class)
 			break
 		}
 		g.AssertUnchanged(before)
@@ -89,8 +89,8 @@ func TestWriteIntoGitlinkIsRefused(t *testing.T) {
 	e := open(t, g.Dir, txn.Options{})
 	before := g.Snapshot()
 	r := e.Apply(context.Background(), mkStep("sub", write("sub/x.txt", "x\n")))
-	if r.Status != step.StatusFailed || r.Code != 4 || !strings.Contains(r.Error, "submodule") {
-		t.Errorf("write into a gitlink: status %s code %d error %q; want refused (4) naming the submodule", r.Status, r.Code, r.Error)
+	if r.Status != step.StatusFailed || r.Class != step.ClassRefused || !strings.Contains(r.Error, "submodule") {
+		t.Errorf("write into a gitlink: status %s class %s error %q; want refused (4) naming the submodule", r.Status, r.Class, r.Error)
 	}
 	g.AssertUnchanged(before)
 }
@@ -158,7 +158,7 @@ func TestRecoveryAfterTheUserMovedTheBranch(t *testing.T) {
 	}
 	e2, err := txn.Open(repo, txn.Options{})
 	if err != nil {
-		t.Fatalf("every command is blocked after the user committed: %v (hint: %s)", err, txn.Hint(err))
+		t.Fatalf("every command is blocked after the user committed: %v (hint: %s)", err, step.HintOf(err))
 	}
 	e2.Close()
 	g.AssertUnchanged(before)
@@ -186,9 +186,9 @@ func TestDotGitAliasesAreRefused(t *testing.T) {
 	for _, p := range []string{".git./hooks/pre-commit", ".git /config", "GIT~1/config", ".g\u200cit/config"} {
 		before := g.Snapshot()
 		r := e.Apply(context.Background(), mkStep("alias", write(p, "x\n")))
-		if r.Status != step.StatusFailed || r.Code != 4 {
+		if r.Status != step.StatusFailed || r.Class != step.ClassRefused {
 			out, _ := g.GitErr("fsck", "--strict", "--no-dangling")
-			t.Errorf("%q: status %s code %d; git fsck --strict says:\n%s", p, r.Status, r.Code, out)
+			t.Errorf("%q: status %s class %s; git fsck --strict says:\n%s", p, r.Status, r.Class, out)
 			continue
 		}
 		g.AssertUnchanged(before)
@@ -233,8 +233,8 @@ func TestHeldHEADLockIsACleanRefusal(t *testing.T) {
 	os.WriteFile(lock, nil, 0o666)
 	before := g.Snapshot()
 	r := e.Apply(context.Background(), mkStep("s", write("b", "b\n"), replace("a", "a", "A")))
-	if r.Status != step.StatusFailed || r.Code != 4 {
-		t.Fatalf("HEAD.lock: status %s code %d (%s)", r.Status, r.Code, r.Error)
+	if r.Status != step.StatusFailed || r.Class != step.ClassRefused {
+		t.Fatalf("HEAD.lock: status %s class %s (%s)", r.Status, r.Class, r.Error)
 	}
 	g.AssertUnchanged(before)
 }

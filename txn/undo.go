@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/autocoder/autocoder/gitops"
+	"github.com/autocoder/autocoder/step"
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
@@ -19,6 +20,9 @@ func (e *UndoRefusedError) Error() string { return e.Why }
 // Hint says what to do.
 func (e *UndoRefusedError) Hint() string { return e.Fix }
 
+// Class is refused: undo and redo never lose work.
+func (e *UndoRefusedError) Class() step.Class { return step.ClassRefused }
+
 // NothingError is an undo or redo with nothing to do (exit code 1).
 type NothingError struct{ Why, Fix string }
 
@@ -26,6 +30,9 @@ func (e *NothingError) Error() string { return e.Why }
 
 // Hint says what to do.
 func (e *NothingError) Hint() string { return e.Fix }
+
+// Class is step failed: there is nothing to undo or redo.
+func (e *NothingError) Class() step.Class { return step.ClassStepFailed }
 
 // LogEntry is one commit on the work branch: a step, or a commit of the
 // user's own (Kind "user", no StepID).

@@ -45,9 +45,12 @@ func (e *noBlocksError) Error() string {
 	return "no readable instruction block: " + strings.Join(parts, "; ")
 }
 
+// Class is no block: nothing was applied.
+func (e *noBlocksError) Class() step.Class { return step.ClassNoBlock }
+
 func (e *noBlocksError) Hint() string {
-	if len(e.errs) > 0 && e.errs[0].Hint != "" {
-		return e.errs[0].Hint
+	if len(e.errs) > 0 && e.errs[0].Fix != "" {
+		return e.errs[0].Fix
 	}
 	return "a block starts with #####-- (autocoder JSON), a ```mcp-request fence (FlyCode MCP) or a ~~~~~act fence (Axon); `autocoder parse FILE` shows what was found"
 }
@@ -73,29 +76,29 @@ func runApply(c *cli.Context) error {
 		var results []step.Result
 		for _, it := range items {
 			results = append(results, step.Result{ParseErr: it.Err, Status: step.StatusFailed,
-				Error: it.Err.Error(), Hint: it.Err.Hint, Code: exitUsage, Reason: step.ReasonInvalid})
+				Error: it.Err.Error(), Hint: it.Err.Hint(), Class: step.ClassNoBlock, Reason: step.ReasonInvalid})
 		}
 		if err := writeFeedback(c, results); err != nil {
 			return err
 		}
-		return &exitError{code: reportUnreadable(c, f, err)}
+		return reportUnreadable(c, f, err)
 	}
 	results := e.Run(c.Context, items, txn.RunOptions{Atomic: c.Bool("atomic"), DryRun: c.Bool("dry-run")})
 	branch := currentBranch(e)
 	if !strings.HasPrefix(branch, cfg.Apply.BranchPrefix) {
 		branch = "" // not (or no longer) on a work branch
 	}
-	code := resultsCode(results)
+	fail := failure(results)
 	if err := writeFeedback(c, results); err != nil {
 		return err
 	}
 	if f == "json" {
 		writeJSON(c.App.Writer, map[string]any{"branch": branch, "dry_run": c.Bool("dry-run"),
-			"results": results, "exit_code": code})
+			"results": jsonResults(results), "exit_code": report(io.Discard, fail)})
 	} else {
 		printResults(c.App.Writer, c.App.ErrWriter, branch, results, c.Bool("dry-run"))
 	}
-	return &exitError{code: code}
+	return fail
 }
 
 // readable is nil when at least one block could be read.
@@ -110,12 +113,31 @@ func readable(items []step.Item) *noBlocksError {
 	return &noBlocksError{errs: errs}
 }
 
-func reportUnreadable(c *cli.Context, f string, err *noBlocksError) int {
+func reportUnreadable(c *cli.Context, f string, err *noBlocksError) error {
 	if f == "json" {
-		writeJSON(c.App.Writer, map[string]any{"results": []any{}, "errors": err.errs, "exit_code": exitUsage})
-		return exitUsage
+		writeJSON(c.App.Writer, map[string]any{"results": []any{}, "errors": err.errs, "exit_code": exitCode(err.Class())})
+		return &reported{class: err.Class()}
 	}
-	return report(c.App.ErrWriter, &usageError{msg: err.Error(), try: err.Hint()})
+	return err
+}
+
+// jsonResult is a result as --format json writes it: with its class and
+// exit code when it failed by an error of its own.
+type jsonResult struct {
+	step.Result
+	Class string `json:"class,omitempty"`
+	Code  int    `json:"code,omitempty"`
+}
+
+func jsonResults(rs []step.Result) []jsonResult {
+	out := make([]jsonResult, len(rs))
+	for i, r := range rs {
+		out[i].Result = r
+		if r.Status == step.StatusFailed && r.Reason != step.ReasonRolledBack {
+			out[i].Class, out[i].Code = r.Class.String(), exitCode(r.Class)
+		}
+	}
+	return out
 }
 
 func currentBranch(e *txn.Engine) string {

@@ -3,22 +3,30 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/autocoder/autocoder/step"
 	"io"
 	"strings"
 
-	"github.com/autocoder/autocoder/txn"
+	"github.com/autocoder/autocoder/step"
 )
 
-// The exit codes, a contract (DESIGN.md): scripts and other tools rely on them.
-const (
-	exitOK           = 0
-	exitStepFailed   = 1
-	exitUsage        = 2 // usage error, or no readable instruction block
-	exitPrecondition = 3
-	exitRefused      = 4
-	exitProgram      = 5 // every step applied, but a program failed or timed out
-)
+// exitCode is the exit code of a failure's class: the one mapping from
+// class to exit code, a contract (DESIGN.md) that scripts and other tools
+// rely on.
+func exitCode(c step.Class) int {
+	switch c {
+	case step.ClassUsage, step.ClassNoBlock:
+		return 2 // nothing changed
+	case step.ClassStepFailed:
+		return 1 // the step rolled back; earlier steps kept unless --atomic
+	case step.ClassPrecondition:
+		return 3
+	case step.ClassRefused:
+		return 4
+	case step.ClassProgramFailed:
+		return 5 // every step applied, but a program failed or timed out
+	}
+	return 1 // internal: a failure too
+}
 
 // usageError is a command line that cannot be run as written.
 type usageError struct {
@@ -28,68 +36,56 @@ type usageError struct {
 
 func (e *usageError) Error() string { return e.msg }
 
+// Class is usage.
+func (e *usageError) Class() step.Class { return step.ClassUsage }
+
+// Hint is the corrected command.
 func (e *usageError) Hint() string { return e.try }
 
-// exitError carries an exit code that a command already explained on its
-// own output (a failed step is reported with the results, not again).
-type exitError struct{ code int }
+// reported is a failure that a command already explained on its own output
+// (a failed step is reported with the results, not again): report prints
+// nothing for it and exits with its class's code.
+type reported struct{ class step.Class }
 
-func (e *exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+func (e *reported) Error() string { return "failed: " + e.class.String() }
 
-// report prints err for people and models and maps it to the exit code, in
-// this one place.
+// Class is the class of the failure already reported.
+func (e *reported) Class() step.Class { return e.class }
+
+// report prints err for people and models, "what failed: why" and then
+// what to do, and returns its exit code.
 func report(stderr io.Writer, err error) int {
 	if err == nil {
-		return exitOK
+		return 0
 	}
-	var ex *exitError
-	if errors.As(err, &ex) {
-		return ex.code
-	}
-	code := exitCode(err)
-	fmt.Fprintf(stderr, "autocoder: error: %s\n", err)
-	if h := txn.Hint(err); h != "" {
-		for _, line := range strings.Split(h, "\n") {
-			fmt.Fprintf(stderr, "autocoder: hint: %s\n", line)
+	var done *reported
+	if !errors.As(err, &done) {
+		fmt.Fprintf(stderr, "autocoder: error: %s\n", err)
+		if h := step.HintOf(err); h != "" {
+			for _, line := range strings.Split(h, "\n") {
+				fmt.Fprintf(stderr, "autocoder: hint: %s\n", line)
+			}
 		}
 	}
-	return code
+	return exitCode(step.ClassOf(err))
 }
 
-func exitCode(err error) int {
-	var us *usageError
-	var nothing *txn.NothingError
-	switch {
-	case errors.As(err, &us):
-		return exitUsage
-	case errors.As(err, &nothing):
-		return exitStepFailed
-	}
-	if c := txn.Code(err); c != 0 {
-		return c
-	}
-	return exitStepFailed
-}
-
-// resultsCode is the exit code of a run: the code of its first failure;
-// when every step applied, 4 if the policy refused a program (it was not
-// run, the step's files were) and 5 if a program failed or timed out.
-func resultsCode(rs []step.Result) int {
+// failure is the failure of a run, or nil when every step went through: the
+// class of its first failed step (a step taken back by --atomic did not fail
+// itself; the class is that of the step that did); when every step applied,
+// refused if the policy refused a program (it was not run, the step's files
+// were), program failed if a program failed or timed out.
+func failure(rs []step.Result) error {
 	for _, r := range rs {
-		// A step taken back by --atomic did not fail itself; the code is
-		// that of the step that did.
 		if r.Status == step.StatusFailed && r.Reason != step.ReasonRolledBack {
-			if r.Code != 0 {
-				return r.Code
-			}
-			return exitStepFailed
+			return &reported{class: r.Class}
 		}
 	}
 	if p := step.ProgramTrouble(rs); p != nil {
 		if p.Status == step.ProgramRefused {
-			return exitRefused
+			return &reported{class: step.ClassRefused}
 		}
-		return exitProgram
+		return &reported{class: step.ClassProgramFailed}
 	}
-	return exitOK
+	return nil
 }

@@ -27,7 +27,7 @@ func parseCommand() *cli.Command {
 				return err
 			}
 			items := protocol.Parse(text)
-			code := exitOK
+			var fail error
 			steps, errs := 0, 0
 			for _, it := range items {
 				if it.Step != nil {
@@ -38,9 +38,9 @@ func parseCommand() *cli.Command {
 			}
 			switch {
 			case steps == 0:
-				code = exitUsage
+				fail = &reported{class: step.ClassNoBlock}
 			case errs > 0:
-				code = exitStepFailed
+				fail = &reported{class: step.ClassStepFailed}
 			}
 			if f == "json" {
 				if items == nil {
@@ -53,7 +53,7 @@ func parseCommand() *cli.Command {
 					fmt.Fprintln(c.App.Writer, "no instruction block found")
 				}
 			}
-			return &exitError{code: code}
+			return fail
 		},
 	}
 }
@@ -65,8 +65,8 @@ func printItems(w io.Writer, items []step.Item) {
 			if pe.Quote != "" {
 				fmt.Fprintf(w, "       near: %q\n", pe.Quote)
 			}
-			if pe.Hint != "" {
-				fmt.Fprintf(w, "       hint: %s\n", pe.Hint)
+			if pe.Fix != "" {
+				fmt.Fprintf(w, "       hint: %s\n", pe.Fix)
 			}
 			continue
 		}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"github.com/autocoder/autocoder/step"
 	"sort"
@@ -49,9 +48,8 @@ func (p programs) Run(ctx context.Context, dir string, pr step.Program) step.Pro
 	switch {
 	case err != nil:
 		out.Status, out.Error = "failure", err.Error()
-		var se *runner.StartError
-		if errors.As(err, &se) && se.Hint != "" {
-			out.Error += "; hint: " + se.Hint
+		if h := step.HintOf(err); h != "" {
+			out.Error += "; hint: " + h
 		}
 	case r.TimedOut:
 		out.Status = "timeout"

@@ -154,12 +154,12 @@ func (r *reader) broken(start, valOff int, se *tjson.SyntaxError) step.Item {
 		Pos:     step.Pos{Offset: se.Offset, Line: se.Line, Col: se.Col},
 		Msg:     se.Msg,
 		Quote:   se.Quote,
-		Hint:    se.Hint,
+		Fix:     se.Fix,
 	}
 	if bytes.HasPrefix(text[min(se.Offset, len(text)):], []byte("```")) {
 		// Models sometimes fence the JSON inside the markers; the reference
 		// refuses that too, and reading past a fence would be a guess.
-		perr.Hint = "remove the ``` fence lines between #####-- and --#####: the markers hold the JSON itself"
+		perr.Fix = "remove the ``` fence lines between #####-- and --#####: the markers hold the JSON itself"
 	}
 	if se.Offset > end || (se.Offset == end && bytes.HasPrefix(text[end:], Opener)) {
 		// The reader failed beyond the block: a string left open, or a #
@@ -182,11 +182,11 @@ func (r *reader) broken(start, valOff int, se *tjson.SyntaxError) step.Item {
 		}
 		perr.Msg = fmt.Sprintf("the JSON of the block opened at line %d is not complete before %s (reading on, at line %d, column %d: %s)",
 			open.Line, what, se.Line, se.Col, se.Msg)
-		perr.Hint = "close every string, { and [ of the block, and end it with --#####"
+		perr.Fix = "close every string, { and [ of the block, and end it with --#####"
 		if s := se.Suspect; s != nil && s.Offset >= start && s.Offset < end {
 			at = *s
 			perr.Msg = fmt.Sprintf("the string at line %d, column %d runs on past the end of the block (%s)", s.Line, s.Col, what)
-			perr.Hint = "close the string with its quote before the end of the line where its text ends"
+			perr.Fix = "close the string with its quote before the end of the line where its text ends"
 		}
 		perr.Pos = step.Pos(at)
 		perr.Quote = tjson.Quote(text, at.Offset)
@@ -196,22 +196,22 @@ func (r *reader) broken(start, valOff int, se *tjson.SyntaxError) step.Item {
 	case closeAt < 0:
 		at := r.pos(start)
 		perr.Msg += fmt.Sprintf("; the block opened at line %d has no closing --#####", at.Line)
-		perr.Hint += "; end every block with --##### on a line of its own"
+		perr.Fix += "; end every block with --##### on a line of its own"
 	case closeAt == se.Offset:
 		perr.Msg = fmt.Sprintf("the block ends at line %d (--#####) but its JSON is not complete: %s", se.Line, se.Msg)
-		perr.Hint = "close every { with } and every [ with ] before --#####"
+		perr.Fix = "close every { with } and every [ with ] before --#####"
 	case closeAt < se.Offset:
 		// The reader ran past the block's end into later text: a string
 		// or a comment left open swallowed the closer.
 		at := r.pos(closeAt)
 		perr.Msg += fmt.Sprintf("; the block ends before this, at line %d (--#####)", at.Line)
-		perr.Hint += fmt.Sprintf("; a string or comment left open runs past the --##### at line %d: check the quotes before it", at.Line)
+		perr.Fix += fmt.Sprintf("; a string or comment left open runs past the --##### at line %d: check the quotes before it", at.Line)
 	default:
 		if c := bytes.Index(text[valOff:se.Offset], Closer); c >= 0 {
 			// The reference would have ended the block at this closer;
 			// say that it was read as content, so the model sees both.
 			at := r.pos(valOff + c)
-			perr.Hint += fmt.Sprintf("; note: the --##### at line %d, column %d was read as part of a string", at.Line, at.Col)
+			perr.Fix += fmt.Sprintf("; note: the --##### at line %d, column %d was read as part of a string", at.Line, at.Col)
 		}
 		at := r.pos(closeAt)
 		perr.Msg += fmt.Sprintf(" (the block ends at line %d)", at.Line)
@@ -231,10 +231,10 @@ func (r *reader) noCloser(start, j int) step.Item {
 	}
 	if j >= len(r.text) {
 		perr.Msg = "the block has no closing --##### after its JSON value"
-		perr.Hint = "end the block with --##### right after the closing }"
+		perr.Fix = "end the block with --##### right after the closing }"
 	} else {
 		perr.Msg = "unexpected text after the block's JSON value: expected --#####"
-		perr.Hint = "end the block with --##### right after the closing }; put prose after --#####, and a second value in a block of its own"
+		perr.Fix = "end the block with --##### right after the closing }; put prose after --#####, and a second value in a block of its own"
 		if closeAt >= 0 {
 			c := r.pos(closeAt)
 			perr.Msg += fmt.Sprintf(" (the block ends at line %d)", c.Line)

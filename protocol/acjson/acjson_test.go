@@ -41,7 +41,7 @@ func checkItems(t testing.TB, text []byte, items []step.Item) {
 		}
 		if it.Err != nil {
 			checkPos(fmt.Sprintf("item %d error", i), it.Err.Pos)
-			if it.Err.Hint == "" || it.Err.Dialect != Dialect {
+			if it.Err.Hint() == "" || it.Err.Dialect != Dialect {
 				t.Fatalf("item %d error %+v lacks a hint or the dialect", i, it.Err)
 			}
 			continue
@@ -120,8 +120,8 @@ func TestShapeErrors(t *testing.T) {
 				t.Fatalf("got step %+v, want an error", it.Step)
 			}
 			e := it.Err
-			if e.Pos.Line != 2 || e.Pos.Col != tc.col || !strings.Contains(e.Msg, tc.msg) || !strings.Contains(e.Hint, tc.hintPart) {
-				t.Errorf("error %d:%d %q hint %q, want 2:%d containing %q, hint containing %q", e.Pos.Line, e.Pos.Col, e.Msg, e.Hint, tc.col, tc.msg, tc.hintPart)
+			if e.Pos.Line != 2 || e.Pos.Col != tc.col || !strings.Contains(e.Msg, tc.msg) || !strings.Contains(e.Hint(), tc.hintPart) {
+				t.Errorf("error %d:%d %q hint %q, want 2:%d containing %q, hint containing %q", e.Pos.Line, e.Pos.Col, e.Msg, e.Hint(), tc.col, tc.msg, tc.hintPart)
 			}
 			if e.Quote == "" {
 				t.Errorf("error has no quote")
@@ -329,7 +329,7 @@ func TestBenchmarkResponse(t *testing.T) {
 // that says to drop the fence.
 func TestFencedJSONHint(t *testing.T) {
 	it := parseOne(t, "#####--\n```json\n{}\n```\n--#####")
-	if it.Err == nil || !strings.Contains(it.Err.Hint, "remove the ``` fence") {
+	if it.Err == nil || !strings.Contains(it.Err.Hint(), "remove the ``` fence") {
 		t.Fatalf("got %+v", it.Err)
 	}
 }

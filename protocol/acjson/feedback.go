@@ -153,9 +153,9 @@ func answerFor(r step.Result) answer {
 	}
 	if pe := r.ParseErr; pe != nil {
 		a.Metadata.Summary = "the block could not be read; nothing of it was applied"
-		a.Error = withHint(fmt.Sprintf("line %d, column %d: %s", pe.Pos.Line, pe.Pos.Col, pe.Msg), pe.Hint)
+		a.Error = withHint(fmt.Sprintf("line %d, column %d: %s", pe.Pos.Line, pe.Pos.Col, pe.Msg), pe.Fix)
 		if pe.Quote != "" {
-			a.Error = withHint(fmt.Sprintf("line %d, column %d: %s (near %q)", pe.Pos.Line, pe.Pos.Col, pe.Msg, pe.Quote), pe.Hint)
+			a.Error = withHint(fmt.Sprintf("line %d, column %d: %s (near %q)", pe.Pos.Line, pe.Pos.Col, pe.Msg, pe.Quote), pe.Fix)
 		}
 		return a
 	}

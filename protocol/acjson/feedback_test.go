@@ -48,7 +48,7 @@ func feedbackResults(t *testing.T) []step.Result {
 				{Name: "run_game", Status: "failure", Stdout: "", Stderr: "pygame.error: No available video device\n", ReturnCode: 1, Runtime: 2.5},
 				{Name: "run_game", Status: "refused", ReturnCode: -1, Error: "refused to run \"python tetris/game.py\": programs are off", Hint: "allow them in autocoder.toml"},
 			}},
-		{Step: items[1].Step, StepID: "fail_003", Status: step.StatusFailed, Error: "step failed: an edit did not apply", Code: 1,
+		{Step: items[1].Step, StepID: "fail_003", Status: step.StatusFailed, Error: "step failed: an edit did not apply", Class: step.ClassStepFailed,
 			Ops: []step.OpResult{{Kind: step.OpReplace, Path: "a.py", Status: step.StatusFailed,
 				Replaces: []step.ReplaceResult{{Index: 0, Matches: 2}},
 				Error:    "old_content occurs 2 times in a.py (lines 3, 9)",

@@ -136,7 +136,7 @@ func build(root *tjson.Node, n int, at step.Pos, repairs []step.Repair) (st *ste
 }
 
 func (b *builder) fail(at tjson.Pos, msg, hint string) {
-	panic(shapeError{&step.ParseError{Dialect: Dialect, Pos: step.Pos(at), Msg: msg, Hint: hint}})
+	panic(shapeError{&step.ParseError{Dialect: Dialect, Pos: step.Pos(at), Msg: msg, Fix: hint}})
 }
 
 func (b *builder) repair(at tjson.Pos, format string, args ...any) {

@@ -346,8 +346,8 @@ func (g *grouper) commit(acts []*act, c *act) {
 	}
 	g.items = append(g.items, step.Item{Start: c.start, End: c.end, Err: &step.ParseError{
 		Dialect: Dialect, Pos: c.pos, Quote: short(c.msg),
-		Msg:  fmt.Sprintf("git_commit: %s because %d of its acts could not be read", span, bad),
-		Hint: "fix the acts reported before this one and send the whole group again, ending with its git_commit",
+		Msg: fmt.Sprintf("git_commit: %s because %d of its acts could not be read", span, bad),
+		Fix: "fix the acts reported before this one and send the whole group again, ending with its git_commit",
 	}})
 }
 

@@ -192,7 +192,7 @@ func (a *act) fail(pos step.Pos, msg, quote, hint string) {
 	if a.err != nil {
 		return
 	}
-	a.err = &step.ParseError{Dialect: Dialect, Pos: pos, Msg: msg, Quote: short(quote), Hint: hint}
+	a.err = &step.ParseError{Dialect: Dialect, Pos: pos, Msg: msg, Quote: short(quote), Fix: hint}
 }
 
 // param is one positional parameter: an inline argument or a block.

@@ -243,8 +243,8 @@ func TestParseErrorDetails(t *testing.T) {
 				t.Errorf("quote %q, want %q", e.Quote, c.quote)
 			}
 			for _, h := range c.hint {
-				if !strings.Contains(e.Hint, h) {
-					t.Errorf("hint %q lacks %q", e.Hint, h)
+				if !strings.Contains(e.Hint(), h) {
+					t.Errorf("hint %q lacks %q", e.Hint(), h)
 				}
 			}
 			if e.Dialect != Dialect {
@@ -286,7 +286,7 @@ func checkItems(t *testing.T, text []byte, items []step.Item) {
 		var ps []step.Pos
 		if it.Err != nil {
 			ps = append(ps, it.Err.Pos)
-			if it.Err.Hint == "" || it.Err.Dialect != Dialect {
+			if it.Err.Hint() == "" || it.Err.Dialect != Dialect {
 				t.Fatalf("item %d: error without hint or dialect: %+v", i, it.Err)
 			}
 		} else {

@@ -59,8 +59,8 @@ func writeParseError(b *strings.Builder, e *step.ParseError) {
 	if e.Quote != "" {
 		fmt.Fprintf(b, "  near: %s\n", e.Quote)
 	}
-	if e.Hint != "" {
-		fmt.Fprintf(b, "  hint: %s\n", e.Hint)
+	if e.Fix != "" {
+		fmt.Fprintf(b, "  hint: %s\n", e.Fix)
 	}
 }
 
@@ -105,7 +105,7 @@ func writeStep(b *strings.Builder, r step.Result) {
 	if r.Hint != "" {
 		fmt.Fprintf(b, "  hint: %s\n", indentLines(r.Hint, "    "))
 	}
-	if r.Status == step.StatusFailed && r.Code == 3 && r.Step != nil && r.Step.StopRun {
+	if r.Status == step.StatusFailed && r.Class == step.ClassPrecondition && r.Step != nil && r.Step.StopRun {
 		b.WriteString("  the run stopped here: a failed check_* act stops the plan, nothing after it was applied\n")
 	}
 	for _, op := range r.Ops {

@@ -51,7 +51,7 @@ func TestFeedback(t *testing.T) {
 				step.Result{Status: step.StatusApplied, Commit: hash[:12], Ops: []step.OpResult{
 					{Kind: step.OpReplace, Path: "b.go", Status: step.StatusApplied,
 						Replaces: []step.ReplaceResult{{Index: 0, Tier: "indent", Matches: 1, StartLine: 3, EndLine: 3}}}}},
-				step.Result{Status: step.StatusFailed, Code: 1},
+				step.Result{Status: step.StatusFailed, Class: step.ClassStepFailed},
 				step.Result{Status: step.StatusRead, Ops: []step.OpResult{
 					{Kind: step.OpRead, Path: "notes.md", Status: step.StatusRead,
 						Output: "# Notes\n\n~~~~~act\nwrite_file\n~~~~~~~\nno final newline"}}},
@@ -64,21 +64,21 @@ func TestFeedback(t *testing.T) {
 			return results(t,
 				step.Result{Status: step.StatusApplied, Commit: hash, Ops: []step.OpResult{
 					{Kind: step.OpWrite, Path: "a.txt", Status: step.StatusApplied}}},
-				step.Result{Status: step.StatusFailed, Code: 3, Error: "check_files_exist: go.mod does not exist",
+				step.Result{Status: step.StatusFailed, Class: step.ClassPrecondition, Error: "check_files_exist: go.mod does not exist",
 					Hint: "run the plan in the repository that holds go.mod"},
-				skipped, step.Result{Status: step.StatusFailed, Code: 1}, skipped, skipped)
+				skipped, step.Result{Status: step.StatusFailed, Class: step.ClassStepFailed}, skipped, skipped)
 		}},
 		{"replace-failed", func(t *testing.T) []step.Result {
 			return results(t,
 				step.Result{Status: step.StatusUnchanged, Ops: []step.OpResult{
 					{Kind: step.OpWrite, Path: "a.txt", Status: step.StatusUnchanged, Message: "the file already holds this content"}}},
 				step.Result{Status: step.StatusApplied},
-				step.Result{Status: step.StatusFailed, Code: 1, Error: "replace b.go: the old text was not found",
+				step.Result{Status: step.StatusFailed, Class: step.ClassStepFailed, Error: "replace b.go: the old text was not found",
 					Ops: []step.OpResult{{Kind: step.OpReplace, Path: "b.go", Status: step.StatusFailed,
 						Error: "old text not found", Hint: "the nearest text is at line 7: \"x := 1\"; copy the old text from the file exactly"}}},
-				step.Result{Status: step.StatusFailed, Code: 1},
+				step.Result{Status: step.StatusFailed, Class: step.ClassStepFailed},
 				step.Result{Status: step.StatusSkipped},
-				step.Result{Status: step.StatusFailed, Code: 1, Programs: []step.ProgramResult{
+				step.Result{Status: step.StatusFailed, Class: step.ClassStepFailed, Programs: []step.ProgramResult{
 					{Name: "run_command", Status: "failure", ReturnCode: 2, Stderr: "FAIL\n", Error: "exit status 2", Runtime: 12.25}}},
 			)
 		}},
@@ -89,7 +89,7 @@ func TestFeedback(t *testing.T) {
 				step.Result{Status: step.StatusPlanned},
 				step.Result{Status: step.StatusPlanned, Ops: []step.OpResult{
 					{Kind: step.OpMove, Path: "b.go", To: "c.go", Status: step.StatusPlanned}}},
-				step.Result{Status: step.StatusFailed, Code: 1},
+				step.Result{Status: step.StatusFailed, Class: step.ClassStepFailed},
 				step.Result{Status: step.StatusRead},
 				step.Result{Status: step.StatusPlanned, Programs: []step.ProgramResult{{Status: "refused", ReturnCode: -1,
 					Error: "programs are off", Stderr: ""}}},

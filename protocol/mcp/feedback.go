@@ -217,27 +217,24 @@ func meta(r step.Result) map[string]any {
 }
 
 // ErrorFor returns the JSON-RPC error that answers a result, or nil when
-// the result is a success. The app code is decided from the result's
-// fields, in this order:
+// the result is a success. The app code is decided from the result's class
+// and reason (never from its message), in this order:
 //   - ParseErr set: INVALID_INPUT, with the block's line and column;
 //   - Status skipped: NOT_EXECUTED (an earlier step failed; -32000);
-//   - Code 3 (a precondition; in MCP only expectedSha256): CONFLICT;
-//   - Code 4 (refused by the safety policy): POLICY_BLOCKED when the step
-//     runs a program or a program was refused, else FORBIDDEN;
-//   - the engine's Reason: not_found NOT_FOUND, exists CONFLICT, the op as
-//     written (wrong kind, no match, ambiguous, invalid) INVALID_INPUT;
-//   - without a Reason, an error that says "no such file", "not found" or
-//     "does not exist": NOT_FOUND;
-//   - an op error from the read options ("invalid …", txn/reads'
-//     OptionError): INVALID_INPUT;
-//   - anything else: INTERNAL_ERROR.
+//   - class precondition (in MCP only expectedSha256): CONFLICT;
+//   - class refused (the safety policy): POLICY_BLOCKED when the step runs
+//     a program or a program was refused, else FORBIDDEN;
+//   - reason not_found: NOT_FOUND; exists: CONFLICT;
+//   - any other class but internal (the op as written: usage, wrong kind,
+//     no match, ambiguous): INVALID_INPUT;
+//   - internal: INTERNAL_ERROR.
 func ErrorFor(r step.Result) *RPCError {
 	if r.ParseErr != nil {
 		// The quote goes in data rather than in the message, where JSON
 		// would escape its quotes twice.
 		pe := r.ParseErr
 		return &RPCError{Code: RPCCode(CodeInvalidInput), Message: fmt.Sprintf("line %d, column %d: %s", pe.Pos.Line, pe.Pos.Col, pe.Msg),
-			Data: ErrorData{AppCode: CodeInvalidInput, Hint: pe.Hint, Line: pe.Pos.Line, Column: pe.Pos.Col, Quote: pe.Quote}}
+			Data: ErrorData{AppCode: CodeInvalidInput, Hint: pe.Fix, Line: pe.Pos.Line, Column: pe.Pos.Col, Quote: pe.Quote}}
 	}
 	switch r.Status {
 	case step.StatusSkipped:
@@ -276,28 +273,23 @@ func ErrorFor(r step.Result) *RPCError {
 	if msg == "" {
 		msg = "the step failed"
 	}
-	all := strings.ToLower(strings.Join(append([]string{r.Error}, opErrs...), "\n"))
 	code := CodeInternal
 	refused := false
 	for _, p := range r.Programs {
 		refused = refused || p.Status == "refused"
 	}
 	switch {
-	case r.Code == 3:
+	case r.Class == step.ClassPrecondition:
 		code = CodeConflict
-	case r.Code == 4 && (refused || (r.Step != nil && len(r.Step.Programs) > 0)):
+	case r.Class == step.ClassRefused && (refused || (r.Step != nil && len(r.Step.Programs) > 0)):
 		code = CodePolicyBlocked
-	case r.Code == 4:
+	case r.Class == step.ClassRefused:
 		code = CodeForbidden
 	case r.Reason == step.ReasonNotFound:
 		code = CodeNotFound
 	case r.Reason == step.ReasonExists:
 		code = CodeConflict
-	case r.Reason == step.ReasonWrongKind || r.Reason == step.ReasonInvalid || r.Reason == step.ReasonNoMatch || r.Reason == step.ReasonAmbiguous:
-		code = CodeInvalidInput
-	case strings.Contains(all, "no such file") || strings.Contains(all, "not found") || strings.Contains(all, "does not exist"):
-		code = CodeNotFound
-	case len(opErrs) > 0 && strings.HasPrefix(opErrs[0], "invalid "):
+	case r.Class != step.ClassInternal:
 		code = CodeInvalidInput
 	}
 	e := &RPCError{Code: RPCCode(code), Message: msg, Data: ErrorData{AppCode: code, Hint: hint, StepID: r.StepID}}

@@ -65,29 +65,29 @@ func feedbackResults(t *testing.T) []step.Result {
 	r.Programs = []step.ProgramResult{{Name: "go", Status: "success", Stdout: "ok  \tpkg\t0.1s\n", ReturnCode: 0, Runtime: 0.5}}
 	rs = append(rs, r)
 	r = res(7, step.StatusFailed)
-	r.Code, r.Error, r.Hint = 4, "shell.exec refused: programs are off", "allow the command in autocoder.toml [programs]"
+	r.Class, r.Reason, r.Error, r.Hint = step.ClassRefused, step.ReasonRefused, "shell.exec refused: programs are off", "allow the command in autocoder.toml [programs]"
 	r.Programs = []step.ProgramResult{{Name: "rm -rf /", Status: "refused"}}
 	rs = append(rs, r)
 	r = res(8, step.StatusFailed)
-	r.Code, r.Error, r.Hint = 3, "a.txt: expectedSha256 does not match: the file's SHA-256 is 5891b5b5…", "read the file again and retry with its current sha256"
+	r.Class, r.Reason, r.Error, r.Hint = step.ClassPrecondition, step.ReasonPrecondition, "a.txt: expectedSha256 does not match: the file's SHA-256 is 5891b5b5…", "read the file again and retry with its current sha256"
 	rs = append(rs, r)
 	r = res(9, step.StatusFailed)
-	r.Code = 1
+	r.Class, r.Reason = step.ClassStepFailed, step.ReasonNotFound
 	r.Ops = []step.OpResult{{Kind: step.OpRead, Path: "nope.txt", Status: step.StatusFailed, Error: "nope.txt: no such file or directory", Hint: "check the path"}}
 	rs = append(rs, r)
 	r = res(10, step.StatusFailed)
-	r.Code, r.Error, r.Hint = 4, "/etc/passwd: outside the repository", "write inside the repository root"
+	r.Class, r.Reason, r.Error, r.Hint = step.ClassRefused, step.ReasonRefused, "/etc/passwd: outside the repository", "write inside the repository root"
 	rs = append(rs, r)
 	r = res(11, step.StatusFailed)
-	r.Code = 1
+	r.Class, r.Reason = step.ClassUsage, step.ReasonInvalid
 	r.Ops = []step.OpResult{{Kind: step.OpRead, Path: "a.txt", Status: step.StatusFailed, Error: `invalid line "99": past the end: the file has 2 lines`, Hint: "ask for lines 1 to 2"}}
 	rs = append(rs, r)
 	rs = append(rs, res(12, step.StatusSkipped))
 	r = res(13, step.StatusFailed)
-	r.Code, r.Error = 1, "write d: disk full"
+	r.Class, r.Reason, r.Error = step.ClassInternal, step.ReasonInternal, "write d: disk full"
 	rs = append(rs, r)
-	rs = append(rs, step.Result{ParseErr: items[14].Err, Status: step.StatusFailed, Code: 2})
-	rs = append(rs, step.Result{ParseErr: items[15].Err, Status: step.StatusFailed, Code: 2})
+	rs = append(rs, step.Result{ParseErr: items[14].Err, Status: step.StatusFailed, Class: step.ClassNoBlock})
+	rs = append(rs, step.Result{ParseErr: items[15].Err, Status: step.StatusFailed, Class: step.ClassNoBlock})
 	// Results of other dialects are not answered here.
 	rs = append(rs, step.Result{Step: &step.Step{ID: "step-1", Dialect: "axon"}, StepID: "step-1", Status: step.StatusApplied},
 		step.Result{ParseErr: &step.ParseError{Dialect: "autocoder-json", Msg: "x"}, Status: step.StatusFailed})

@@ -249,7 +249,7 @@ func (d *doc) skipWrappers(off, limit int, b *block) (stop, first int) {
 }
 
 func (d *doc) fail(b *block, off int, msg, hint string) {
-	b.err = &step.ParseError{Dialect: Dialect, Pos: d.pos(off), Msg: msg, Quote: d.quote(off), Hint: hint}
+	b.err = &step.ParseError{Dialect: Dialect, Pos: d.pos(off), Msg: msg, Quote: d.quote(off), Fix: hint}
 }
 
 // firstNonSpace returns the first offset from off that is not white space.

@@ -114,7 +114,7 @@ func readRequest(d *doc, b *block) (*step.Step, *step.ParseError) {
 		}
 		r.req.AppCode = CodeInvalidInput
 		return nil, &step.ParseError{Dialect: Dialect, Pos: d.pos(iv.off), Msg: iv.msg,
-			Quote: d.quote(iv.off), Hint: iv.hint, Source: &r.req}
+			Quote: d.quote(iv.off), Fix: iv.hint, Source: &r.req}
 	}
 	return st, nil
 }
@@ -536,7 +536,7 @@ func (c *call) build(st *step.Step, pos step.Pos) error {
 			var oe *reads.OptionError
 			if errors.As(err, &oe) {
 				name, _, _ := strings.Cut(oe.Option, "/")
-				return fail(c.at(name), oe.Hint, "%s: %s", tool, err.Error())
+				return fail(c.at(name), oe.Fix, "%s: %s", tool, err.Error())
 			}
 			return fail(c.args, "", "%s: %v", tool, err)
 		}

@@ -159,7 +159,7 @@ func TestInvalidArguments(t *testing.T) {
 			if !strings.HasPrefix(text[it.Err.Pos.Offset:], c.at) {
 				t.Errorf("error %q points at %.20q, want %q", it.Err.Error(), text[it.Err.Pos.Offset:], c.at)
 			}
-			if it.Err.Hint == "" {
+			if it.Err.Hint() == "" {
 				t.Errorf("no hint for %v", it.Err)
 			}
 		})

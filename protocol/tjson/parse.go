@@ -102,7 +102,7 @@ func (p *parser) fail(off int, hint, format string, args ...any) {
 	if p.multiline != nil {
 		hint = fmt.Sprintf("%s (or, if the string at line %d, column %d, which holds a raw line break, lacks its closing quote, add it)", hint, p.multiline.Line, p.multiline.Col)
 	}
-	panic(&SyntaxError{Line: pos.Line, Col: pos.Col, Offset: off, Msg: fmt.Sprintf(format, args...), Quote: Quote(p.data, off), Hint: hint, Suspect: p.multiline})
+	panic(&SyntaxError{Line: pos.Line, Col: pos.Col, Offset: off, Msg: fmt.Sprintf(format, args...), Quote: Quote(p.data, off), Fix: hint, Suspect: p.multiline})
 }
 
 // Quote returns a short piece of the text at off, up to the end of its

@@ -69,7 +69,7 @@ type SyntaxError struct {
 	Offset    int    // byte offset of the error
 	Msg       string // what is wrong, lower case
 	Quote     string // a short quote of the text at the error ("" at the end of input)
-	Hint      string // what to write instead
+	Fix       string // what to write instead: the hint
 	// Suspect, when set, is the start of the last string before the error
 	// that held a raw line break: the likeliest place of a missing closing
 	// quote, since such a string reads on through the text after it.
@@ -83,6 +83,12 @@ func (e *SyntaxError) Error() string {
 	}
 	return s
 }
+
+// Class is no block: the text is not JSON, so its block cannot be read.
+func (e *SyntaxError) Class() step.Class { return step.ClassNoBlock }
+
+// Hint says what to do.
+func (e *SyntaxError) Hint() string { return e.Fix }
 
 // Kind is the type of a Node.
 type Kind uint8

@@ -130,7 +130,7 @@ func TestErrors(t *testing.T) {
 			if tc.quote != "" && !strings.HasPrefix(se.Quote, tc.quote) {
 				t.Errorf("Parse(%q) quote = %q, want prefix %q", tc.src, se.Quote, tc.quote)
 			}
-			if se.Hint == "" {
+			if se.Hint() == "" {
 				t.Errorf("Parse(%q) has no hint", tc.src)
 			}
 		})
@@ -146,8 +146,8 @@ func TestMultilineHint(t *testing.T) {
 	if !errors.As(err, &se) {
 		t.Fatalf("error = %v, want *SyntaxError", err)
 	}
-	if !strings.Contains(se.Hint, "line 1, column 7") {
-		t.Errorf("hint %q does not name the string at 1:7", se.Hint)
+	if !strings.Contains(se.Hint(), "line 1, column 7") {
+		t.Errorf("hint %q does not name the string at 1:7", se.Hint())
 	}
 }
 
@@ -332,7 +332,7 @@ func TestStrictRepairIsError(t *testing.T) {
 	} {
 		_, _, err := ParseNodeStrict([]byte(c.text), Start)
 		var se *SyntaxError
-		if !errors.As(err, &se) || !strings.Contains(se.Msg, c.msg) || se.Col != c.col || !strings.Contains(se.Hint, "JSON.parse") {
+		if !errors.As(err, &se) || !strings.Contains(se.Msg, c.msg) || se.Col != c.col || !strings.Contains(se.Hint(), "JSON.parse") {
 			t.Errorf("%q: got %#v, want a syntax error at column %d naming %q", c.text, err, c.col, c.msg)
 		}
 		if _, _, reps, err := ParseNode([]byte(c.text), Start); err != nil || len(reps) == 0 {

@@ -25,8 +25,8 @@ func TestInvalidUTF8InAStringIsAnError(t *testing.T) {
 			t.Errorf("%q: err %v, want a *SyntaxError", tc.text, err)
 			continue
 		}
-		if se.Offset != tc.off || !strings.Contains(se.Msg, "UTF-8") || !strings.Contains(se.Msg, "offset") || se.Hint == "" {
-			t.Errorf("%q: offset %d msg %q hint %q; want offset %d, naming UTF-8 and the offset, with a hint", tc.text, se.Offset, se.Msg, se.Hint, tc.off)
+		if se.Offset != tc.off || !strings.Contains(se.Msg, "UTF-8") || !strings.Contains(se.Msg, "offset") || se.Hint() == "" {
+			t.Errorf("%q: offset %d msg %q hint %q; want offset %d, naming UTF-8 and the offset, with a hint", tc.text, se.Offset, se.Msg, se.Hint(), tc.off)
 		}
 	}
 	// Valid UTF-8 is read as it is.

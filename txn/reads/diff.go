@@ -20,7 +20,7 @@ import (
 func diff(fsys fs.FS, name string, op step.Op, o *step.ReadOptions) (string, error) {
 	if (op.To != "") == op.HasContent {
 		return "", &OptionError{Option: "to", Reason: "give exactly one right-hand side: a path (To) or Content",
-			Hint: "fs.diff takes leftPath and exactly one of rightPath, rightContent"}
+			Fix: "fs.diff takes leftPath and exactly one of rightPath, rightContent"}
 	}
 	left, err := readText(fsys, name)
 	if err != nil {
@@ -31,7 +31,7 @@ func diff(fsys fs.FS, name string, op step.Op, o *step.ReadOptions) (string, err
 	if op.HasContent {
 		right = op.Content
 		if bytes.IndexByte(right, 0) >= 0 {
-			return "", &BinaryError{Path: "the given content", Hint: "compare text only"}
+			return "", &BinaryError{Path: "the given content", Fix: "compare text only"}
 		}
 	} else {
 		if rightName, err = fsPath(op.To, "to"); err != nil {
@@ -54,14 +54,14 @@ func readText(fsys fs.FS, name string) ([]byte, error) {
 		return nil, notFound(name, err)
 	}
 	if info.IsDir() {
-		return nil, &OptionError{Option: "path", Value: name, Reason: "is a directory", Hint: "diff compares two files"}
+		return nil, &OptionError{Option: "path", Value: name, Reason: "is a directory", Fix: "diff compares two files"}
 	}
 	data, err := fs.ReadFile(fsys, name)
 	if err != nil {
 		return nil, notFound(name, err)
 	}
 	if bytes.IndexByte(data, 0) >= 0 {
-		return nil, &BinaryError{Path: name, Hint: "diff compares text only; compare sha256 (fs.read includeMeta) instead"}
+		return nil, &BinaryError{Path: name, Fix: "diff compares text only; compare sha256 (fs.read includeMeta) instead"}
 	}
 	return data, nil
 }

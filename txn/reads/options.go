@@ -46,7 +46,7 @@ func CheckOptions(kind step.OpKind, o *step.ReadOptions) error {
 }
 
 func negative(option string, v int) error {
-	return &OptionError{Option: option, Value: strconv.Itoa(v), Reason: "must not be negative", Hint: "give 0 or more"}
+	return &OptionError{Option: option, Value: strconv.Itoa(v), Reason: "must not be negative", Fix: "give 0 or more"}
 }
 
 func checkRead(o *step.ReadOptions) error {
@@ -66,20 +66,20 @@ func checkRead(o *step.ReadOptions) error {
 	}
 	if set > 1 {
 		return &OptionError{Option: strings.Join(names, "/"), Reason: "range, line and lines exclude each other",
-			Hint: "give at most one of range, line, lines"}
+			Fix: "give at most one of range, line, lines"}
 	}
 	switch o.Encoding {
 	case "", "utf-8", "base64", "hex":
 	default:
 		return &OptionError{Option: "encoding", Value: o.Encoding, Reason: "unknown encoding",
-			Hint: `use "utf-8", "base64" or "hex"`}
+			Fix: `use "utf-8", "base64" or "hex"`}
 	}
 	if (o.Encoding == "base64" || o.Encoding == "hex") && (o.Line != 0 || o.Lines != "") {
 		return &OptionError{Option: "encoding", Value: o.Encoding, Reason: "line and lines need the utf-8 encoding",
-			Hint: "drop line/lines, or use range (it counts bytes with base64/hex)"}
+			Fix: "drop line/lines, or use range (it counts bytes with base64/hex)"}
 	}
 	if o.Line < 0 {
-		return &OptionError{Option: "line", Value: strconv.Itoa(o.Line), Reason: "lines are numbered from 1", Hint: "the first line is 1"}
+		return &OptionError{Option: "line", Value: strconv.Itoa(o.Line), Reason: "lines are numbered from 1", Fix: "the first line is 1"}
 	}
 	if o.Range != "" {
 		if _, err := parseRange(o.Range); err != nil {
@@ -96,12 +96,12 @@ func checkRead(o *step.ReadOptions) error {
 
 func checkSearch(o *step.ReadOptions) error {
 	if o.Query == "" {
-		return &OptionError{Option: "query", Reason: "empty", Hint: "give the text (or, with regex, the pattern) to search for"}
+		return &OptionError{Option: "query", Reason: "empty", Fix: "give the text (or, with regex, the pattern) to search for"}
 	}
 	if o.Regex {
 		if _, err := regexp.Compile(o.Query); err != nil {
 			return &OptionError{Option: "query", Value: o.Query, Reason: "not a valid regular expression: " + err.Error(),
-				Hint: "use Go (RE2) syntax, or set regex to false to search for the text as written"}
+				Fix: "use Go (RE2) syntax, or set regex to false to search for the text as written"}
 		}
 	}
 	for _, n := range []struct {
@@ -109,16 +109,16 @@ func checkSearch(o *step.ReadOptions) error {
 		v    int64
 	}{{"limit", int64(o.Limit)}, {"contextLines", int64(o.ContextLines)}, {"minBytes", o.MinBytes}, {"maxBytes", o.MaxBytes}} {
 		if n.v < 0 {
-			return &OptionError{Option: n.name, Value: strconv.FormatInt(n.v, 10), Reason: "must not be negative", Hint: "give 0 or more"}
+			return &OptionError{Option: n.name, Value: strconv.FormatInt(n.v, 10), Reason: "must not be negative", Fix: "give 0 or more"}
 		}
 	}
 	if o.MaxBytes > 0 && o.MinBytes > o.MaxBytes {
 		return &OptionError{Option: "minBytes", Value: strconv.FormatInt(o.MinBytes, 10),
-			Reason: fmt.Sprintf("larger than maxBytes %d", o.MaxBytes), Hint: "minBytes is the lower bound of the size, maxBytes the upper"}
+			Reason: fmt.Sprintf("larger than maxBytes %d", o.MaxBytes), Fix: "minBytes is the lower bound of the size, maxBytes the upper"}
 	}
 	for _, ext := range o.Extensions {
 		if strings.Trim(ext, ".") == "" || strings.Contains(ext, "/") {
-			return &OptionError{Option: "extensions", Value: ext, Reason: "not a file extension", Hint: `write extensions like "go" or ".ts"`}
+			return &OptionError{Option: "extensions", Value: ext, Reason: "not a file extension", Fix: `write extensions like "go" or ".ts"`}
 		}
 	}
 	if _, err := parseMtime("mtimeFrom", o.MtimeFrom, false); err != nil {
@@ -136,7 +136,7 @@ func checkGlob(g string) error {
 	}
 	if _, err := path.Match(strings.TrimPrefix(g, "**/"), ""); err != nil {
 		return &OptionError{Option: "glob", Value: g, Reason: "malformed pattern",
-			Hint: `use * ? [abc] on file names, optionally after "**/", e.g. "**/*.ts"`}
+			Fix: `use * ? [abc] on file names, optionally after "**/", e.g. "**/*.ts"`}
 	}
 	return nil
 }
@@ -150,7 +150,7 @@ type rangeSpec struct {
 func parseRange(s string) (rangeSpec, error) {
 	bad := func(reason string) (rangeSpec, error) {
 		return rangeSpec{}, &OptionError{Option: "range", Value: s, Reason: reason,
-			Hint: `write "head:N", "tail:N" or "start:end" (characters, start counted from 0, end excluded)`}
+			Fix: `write "head:N", "tail:N" or "start:end" (characters, start counted from 0, end excluded)`}
 	}
 	a, b, ok := strings.Cut(s, ":")
 	if !ok {
@@ -183,7 +183,7 @@ func parseRange(s string) (rangeSpec, error) {
 func parseLines(s string) (int, int, error) {
 	bad := func(reason string) (int, int, error) {
 		return 0, 0, &OptionError{Option: "lines", Value: s, Reason: reason,
-			Hint: `write "a-b": first and last line, counted from 1, e.g. "10-20"`}
+			Fix: `write "a-b": first and last line, counted from 1, e.g. "10-20"`}
 	}
 	a, b, found := strings.Cut(s, "-")
 	if !found {
@@ -220,5 +220,5 @@ func parseMtime(option, s string, upper bool) (time.Time, error) {
 		return t, nil
 	}
 	return time.Time{}, &OptionError{Option: option, Value: s, Reason: "not a time",
-		Hint: `write an RFC 3339 time ("2024-05-01T12:00:00Z") or a date ("2024-05-01")`}
+		Fix: `write an RFC 3339 time ("2024-05-01T12:00:00Z") or a date ("2024-05-01")`}
 }

@@ -35,7 +35,7 @@ func readFile(fsys fs.FS, name string, o *step.ReadOptions) (string, error) {
 	}
 	if info.IsDir() {
 		return "", &OptionError{Option: "path", Value: name, Reason: "is a directory",
-			Hint: "list a directory with fs.ls (list_tree); read the files in it one by one"}
+			Fix: "list a directory with fs.ls (list_tree); read the files in it one by one"}
 	}
 	data, err := fs.ReadFile(fsys, name)
 	if err != nil {
@@ -124,7 +124,7 @@ func lineSpan(data []byte, first, last int, option string) (string, error) {
 		}
 		return "", &OptionError{Option: option, Value: value,
 			Reason: fmt.Sprintf("past the end: the file has %d lines", len(lines)),
-			Hint:   fmt.Sprintf("ask for lines 1 to %d", len(lines))}
+			Fix:    fmt.Sprintf("ask for lines 1 to %d", len(lines))}
 	}
 	last = min(last, len(lines))
 	s := string(bytes.Join(lines[first-1:last], nil))

@@ -48,14 +48,14 @@ func Run(fsys fs.FS, op step.Op) (string, error) {
 		return diff(fsys, name, op, &o)
 	}
 	return "", &OptionError{Option: "kind", Value: string(op.Kind), Reason: "not a read operation",
-		Hint: "only read, list, search and diff are executed here; the engine applies write kinds"}
+		Fix: "only read, list, search and diff are executed here; the engine applies write kinds"}
 }
 
 // NotFoundError reports a path that does not exist. It wraps fs.ErrNotExist,
 // so errors.Is(err, fs.ErrNotExist) holds.
 type NotFoundError struct {
 	Path string
-	Hint string
+	Fix  string // what to do: the hint
 }
 
 func (e *NotFoundError) Error() string { return fmt.Sprintf("%s: no such file or directory", e.Path) }
@@ -63,15 +63,21 @@ func (e *NotFoundError) Error() string { return fmt.Sprintf("%s: no such file or
 // Unwrap returns fs.ErrNotExist.
 func (e *NotFoundError) Unwrap() error { return fs.ErrNotExist }
 
+// Class is step failed: the repository does not hold the path.
+func (e *NotFoundError) Class() step.Class { return step.ClassStepFailed }
+
+// Hint says what to do.
+func (e *NotFoundError) Hint() string { return e.Fix }
+
 // OptionError reports an option whose value cannot be used (a malformed
 // range, two options that exclude each other, a directory where a file is
-// needed). Option names the option as autocoder calls it (the JSON name of
-// step.ReadOptions, or "path").
+// needed, a line past the end of the file). Option names the option as
+// autocoder calls it (the JSON name of step.ReadOptions, or "path").
 type OptionError struct {
 	Option string
 	Value  string
 	Reason string
-	Hint   string
+	Fix    string // what to write instead: the hint
 }
 
 func (e *OptionError) Error() string {
@@ -81,32 +87,28 @@ func (e *OptionError) Error() string {
 	return fmt.Sprintf("invalid %s %q: %s", e.Option, e.Value, e.Reason)
 }
 
+// Class is usage: the op's arguments cannot be used as written.
+func (e *OptionError) Class() step.Class { return step.ClassUsage }
+
+// Hint says what to write instead.
+func (e *OptionError) Hint() string { return e.Fix }
+
 // BinaryError reports a file that holds a NUL byte and so cannot be shown
 // or compared as text.
 type BinaryError struct {
 	Path string
-	Hint string
+	Fix  string // what to do: the hint
 }
 
 func (e *BinaryError) Error() string {
 	return fmt.Sprintf("%s: binary file (it holds a NUL byte), cannot be shown as text", e.Path)
 }
 
-// HintOf returns the hint of an error from this package, or "".
-func HintOf(err error) string {
-	var nf *NotFoundError
-	var oe *OptionError
-	var be *BinaryError
-	switch {
-	case errors.As(err, &nf):
-		return nf.Hint
-	case errors.As(err, &oe):
-		return oe.Hint
-	case errors.As(err, &be):
-		return be.Hint
-	}
-	return ""
-}
+// Class is step failed: the file is not text.
+func (e *BinaryError) Class() step.Class { return step.ClassStepFailed }
+
+// Hint says what to do.
+func (e *BinaryError) Hint() string { return e.Fix }
 
 // fsPath turns an op path into an fs.FS name: "" is the root.
 func fsPath(p, option string) (string, error) {
@@ -115,7 +117,7 @@ func fsPath(p, option string) (string, error) {
 	}
 	if !fs.ValidPath(p) {
 		return "", &OptionError{Option: option, Value: p, Reason: "not a clean path relative to the repository root",
-			Hint: "the engine passes cleaned, slash-separated paths without a leading slash or .. elements"}
+			Fix: "the engine passes cleaned, slash-separated paths without a leading slash or .. elements"}
 	}
 	return p, nil
 }
@@ -125,7 +127,7 @@ func fsPath(p, option string) (string, error) {
 func notFound(name string, err error) error {
 	if errors.Is(err, fs.ErrNotExist) {
 		return &NotFoundError{Path: name,
-			Hint: "check the path; list the parent directory (fs.ls / list_tree) to see what exists"}
+			Fix: "check the path; list the parent directory (fs.ls / list_tree) to see what exists"}
 	}
 	return fmt.Errorf("read %s: %w", name, err)
 }
@@ -139,5 +141,5 @@ func isBinary(b []byte) bool {
 }
 
 func binaryErr(name string) error {
-	return &BinaryError{Path: name, Hint: `read it with encoding "base64" or "hex"`}
+	return &BinaryError{Path: name, Fix: `read it with encoding "base64" or "hex"`}
 }

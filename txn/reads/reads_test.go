@@ -181,7 +181,7 @@ func checkErr(t *testing.T, err error, option string) {
 		t.Errorf("error should start lower case: %q", msg)
 	}
 	if option == "" || option == "binary" || option == "range" || option == "lines" || option == "encoding" {
-		if HintOf(err) == "" {
+		if step.HintOf(err) == "" {
 			t.Errorf("no hint for %v", err)
 		}
 	}
