@@ -46,6 +46,12 @@ func startMCP(t *testing.T, dir string, roots []string, args ...string) *mcpClie
 // configuration gives it.
 func startCommand(t *testing.T, dir string, roots []string, name string, args ...string) *mcpClient {
 	t.Helper()
+	return startWith(t, dir, roots, nil, "", name, args...)
+}
+
+// startWith is startCommand with the client's options and protocol version.
+func startWith(t *testing.T, dir string, roots []string, copts *sdk.ClientOptions, version, name string, args ...string) *mcpClient {
+	t.Helper()
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
 	cmd.Stderr = os.Stderr
@@ -60,8 +66,11 @@ func startCommand(t *testing.T, dir string, roots []string, name string, args ..
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	c := sdk.NewClient(&sdk.Implementation{Name: "autocoder-test", Version: "1"}, nil)
+	c := sdk.NewClient(&sdk.Implementation{Name: "autocoder-test", Version: "1"}, copts)
 	var opts *sdk.ClientSessionOptions
+	if version != "" {
+		opts = &sdk.ClientSessionOptions{ProtocolVersion: version}
+	}
 	for _, r := range roots {
 		//lint:ignore SA1019 roots are what today's clients send
 		c.AddRoots(&sdk.Root{URI: "file://" + r})
@@ -280,6 +289,31 @@ func TestMCPClientConfigurations(t *testing.T) {
 			t.Errorf("%s (%v in %s): %v %q", c.client, c.argv, c.dir, isErr, text)
 		}
 		m.close()
+	}
+}
+
+// Clients of every protocol version the SDK speaks are served, and a
+// client's keepalive pings are answered while a program runs (a server that
+// served one request at a time lost the session there).
+func TestMCPVersionsAndKeepAlive(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
+	for _, v := range []string{"2024-11-05", "2025-03-26", "2025-06-18", ""} {
+		m := startWith(t, g.Dir, nil, nil, v, "autocoder", "mcp")
+		if got := m.cs.InitializeResult().ProtocolVersion; v != "" && got != v {
+			t.Errorf("asked for %s, got %s", v, got)
+		}
+		if text := m.mustCall("fs_read", map[string]any{"path": "a.txt"}); text != "a\n" {
+			t.Errorf("protocol %q: %q", v, text)
+		}
+		m.close()
+	}
+	m := startWith(t, g.Dir, nil, &sdk.ClientOptions{KeepAlive: 50 * time.Millisecond}, "", "autocoder", "mcp", "--allow-programs")
+	if text := m.mustCall("shell_exec", map[string]any{"command": "sleep 1; echo done"}); !strings.Contains(text, "done") {
+		t.Fatalf("a program under the client's keepalive: %q", text)
+	}
+	if err := m.cs.Ping(context.Background(), nil); err != nil {
+		t.Fatalf("the session did not survive: %v", err)
 	}
 }
 
