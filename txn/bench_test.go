@@ -271,7 +271,7 @@ func gitLoopStep(dir string, s benchStep) (time.Duration, error) {
 	if err := runGit(dir, nil, args...); err != nil {
 		return 0, err
 	}
-	if err := runGit(dir, nil, "commit", "-q", "-m", txn.CommitMessage(s.txnStep())); err != nil {
+	if err := runGit(dir, nil, "commit", "-q", "-m", txn.CommitMessage(s.txnStep(), nil, "")); err != nil {
 		return 0, err
 	}
 	return time.Since(start), nil

@@ -62,7 +62,7 @@ func TestApplyCommitsOneStepOnANewWorkBranch(t *testing.T) {
 		t.Fatalf("HEAD %s, result commit %s", head, r.Commit)
 	}
 	msg := g.Git("log", "-1", "--format=%B")
-	if !strings.HasPrefix(msg, "do s1\n") || !strings.Contains(msg, "\nAutocoder-Step: s1\n") {
+	if !strings.HasPrefix(msg, "Do s1\n") || !strings.Contains(msg, "\nAutocoder-Step: s1\n") {
 		t.Fatalf("commit message:\n%s", msg)
 	}
 	if got := strings.TrimSpace(g.Git("log", "-1", "--format=%an <%ae>")); got != "Test User <test@example.com>" {
@@ -79,10 +79,10 @@ func TestApplyCommitsOneStepOnANewWorkBranch(t *testing.T) {
 	}
 	g.AssertClean()
 	g.Fsck()
-	if !strings.Contains(g.Git("reflog", "-1", "HEAD"), "do s1") {
+	if !strings.Contains(g.Git("reflog", "-1", "HEAD"), "Do s1") {
 		t.Fatalf("HEAD reflog lacks the step: %s", g.Git("reflog", "HEAD"))
 	}
-	if !strings.Contains(g.Git("reflog", "autocoder/main"), "do s1") {
+	if !strings.Contains(g.Git("reflog", "autocoder/main"), "Do s1") {
 		t.Fatal("branch reflog lacks the step")
 	}
 	// The next step continues the same branch.

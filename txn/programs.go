@@ -239,7 +239,7 @@ func (e *Engine) commitProgramOutput(s *step.Step, paths []string) (string, erro
 	for _, p := range s.Programs {
 		names = append(names, p.Command)
 	}
-	ps := &step.Step{ID: s.ID + ".programs", Reason: "files changed by " + strings.Join(names, "; "), Dialect: s.Dialect}
+	ps := &step.Step{ID: s.ID + ".programs", Reason: "Record the files changed by " + strings.Join(names, "; "), Dialect: s.Dialect}
 	commit, p, err := e.buildCommit(ps, head, headTree, w, ch)
 	if err != nil {
 		return "", err

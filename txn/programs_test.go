@@ -45,10 +45,10 @@ func TestProgramOutputIsACommitOfItsOwn(t *testing.T) {
 	if !strings.Contains(r.Programs[0].Error, "mine.txt") {
 		t.Fatalf("the result does not say that mine.txt was left alone: %q", r.Programs[0].Error)
 	}
-	if got := g.Git("show", "--name-only", "--format=%s", "HEAD"); got != "files changed by make gen\n\nbuild/out.txt\ngen.txt\n" {
+	if got := g.Git("show", "--name-only", "--format=%s", "HEAD"); got != "Record the files changed by make gen\n\nbuild/out.txt\ngen.txt\n" {
 		t.Fatalf("the program commit:\n%s", got)
 	}
-	if got := g.Git("show", "--name-only", "--format=%s", "HEAD~1"); got != "do s\n\nbuild/keep\n" {
+	if got := g.Git("show", "--name-only", "--format=%s", "HEAD~1"); got != "Do s\n\nbuild/keep\n" {
 		t.Fatalf("the step commit:\n%s", got)
 	}
 	if got := g.Status(); got != " M mine.txt\n?? untracked.txt\n" {

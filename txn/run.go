@@ -305,7 +305,7 @@ func (e *Engine) buildCommit(s *step.Step, head gitops.Head, headTree gitops.Has
 	if !head.Hash.IsZero() {
 		parents = []gitops.Hash{head.Hash}
 	}
-	msg := CommitMessage(s)
+	msg := CommitMessage(s, ch, e.Repo.Root)
 	commit, err := e.Repo.WriteCommit(tree, parents, author, committer, msg)
 	if err != nil {
 		return gitops.ZeroHash, nil, err
@@ -353,31 +353,6 @@ func (e *Engine) missingDirs(ch []pathChange, mkdirs []string) []string {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return strings.Count(out[i], "/") < strings.Count(out[j], "/") })
 	return out
-}
-
-// CommitMessage is a step's commit message: the reason as subject, the
-// summary as body, and the Autocoder-Step trailer.
-func CommitMessage(s *step.Step) string {
-	subject := strings.TrimSpace(s.Reason)
-	if i := strings.IndexByte(subject, '\n'); i >= 0 {
-		subject = strings.TrimSpace(subject[:i])
-	}
-	if subject == "" {
-		subject = "autocoder step " + s.ID
-	}
-	var b strings.Builder
-	b.WriteString(subject)
-	b.WriteString("\n\n")
-	if body := strings.TrimSpace(s.Summary); body != "" {
-		b.WriteString(body)
-		b.WriteString("\n\n")
-	}
-	if rest := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(s.Reason), subject)); rest != "" && strings.TrimSpace(s.Summary) == "" {
-		b.WriteString(rest)
-		b.WriteString("\n\n")
-	}
-	fmt.Fprintf(&b, "Autocoder-Step: %s\n", oneLine(s.ID))
-	return b.String()
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -96,7 +96,7 @@ func runApply(c *cli.Context) error {
 		writeJSON(c.App.Writer, map[string]any{"branch": branch, "dry_run": c.Bool("dry-run"),
 			"results": jsonResults(results), "exit_code": report(io.Discard, fail)})
 	} else {
-		printResults(c.App.Writer, c.App.ErrWriter, branch, results, c.Bool("dry-run"))
+		printResults(c.App.Writer, c.App.ErrWriter, branch, results, c.Bool("dry-run"), e.Repo.Root)
 	}
 	return fail
 }
@@ -173,7 +173,7 @@ func writeJSON(w io.Writer, v any) {
 
 // printResults is the human output: one line per step, then what went wrong
 // and what to do, with the response's line numbers.
-func printResults(out, errw io.Writer, branch string, results []step.Result, dry bool) {
+func printResults(out, errw io.Writer, branch string, results []step.Result, dry bool, root string) {
 	// The human output quotes the response and the programs it ran: on a
 	// terminal their escape sequences must show, not act.
 	out = termsafe.Writer{W: out}
@@ -186,7 +186,7 @@ func printResults(out, errw io.Writer, branch string, results []step.Result, dry
 		if len(r.Commit) >= 12 {
 			commit = r.Commit[:12]
 		}
-		fmt.Fprintf(out, "%-9s  %-14s %-12s %s\n", r.Status, id, commit, describe(r))
+		fmt.Fprintf(out, "%-9s  %-14s %-12s %s\n", r.Status, id, commit, describe(r, root))
 		for _, op := range r.Ops {
 			if dry && op.Diff != "" {
 				fmt.Fprint(out, indent(op.Diff))
@@ -243,22 +243,14 @@ func printResults(out, errw io.Writer, branch string, results []step.Result, dry
 	}
 }
 
-func describe(r step.Result) string {
+func describe(r step.Result, root string) string {
 	if r.Step == nil {
 		return ""
 	}
 	if r.Step.Finish {
 		return "finish: " + r.Step.Summary
 	}
-	if r.Step.Reason != "" {
-		s, _, _ := strings.Cut(strings.TrimSpace(r.Step.Reason), "\n")
-		return s
-	}
-	var parts []string
-	for _, op := range r.Step.Ops {
-		parts = append(parts, string(op.Kind)+" "+op.Path)
-	}
-	return strings.Join(parts, ", ")
+	return txn.Subject(r.Step, root) // what its commit's subject says
 }
 
 func indent(s string) string {

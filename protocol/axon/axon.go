@@ -31,6 +31,7 @@ import (
 	"fmt"
 	"github.com/autocoder/autocoder/step"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/autocoder/autocoder/protocol/fence"
 	"github.com/autocoder/autocoder/shellwords"
@@ -63,7 +64,71 @@ func Parse(text []byte) []step.Item {
 	if !ok {
 		return nil
 	}
-	return group(readActs(text, fence.ScanChar(text, char, from)))
+	return group(readActs(text, fence.ScanChar(text, char, from)), planTitle(text[:from]))
+}
+
+// planTitle is what the text before a plan says the plan does: the last
+// Markdown heading before it, or else the first sentence of the paragraph
+// right before it ("I'll add a login form." — the engine makes a subject
+// of it). "" when neither is there.
+func planTitle(before []byte) string {
+	// Fenced blocks are not prose: a "# comment" in a code block is no
+	// heading. Their bytes become NULs, which no prose line holds.
+	text := []byte(string(before))
+	for _, b := range fence.Scan(text) {
+		for i := b.Start; i < b.End && i < len(text); i++ {
+			if text[i] != '\n' {
+				text[i] = 0
+			}
+		}
+	}
+	lines := strings.Split(string(text), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.TrimSpace(lines[i])
+		if strings.HasPrefix(l, "#") && strings.IndexByte(l, 0) < 0 {
+			t := strings.TrimSpace(strings.TrimRight(strings.TrimLeft(l, "#"), "# "))
+			if t != "" && (len(l) == len(strings.TrimLeft(l, "#")) || strings.HasPrefix(strings.TrimLeft(l, "#"), " ")) {
+				return t
+			}
+		}
+	}
+	// No heading: the paragraph that ends right before the plan.
+	end := len(lines) - 1
+	for end >= 0 && strings.TrimSpace(lines[end]) == "" {
+		end--
+	}
+	if end >= 0 && strings.IndexByte(lines[end], 0) >= 0 {
+		return "" // a code block, not a sentence, comes right before the plan
+	}
+	startLine := end
+	for startLine > 0 && strings.TrimSpace(lines[startLine-1]) != "" && strings.IndexByte(lines[startLine-1], 0) < 0 {
+		startLine--
+	}
+	if end < 0 {
+		return ""
+	}
+	para := strings.Join(strings.Fields(strings.Join(lines[startLine:end+1], " ")), " ")
+	if strings.HasPrefix(para, "```") || strings.HasPrefix(para, "~~~") || strings.HasPrefix(para, ">") || strings.HasPrefix(para, "|") {
+		return ""
+	}
+	sentence := strings.TrimSuffix(para, ":")
+	for i, r := range para {
+		if strings.ContainsRune(".!?。！？", r) && (i+len(string(r)) == len(para) || para[i+len(string(r))] == ' ' || r >= 0x3000) {
+			sentence = strings.TrimSpace(para[:i])
+			break
+		}
+	}
+	// An acknowledgement says nothing about the plan.
+	low := strings.ToLower(sentence)
+	for _, ack := range []string{"sure", "ok", "okay", "certainly", "of course", "here is", "here's", "here are", "below is", "the following", "好的", "好", "当然", "以下"} {
+		if low == ack || strings.HasPrefix(low, ack+" ") || strings.HasPrefix(low, ack+",") || strings.HasPrefix(low, ack+"，") {
+			return ""
+		}
+	}
+	if utf8.RuneCountInString(sentence) < 6 {
+		return ""
+	}
+	return sentence
 }
 
 // planStart finds the first act block of text, read with both fence

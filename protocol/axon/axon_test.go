@@ -78,93 +78,93 @@ func TestParse(t *testing.T) {
 	}{
 		{"no plan", "Just prose.\n```go\nx\n```\n", nil},
 		{"seed write_file", "好的。\n\n~~~~~act\nwrite_file\n~~~~~\n~~~~~path\ndocs/example.md\n~~~~~\n~~~~~content\n# Python Guide\n\nHere is a script:\n```python\nprint(\"hello world\")\n```\n~~~~~\n",
-			[]string{"axon-1 3:1 \"write_file docs/example.md\" write(docs/example.md,\"# Python Guide\\n\\nHere is a script:\\n```python\\nprint(\\\"hello world\\\")\\n```\\n\")"}},
+			[]string{"axon-1 3:1 \"\" write(docs/example.md,\"# Python Guide\\n\\nHere is a script:\\n```python\\nprint(\\\"hello world\\\")\\n```\\n\")"}},
 		{"seed replace strips one newline", mkact("replace", "src/main.py\n", "    def hello():\n        pass\n\n", "    def hello():\n        print(\"Fixed\")\n"),
-			[]string{`axon-1 1:1 "replace src/main.py" replace(src/main.py,"    def hello():\n        pass\n"->"    def hello():\n        print(\"Fixed\")")`}},
+			[]string{`axon-1 1:1 "" replace(src/main.py,"    def hello():\n        pass\n"->"    def hello():\n        print(\"Fixed\")")`}},
 		{"patch_file is replace", mkact("patch_file", "a.go\n", "x\n", "y\n"),
-			[]string{`axon-1 1:1 "patch_file a.go" replace(a.go,"x"->"y")`}},
+			[]string{`axon-1 1:1 "" replace(a.go,"x"->"y")`}},
 		{"empty new text deletes", mkact("replace", "a.go\n", "x\n", ""),
-			[]string{`axon-1 1:1 "replace a.go" replace(a.go,"x"->"")`}},
+			[]string{`axon-1 1:1 "" replace(a.go,"x"->"")`}},
 		{"check_files_exist then replace", mkact("check_files_exist", "config.json\n\n  utils/helpers.py \n") + "\nthen\n\n" + mkact("replace", "config.json\n", "    \"debug\": false\n", "    \"debug\": true\n"),
 			[]string{
-				`axon-1 1:1 "check_files_exist config.json, utils/helpers.py" files_exist["config.json" "utils/helpers.py"] stop_run`,
-				`axon-2 12:1 "replace config.json" replace(config.json,"    \"debug\": false"->"    \"debug\": true")`,
+				`axon-1 1:1 "" files_exist["config.json" "utils/helpers.py"] stop_run`,
+				`axon-2 12:1 "" replace(config.json,"    \"debug\": false"->"    \"debug\": true")`,
 			}},
 		{"check_cwd_match keeps ~", mkact("check_cwd_match", "~/src/proj\n"),
-			[]string{`axon-1 1:1 "check_cwd_match ~/src/proj" cwd_match("~/src/proj") stop_run`}},
+			[]string{`axon-1 1:1 "" cwd_match("~/src/proj") stop_run`}},
 		{"content: empty block writes nothing, one empty line writes a newline",
 			mkact("write_file", "a\n", "") + mkact("write_file", "b\n", "\n") + mkact("write_file", "c\n", "x\n\n"),
 			[]string{
-				`axon-1 1:1 "write_file a" write(a,"")`,
-				`axon-2 9:1 "write_file b" write(b,"\n")`,
-				`axon-3 18:1 "write_file c" write(c,"x\n\n")`,
+				`axon-1 1:1 "" write(a,"")`,
+				`axon-2 9:1 "" write(b,"\n")`,
+				`axon-3 18:1 "" write(c,"x\n\n")`,
 			}},
 		{"inline args", "~~~~~act\nwrite_file \"my file.txt\"\n~~~~~\n~~~~~\nhi\n~~~~~\n~~~~~act\nmove_file a\\ b.txt 'c d.txt'\n~~~~~\n",
 			[]string{
-				`axon-1 1:1 "write_file my file.txt" write(my file.txt,"hi\n")`,
-				`axon-2 7:1 "move_file a b.txt -> c d.txt" move(a b.txt->c d.txt)`,
+				`axon-1 1:1 "" write(my file.txt,"hi\n")`,
+				`axon-2 7:1 "" move(a b.txt->c d.txt)`,
 			}},
 		{"inline args before blocks", "~~~~~act\nreplace src/a.py\n~~~~~\n~~~~~\nold\n~~~~~\n~~~~~\nnew\n~~~~~\n",
-			[]string{`axon-1 1:1 "replace src/a.py" replace(src/a.py,"old"->"new")`}},
+			[]string{`axon-1 1:1 "" replace(src/a.py,"old"->"new")`}},
 		{"other acts", mkact("append_file", "log.txt\n", "line\n") + mkact("delete_file", "old.txt\n") + mkact("read_file", "README.md\n") + "~~~~~act\nrun_command go test ./... && echo 'ok'\n~~~~~\n" + mkact("run_command", "make\nmake test\n"),
 			[]string{
-				`axon-1 1:1 "append_file log.txt" append(log.txt,"line\n",must_exist)`,
-				`axon-2 10:1 "delete_file old.txt" delete(old.txt)`,
-				`axon-3 16:1 "read_file README.md" read(README.md)`,
-				`axon-4 22:1 "run_command go test ./... && echo 'ok'" run("go test ./... && echo 'ok'")`,
-				`axon-5 25:1 "run_command make" run("make\nmake test")`,
+				`axon-1 1:1 "" append(log.txt,"line\n",must_exist)`,
+				`axon-2 10:1 "" delete(old.txt)`,
+				`axon-3 16:1 "" read(README.md)`,
+				`axon-4 22:1 "" run("go test ./... && echo 'ok'")`,
+				`axon-5 25:1 "" run("make\nmake test")`,
 			}},
 		{"git_commit groups", mkact("write_file", "a\n", "1\n") + mkact("git_add", "a\nb\n") + mkact("patch_file", "b\n", "x\n", "y\n") + mkact("git_commit", "Add a, fix b\n\nBody line.\n") + mkact("delete_file", "c\n") + "~~~~~act\ngit_commit -m\n~~~~~\n~~~~~\nRemove c\n~~~~~\n" + mkact("read_file", "d\n"),
 			[]string{
 				`axon-1 1:1 "Add a, fix b" summary="Body line." write(a,"1\n") replace(b,"x"->"y") repair("git_add: autocoder stages what it writes")`,
 				`axon-2 37:1 "Remove c" delete(c) repair("git_commit: the inline argument -m is ignored: the act reads its blocks only")`,
-				`axon-3 49:1 "read_file d" read(d)`,
+				`axon-3 49:1 "" read(d)`,
 			}},
 		{"git_commit message inline: an apostrophe is an open quote", mkact("write_file", "a\n", "1\n") + "~~~~~act\ngit_commit don't break\n~~~~~\n",
-			[]string{`axon-1 1:1 "write_file a" write(a,"1\n")`, `error 11:15 act block: the ' quote is never closed`}},
+			[]string{`axon-1 1:1 "" write(a,"1\n")`, `error 11:15 act block: the ' quote is never closed`}},
 		{"git_commit message inline only: no message", mkact("write_file", "a\n", "1\n") + "~~~~~act\ngit_commit \"Add a\"\n~~~~~\n",
 			[]string{`error 10:1 git_commit takes 1 parameter (message) but has 0; its group of 1 act (lines 1-1) is not applied`}},
 		{"check in a group stays a check", mkact("check_files_exist", "a\n") + mkact("write_file", "a\n", "1\n") + mkact("git_commit", "msg\n"),
 			[]string{`axon-1 1:1 "msg" files_exist["a"] write(a,"1\n") stop_run`}},
 		{"standalone git_add changes nothing", "~~~~~act\ngit_add a.py b.py\n~~~~~\n",
-			[]string{`axon-1 1:1 "git_add a.py b.py" repair("git_add: autocoder stages what it writes")`}},
+			[]string{`axon-1 1:1 "" repair("git_add: autocoder stages what it writes")`}},
 		{"end is an act that ignores its arguments", mkact("delete_file", "a\n") + mkact("end", "prose\n") + mkact("delete_file", "b\n"),
-			[]string{`axon-1 1:1 "delete_file a" delete(a)`, `axon-2 7:1 "end" repair("end: its 1 argument ignored")`, `axon-3 13:1 "delete_file b" delete(b)`}},
+			[]string{`axon-1 1:1 "" delete(a)`, `axon-2 7:1 "" repair("end: its 1 argument ignored")`, `axon-3 13:1 "" delete(b)`}},
 		{"unknown act stops the plan", mkact("delete_file", "z\n") + mkact("write_fle", "a\n", "1\n") + mkact("delete_file", "b\n"),
-			[]string{`axon-1 1:1 "delete_file z" delete(z)`, `error 8:1 unknown act "write_fle"; the plan stops here: 1 more act (from line 16) not applied`}},
+			[]string{`axon-1 1:1 "" delete(z)`, `error 8:1 unknown act "write_fle"; the plan stops here: 1 more act (from line 16) not applied`}},
 		{"too few parameters", mkact("write_file", "a\n") + mkact("delete_file", "b\n"),
-			[]string{`error 1:1 write_file takes 2 parameters (path, content) but has 1`, `axon-1 7:1 "delete_file b" delete(b)`}},
+			[]string{`error 1:1 write_file takes 2 parameters (path, content) but has 1`, `axon-1 7:1 "" delete(b)`}},
 		{"too many parameters", mkact("delete_file", "a\n", "b\n"),
 			[]string{`error 1:1 delete_file takes 1 parameter (path) but has 2; the first extra one is the block at line 7`}},
 		{"unclosed param block", mkact("delete_file", "a\n") + "~~~~~act\nwrite_file\n~~~~~\n~~~~~path\na\n~~~~~\n~~~~~content\nno end",
-			[]string{`axon-1 1:1 "delete_file a" delete(a)`, `error 13:1 unclosed ~~~~~ block: the text ends before its closing fence`}},
+			[]string{`axon-1 1:1 "" delete(a)`, `error 13:1 unclosed ~~~~~ block: the text ends before its closing fence`}},
 		{"unclosed act block", "~~~~~act\nwrite_file\n~~~~~path\n",
 			[]string{`error 1:1 unclosed ~~~~~ block: the text ends before its closing fence`}},
 		{"act block of several lines is one command line", "~~~~~act\npatch_file\n  src/a b.py\n~~~~~\n~~~~~python\nx\n~~~~~\n~~~~~python\ny\n~~~~~\n" +
 			"~~~~~act\nwrite_file\n\"my\nfile.txt\"\n~~~~~\n~~~~~\nhi\n~~~~~\n",
-			[]string{`axon-1 1:1 "patch_file src/a" replace(src/a,"b.py"->"x")`, `error 1:1 patch_file takes 3 parameters (path, old_string, new_string) but has 4; the first extra one is the block at line 8`,
+			[]string{`axon-1 1:1 "" replace(src/a,"b.py"->"x")`, `error 1:1 patch_file takes 3 parameters (path, old_string, new_string) but has 4; the first extra one is the block at line 8`,
 				`error 12:1 write_file: the path holds more than one line`}[1:]},
 		{"hybrid: inline then blocks", "~~~~~act\npatch_file\nsrc/a.py\n~~~~~\n~~~~~python\nx\n~~~~~\n~~~~~python\ny\n~~~~~\n",
-			[]string{`axon-1 1:1 "patch_file src/a.py" replace(src/a.py,"x"->"y")`}},
+			[]string{`axon-1 1:1 "" replace(src/a.py,"x"->"y")`}},
 		{"hybrid: too many arguments names the extra block", "~~~~~act\nwrite_file a.txt\n~~~~~\n~~~~~\nA\n~~~~~\n~~~~~\nB\n~~~~~\n",
 			[]string{`error 1:1 write_file takes 2 parameters (path, content) but has 3; the first extra one is the block at line 7`}},
 		{"hybrid: too many inline arguments", "~~~~~act\nmove_file a b c\n~~~~~\n",
 			[]string{`error 1:1 move_file takes 2 parameters (source, destination) but has 3; the first extra one is the inline argument "c"`}},
 		{"exclusive: inline arguments win, blocks ignored", "~~~~~act\ndelete_file old.txt\n~~~~~\n~~~~~\nother.txt\n~~~~~\n",
-			[]string{`axon-1 1:1 "delete_file old.txt" delete(old.txt) repair("delete_file: the 1 block after it (from line 4) is ignored: the act has inline arguments")`}},
+			[]string{`axon-1 1:1 "" delete(old.txt) repair("delete_file: the 1 block after it (from line 4) is ignored: the act has inline arguments")`}},
 		{"run_command: the act block after the name is the command", "~~~~~act\nrun_command\nmkdir -p locales/zh && touch 'a b'\n~~~~~\n",
-			[]string{`axon-1 1:1 "run_command mkdir -p locales/zh && touch 'a b'" run("mkdir -p locales/zh && touch 'a b'")`}},
+			[]string{`axon-1 1:1 "" run("mkdir -p locales/zh && touch 'a b'")`}},
 		{"block only: log_thought", "~~~~~act\nlog_thought ignored words\n~~~~~\n~~~~~\nThe parser needs a test.\n~~~~~\n",
-			[]string{`axon-1 1:1 "log_thought The parser needs a test." summary="The parser needs a test." repair("log_thought: the inline arguments ignored words are ignored: the act reads its blocks only")`}},
+			[]string{`axon-1 1:1 "" summary="The parser needs a test." repair("log_thought: the inline arguments ignored words are ignored: the act reads its blocks only")`}},
 		{"echo, list_files, search_files, git_status, git_init", mkact("echo", "hello\n") + "~~~~~act\nlist_files src\n~~~~~\n" + mkact("list_files") +
 			"~~~~~act\nsearch_files 'def main' src\n~~~~~\n" + mkact("git_status") + mkact("git_init"),
-			[]string{`axon-1 1:1 "echo hello" echo()`, `axon-2 7:1 "list_files src" list(src)`, `axon-3 10:1 "list_files ." list(.)`,
-				`axon-4 13:1 "search_files def main" search(src)`, `axon-5 16:1 "git_status" status()`,
-				`axon-6 19:1 "git_init" repair("git_init: nothing to do: autocoder works inside an existing git repository")`}},
+			[]string{`axon-1 1:1 "" echo()`, `axon-2 7:1 "" list(src)`, `axon-3 10:1 "" list(.)`,
+				`axon-4 13:1 "" search(src)`, `axon-5 16:1 "" status()`,
+				`axon-6 19:1 "" repair("git_init: nothing to do: autocoder works inside an existing git repository")`}},
 		{"git_status takes no parameter", mkact("git_status", "x\n"),
 			[]string{`error 1:1 git_status takes no parameter but has 1; the first extra one is the block at line 4`}},
 		{"a plan of end only is one step with nothing to do", "```act\nend\n```\n",
-			[]string{`axon-1 1:1 "end"`}},
+			[]string{`axon-1 1:1 ""`}},
 		{"empty act block", "~~~~~act\n\n~~~~~\n",
 			[]string{`error 1:1 the act block names no act`}},
 		{"unterminated quote", "~~~~~act\nwrite_file \"a.txt\n~~~~~\n~~~~~\nx\n~~~~~\n",
@@ -181,27 +181,27 @@ func TestParse(t *testing.T) {
 			[]string{
 				`error 10:1 delete_file takes 1 parameter (path) but has 0`,
 				`error 13:1 git_commit: its group of 2 acts (lines 1-10) is not applied because 1 of its acts could not be read`,
-				`axon-1 19:1 "delete_file z" delete(z)`,
+				`axon-1 19:1 "" delete(z)`,
 			}},
 		{"a plug-in act in a group: the acts before it are applied", mkact("write_file", "a\n", "1\n") + mkact("bump_version") + mkact("git_commit", "msg\n"),
 			[]string{
-				`axon-1 1:1 "write_file a" write(a,"1\n")`,
+				`axon-1 1:1 "" write(a,"1\n")`,
 				`error 11:1 unknown act "bump_version"; the plan stops here: 1 more act (from line 13) not applied`,
 			}},
 		{"git_commit without message", mkact("delete_file", "a\n") + mkact("git_commit", "\n"),
 			[]string{`error 10:1 git_commit: the commit message is empty; its group of 1 act (lines 1-1) is not applied`}},
 		{"crlf", strings.ReplaceAll(mkact("write_file", "a.txt\n", "x\n\ny\n")+mkact("replace", "a.txt\n", "x\n", "z\n"), "\n", "\r\n"),
-			[]string{`axon-1 1:1 "write_file a.txt" write(a.txt,"x\n\ny\n")`, `axon-2 12:1 "replace a.txt" replace(a.txt,"x"->"z")`}},
+			[]string{`axon-1 1:1 "" write(a.txt,"x\n\ny\n")`, `axon-2 12:1 "" replace(a.txt,"x"->"z")`}},
 		{"indented fences lose their indent", "  ~~~~~act\n  write_file\n  ~~~~~\n  ~~~~~\n  a\n  ~~~~~\n  ~~~~~\n    x\n   y\n  ~~~~~\n",
-			[]string{`axon-1 1:3 "write_file a" write(a,"  x\n y\n")`}},
+			[]string{`axon-1 1:3 "" write(a,"  x\n y\n")`}},
 		{"backtick plan: tildes are content", "```act\nwrite_file\n```\n```\nnotes.md\n```\n```\n~~~\nx\n~~~\n```\n",
-			[]string{"axon-1 1:1 \"write_file notes.md\" write(notes.md,\"~~~\\nx\\n~~~\\n\")"}},
+			[]string{"axon-1 1:1 \"\" write(notes.md,\"~~~\\nx\\n~~~\\n\")"}},
 		{"plan char from first act: ``` inside content", mkact("write_file", "r.md\n", "```sh\nls\n```\n"),
-			[]string{"axon-1 1:1 \"write_file r.md\" write(r.md,\"```sh\\nls\\n```\\n\")"}},
+			[]string{"axon-1 1:1 \"\" write(r.md,\"```sh\\nls\\n```\\n\")"}},
 		{"act quoted in a ``` example before the plan is prose", "Example:\n```\n~~~~~act\ndelete_file\n~~~~~\n~~~~~\nall\n~~~~~\n```\n" + mkact("delete_file", "real\n"),
-			[]string{`axon-1 10:1 "delete_file real" delete(real)`}},
+			[]string{`axon-1 10:1 "" delete(real)`}},
 		{"4 tildes inside 5-tilde content", mkact("write_file", "doc.md\n", "~~~~\ncode\n~~~~\n"),
-			[]string{`axon-1 1:1 "write_file doc.md" write(doc.md,"~~~~\ncode\n~~~~\n")`}},
+			[]string{`axon-1 1:1 "" write(doc.md,"~~~~\ncode\n~~~~\n")`}},
 		{"case slip gets a suggestion", mkact("Write_File", "a\n", "x\n"),
 			[]string{`error 2:1 unknown act "Write_File"`}},
 	}
@@ -335,4 +335,36 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text []byte) {
 		checkItems(t, text, Parse(text))
 	})
+}
+
+// A step of one act takes the plan's title: the last Markdown heading
+// before the plan, or the first sentence of the paragraph right before it;
+// an acknowledgement, or a code block before the plan, gives none.
+func TestPlanTitle(t *testing.T) {
+	act := mkact("write_file", "a\n", "x\n")
+	for _, c := range []struct{ text, want string }{
+		{"# Add a login form\n\nSome words.\n\n" + act, "Add a login form"},
+		{"## Fix the **parser** ##\n" + act, "Fix the **parser**"},
+		{"I'll add a login form to the app. It has two fields.\n\n" + act, "I'll add a login form to the app"},
+		{"Rename the helper so\nit reads better:\n" + act, "Rename the helper so it reads better"},
+		{"Sure! Here is the plan.\n\n" + act, ""},
+		{"好的。\n\n" + act, ""},
+		{"修复登录表单的校验。然后测试。\n" + act, "修复登录表单的校验"},
+		{"Example:\n```\ncode\n```\n" + act, ""},
+		{"```py\n# not a heading\n```\n" + act, ""},
+		{act, ""},
+	} {
+		items := Parse([]byte(c.text))
+		if len(items) != 1 || items[0].Step == nil {
+			t.Fatalf("%q: %d items", c.text, len(items))
+		}
+		if got := items[0].Step.Reason; got != c.want {
+			t.Errorf("%q: reason %q, want %q", c.text, got, c.want)
+		}
+	}
+	// A git_commit group keeps its message.
+	items := Parse([]byte("# Title\n" + act + mkact("git_commit", "Write a\n")))
+	if len(items) != 1 || items[0].Step.Reason != "Write a" {
+		t.Errorf("git_commit group: %+v", items[0].Step)
+	}
 }

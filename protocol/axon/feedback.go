@@ -73,6 +73,9 @@ func writeStep(b *strings.Builder, r step.Result) {
 			id = s.ID
 		}
 		what, line = s.Reason, s.Pos.Line
+		if src, ok := s.Source.(Source); ok && len(src.Acts) == 1 {
+			what = src.Acts[0].Desc // the act the model wrote, whatever the step's reason
+		}
 	}
 	fmt.Fprintf(b, "[%s] %s", id, r.Status)
 	if what != "" {

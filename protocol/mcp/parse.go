@@ -499,7 +499,8 @@ func (c *call) build(st *step.Step, pos step.Pos) error {
 			}
 			st.Ops = append(st.Ops, fop)
 		}
-		st.Reason = fmt.Sprintf("mcp fs.writeBatch: %d files", len(st.Ops))
+		// No Reason: the model gave none, and the engine describes the
+		// step by its operations, in the commit and on the terminal alike.
 		return nil
 	case "fs.mkdir":
 		op.Kind, op.Parents = step.OpMkdir, c.bool("parents")
@@ -541,10 +542,6 @@ func (c *call) build(st *step.Step, pos step.Pos) error {
 			return fail(c.args, "", "%s: %v", tool, err)
 		}
 	}
-	st.Ops = []step.Op{op}
-	st.Reason = "mcp " + tool + ": " + op.Path
-	if op.To != "" {
-		st.Reason += " -> " + op.To
-	}
+	st.Ops = []step.Op{op} // no Reason: see fs.writeBatch
 	return nil
 }
