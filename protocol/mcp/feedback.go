@@ -258,10 +258,8 @@ func ErrorFor(r step.Result) *RPCError {
 		return nil
 	}
 	msg, hint := r.Error, r.Hint
-	var opErrs []string
 	for _, op := range r.Ops {
 		if op.Error != "" {
-			opErrs = append(opErrs, op.Error)
 			if msg == "" {
 				msg = op.Error
 			}
