@@ -475,10 +475,10 @@ func waitPID(t *testing.T, path string) int {
 func waitGone(t *testing.T, pid int) {
 	t.Helper()
 	for deadline := time.Now().Add(4 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if syscall.Kill(pid, 0) != nil {
+		if !processAlive(pid) {
 			return
 		}
 	}
-	syscall.Kill(pid, syscall.SIGKILL)
+	killProcess(pid)
 	t.Fatalf("process %d (started by the program) is still running", pid)
 }
