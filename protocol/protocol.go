@@ -55,6 +55,9 @@ func Parse(text []byte) []step.Item {
 		if it.Start < end {
 			continue
 		}
+		if it.Step != nil && it.Start < it.End && it.End <= len(text) {
+			it.Step.Raw = string(text[it.Start:it.End])
+		}
 		items = append(items, it)
 		end = max(end, it.End)
 	}

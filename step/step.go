@@ -163,6 +163,11 @@ type Step struct {
 	// Repairs lists what the tolerant reader had to fix to read the block.
 	Repairs []Repair `json:"repairs,omitempty"`
 
+	// Raw is the block's text as the response wrote it, kept as the step's
+	// provenance (a git note on its commit); "" for a step that came from
+	// no text (an MCP tool call).
+	Raw string `json:"-"`
+
 	// Source is the dialect's own record of the request (for example the
 	// JSON-RPC id and tool name), kept for writing the feedback.
 	Source any `json:"-"`

@@ -37,6 +37,7 @@ func (e *Engine) Run(ctx context.Context, items []step.Item, o RunOptions) (resu
 	defer func() { e.batch = false }()
 	// --atomic: a failed run must leave even the redo stack as it was.
 	savedRedo := e.readRedo(start.Branch)
+	notesStart, _, _ := e.Repo.ResolveRef(gitops.NotesRef)
 	failed := false
 	for _, it := range items {
 		if failed {
@@ -93,6 +94,7 @@ func (e *Engine) Run(ctx context.Context, items []step.Item, o RunOptions) (resu
 		if start.Branch != "" {
 			e.writeRedo(start.Branch, savedRedo)
 		}
+		e.resetNotes(notesStart)
 		for i := range results {
 			if results[i].Status == step.StatusApplied {
 				results[i].Status = step.StatusFailed
@@ -197,6 +199,7 @@ func (e *Engine) apply(ctx context.Context, s *step.Step) step.Result {
 		}
 	}
 	res.Status, res.Commit = step.StatusApplied, commit.String()
+	e.addNote(commit, s)
 	if len(s.Programs) > 0 {
 		e.runPrograms(ctx, s, &res)
 	}
@@ -484,4 +487,42 @@ func fileDiff(rel string, f *file) string {
 		newMode = f.mode
 	}
 	return unidiff.File(rel, rel, f.origData, f.data, oldMode, newMode)
+}
+
+// addNote stores the step's raw block as a git note on its commit
+// (gitops.NotesRef), so `git notes --ref autocoder show` and `autocoder
+// show` say what the model wrote. The step is committed already: a note
+// that cannot be written is a warning, not a failure.
+func (e *Engine) addNote(commit gitops.Hash, s *step.Step) {
+	if s.Raw == "" {
+		return
+	}
+	_, who, err := e.identity()
+	if err == nil {
+		text := s.Raw
+		if !strings.HasSuffix(text, "\n") {
+			text += "\n"
+		}
+		err = e.Repo.AddNote(gitops.NotesRef, commit, []byte(text), who, e.priv)
+	}
+	if err != nil {
+		fmt.Fprintf(e.opts.Log, "autocoder: warning: step %s: its block was not stored as a note on %s: %v\n", s.ID, commit.String()[:12], err)
+	}
+}
+
+// resetNotes moves the notes ref back to where a run found it, when the run
+// took its steps back: their notes go with them.
+func (e *Engine) resetNotes(to gitops.Hash) {
+	cur, _, err := e.Repo.ResolveRef(gitops.NotesRef)
+	if err != nil || cur == to {
+		return
+	}
+	_, who, err := e.identity()
+	if err == nil {
+		err = e.Repo.UpdateRef(gitops.RefUpdate{Name: gitops.NotesRef, Old: cur, New: to, Who: who,
+			Message: "autocoder: notes of steps taken back"}, e.priv)
+	}
+	if err != nil {
+		fmt.Fprintf(e.opts.Log, "autocoder: warning: the notes of the steps taken back stay in %s: %v\n", gitops.NotesRef, err)
+	}
 }

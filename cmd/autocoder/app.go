@@ -33,6 +33,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			parseCommand(),
 			promptCommand(),
 			runCommand(),
+			showCommand(),
 			mcpCommand(),
 			demoCommand(),
 		},

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/autocoder/autocoder/agent"
 	"github.com/autocoder/autocoder/config"
@@ -12,6 +13,10 @@ import (
 	"github.com/autocoder/autocoder/step"
 	"github.com/urfave/cli/v2"
 )
+
+// runsDir is where `autocoder run` keeps its conversations, in autocoder's
+// own folder under the git directory (gitops.Private).
+const runsDir = "runs"
 
 func runCommand() *cli.Command {
 	return &cli.Command{
@@ -59,6 +64,16 @@ func runRun(c *cli.Context) error {
 		runErr = err
 	}
 	rep.Print(c.App.Writer, currentBranch(e), base)
+	// The conversation is kept with the repository's own data, where
+	// `autocoder show` finds the turn a step came from.
+	if p, err := e.Repo.Private(); err == nil {
+		path := p.Path(runsDir + "/" + time.Now().UTC().Format("20060102T150405Z") + fmt.Sprintf("-%d.json", os.Getpid()))
+		if err := rep.Save(path); err != nil {
+			fmt.Fprintf(c.App.ErrWriter, "autocoder: warning: %v\n", err)
+		} else {
+			fmt.Fprintf(c.App.Writer, "conversation: %s\n", path)
+		}
+	}
 	if runErr != nil {
 		return runErr
 	}
