@@ -216,10 +216,10 @@ func TestMCPStartedAnywhere(t *testing.T) {
 		t.Fatalf("with the client's roots: %q", text)
 	}
 
-	for _, flag := range []string{"--root", "-C"} {
-		m = startMCP(t, nowhere, nil, flag, g.Dir)
+	for _, argv := range [][]string{{"mcp", "--root", g.Dir}, {"mcp", "-C", g.Dir}, {"-C", g.Dir, "mcp"}} {
+		m = startCommand(t, nowhere, nil, "autocoder", argv...)
 		if text := m.mustCall("fs_read", map[string]any{"path": "a.txt"}); text != "a\n" {
-			t.Fatalf("with %s: %q", flag, text)
+			t.Fatalf("autocoder %v: %q", argv, text)
 		}
 	}
 }
