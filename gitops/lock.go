@@ -61,7 +61,9 @@ func retryLocked(lock string, take func() error) error {
 		}
 		waited := time.Since(start)
 		if waited >= LockWait {
-			return &LockedError{Path: lock, Waited: waited}
+			// The wait we allowed, not the clock's overshoot on a busy
+			// machine: the message says what the policy is.
+			return &LockedError{Path: lock, Waited: LockWait}
 		}
 		time.Sleep(min(pause, LockWait-waited))
 		pause = min(pause*2, 50*time.Millisecond)
