@@ -18,8 +18,9 @@ import (
 // Run runs the program in its own process group in s.Dir and waits for it.
 // At s.Timeout, or when ctx is cancelled, it stops the whole group: SIGTERM,
 // then SIGKILL after s.Grace, so that processes the program started die with
-// it. When the program ends on its own, whatever it left running in its group
-// is killed too: nothing a step starts outlives the step.
+// it. When the program ends on its own, whatever it left running is killed
+// too, in its group or out of it (sweep_linux.go): nothing a step starts
+// outlives the step.
 //
 // Standard input is empty. A non-zero exit is not an error (Result.ExitCode);
 // the error is a *StartError when the program could not start, or wraps
@@ -64,10 +65,11 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 		cmd = exec.Command(s.Command, s.Args...)
 	}
 	cmd.Dir = s.Dir
-	if s.Env != nil {
-		// exec keeps the last of duplicate names, so these override.
-		cmd.Env = append(os.Environ(), s.Env...)
-	}
+	// The token marks everything the program starts (see sweep); exec keeps
+	// the last of duplicate names, so the step's own entries override ours.
+	becomeSubreaper()
+	token := newRunToken()
+	cmd.Env = append(append(os.Environ(), runTokenVar+"="+token), s.Env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 
 	// Our own pipes rather than exec's: exec's Wait also waits for its
@@ -107,6 +109,8 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	// is a zombie, so the group is signalled only between its exit and its
 	// reaping: never after, when the id could name someone else's group.
 	pgid := cmd.Process.Pid
+	running.Store(pgid, struct{}{})
+	defer running.Delete(pgid)
 	exited := make(chan struct{})
 	go func() {
 		waitExited(pgid)
@@ -127,6 +131,9 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	waitErr := cmd.Wait()
 	dur := time.Since(start)
+	// And what left the group: its own session, its own group, orphans.
+	running.Delete(pgid)
+	sweep(token)
 
 	// The pipes close when the last process holding them is gone. One that
 	// left the group (setsid) could hold them for ever: wait a grace, then

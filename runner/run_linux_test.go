@@ -216,11 +216,42 @@ func TestEscapedProcessDoesNotHoldRun(t *testing.T) {
 	if string(res.Stdout) != "hi\n" {
 		t.Fatalf("stdout %q", res.Stdout)
 	}
-	pid := readPid(t, filepath.Join(dir, "pid"))
-	if gone(pid) {
-		t.Fatal("the escaped helper is gone already: the test proves nothing")
+	// Nothing a step starts outlives it: autocoder is the subreaper of what
+	// its programs leave, so the escapee is found and killed too.
+	assertGone(t, readPid(t, filepath.Join(dir, "pid")))
+}
+
+// TestSetsidEscapeeIsKilled: a process that left the program's group and
+// session (setsid), with or without the environment it inherited, is
+// killed when the program ends, at its timeout and when the context is
+// cancelled, and Run does not return before it is gone.
+func TestSetsidEscapeeIsKilled(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
 	}
-	syscall.Kill(pid, syscall.SIGKILL)
+	for _, tc := range []struct {
+		name   string
+		launch string
+		spec   func(*Spec)
+	}{
+		{"program ends", `"$1"`, func(*Spec) {}},
+		{"env cleared", `env -i RUNNER_TEST_HELPER=escape "$1"`, func(*Spec) {}},
+		{"timeout", `"$1"`, func(s *Spec) { s.Command += "; sleep 30"; s.Timeout = 500 * time.Millisecond }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s := Spec{Command: tc.launch + ` & echo $! > pid; while [ ! -e escaped ]; do sleep 0.01; done; echo hi`, Args: []string{self},
+				Shell: true, Dir: dir, Env: []string{"RUNNER_TEST_HELPER=escape"}, Grace: 200 * time.Millisecond}
+			tc.spec(&s)
+			Run(context.Background(), s)
+			pid := readPid(t, filepath.Join(dir, "pid"))
+			if !gone(pid) {
+				syscall.Kill(pid, syscall.SIGKILL)
+				t.Fatalf("the process that left with setsid (pid %d) outlived its step", pid)
+			}
+		})
+	}
 }
 
 func TestCancel(t *testing.T) {

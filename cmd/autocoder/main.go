@@ -7,6 +7,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"github.com/autocoder/autocoder/termsafe"
 	"io"
 	"os"
@@ -26,8 +28,40 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// Every command's context ends on Ctrl-C or SIGTERM: a step not yet at
 	// its commit point is rolled back, and a running program is stopped
 	// with everything it started (txn.Engine.Apply, runner.Run).
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	// (signal.NotifyContext's cause names the signal only in its text; the
+	// exit code needs the signal itself.)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case s := <-sigs:
+			cancel(&signalled{s})
+		case <-done:
+		}
+	}()
 	err := app.RunContext(ctx, args)
-	return report(stderr, err)
+	code := report(stderr, err)
+	var sig *signalled
+	if errors.As(context.Cause(ctx), &sig) {
+		// What was committed before is kept and was listed above; the step
+		// in flight was finished (past its commit point) or rolled back.
+		fmt.Fprintf(stderr, "autocoder: stopped by %s: the steps reported applied are committed; the step in flight was finished or rolled back, and its programs stopped\n", sig.s)
+		if n, ok := sig.s.(syscall.Signal); ok {
+			return 128 + int(n) // the shell's convention: 130 for Ctrl-C, 143 for SIGTERM
+		}
+	}
+	return code
 }
+
+// signalled is the cause of the context of a command stopped by a signal.
+type signalled struct{ s os.Signal }
+
+func (e *signalled) Error() string { return e.s.String() + " signal received" }
+
+// Is makes the cause match context.Canceled, as the context's own error does.
+func (e *signalled) Is(target error) bool { return target == context.Canceled }
