@@ -133,7 +133,7 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	dur := time.Since(start)
 	// And what left the group: its own session, its own group, orphans.
 	running.Delete(pgid)
-	sweep(token)
+	sweep(pgid, token)
 
 	// The pipes close when the last process holding them is gone. One that
 	// left the group (setsid) could hold them for ever: wait a grace, then

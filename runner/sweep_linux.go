@@ -52,7 +52,10 @@ func newRunToken() string {
 }
 
 // proc is what a sweep needs to know of a process.
-type proc struct{ pid, ppid, pgrp, sid int }
+type proc struct {
+	pid, ppid, pgrp, sid int
+	zombie               bool
+}
 
 // readProc reads /proc/<pid>/stat: "pid (comm) S ppid pgrp session ...";
 // comm may hold spaces and parentheses, so the fields follow the last ")".
@@ -66,13 +69,13 @@ func readProc(pid int) (proc, bool) {
 		return proc{}, false
 	}
 	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 4 || f[0] == "Z" || f[0] == "X" {
-		return proc{}, false // a zombie is dead already
+	if len(f) < 4 {
+		return proc{}, false
 	}
 	ppid, _ := strconv.Atoi(f[1])
 	pgrp, _ := strconv.Atoi(f[2])
 	sid, _ := strconv.Atoi(f[3])
-	return proc{pid: pid, ppid: ppid, pgrp: pgrp, sid: sid}, true
+	return proc{pid: pid, ppid: ppid, pgrp: pgrp, sid: sid, zombie: f[0] == "Z" || f[0] == "X"}, true
 }
 
 func hasToken(pid int, entry []byte) bool {
@@ -89,16 +92,18 @@ func hasToken(pid int, entry []byte) bool {
 }
 
 // sweep kills what the program run with token left running anywhere (see
-// the file's comment), and reaps those that became this process's children.
-// It returns when none is left, or after a few rounds against a tree that
-// keeps forking. (It never goes by the program's group id: the program is
-// reaped by now, and the id may name someone else's group.)
-func sweep(token string) {
+// the file's comment), and reaps those that became this process's children,
+// and the members of the program's group pgid that the group kill left as
+// this process's zombies (orphans re-parented to it as subreaper). It never
+// kills by the group id: the program is reaped by now, and the id names its
+// group only while a member, even a zombie, is left in it.
+func sweep(pgid int, token string) {
 	self, mySid := os.Getpid(), unix.Getpgrp()
 	if s, err := unix.Getsid(0); err == nil {
 		mySid = s
 	}
 	entry := []byte(runTokenVar + "=" + token)
+	mine := map[int]bool{} // killed by this sweep: a zombie of them is ours to reap
 	for round := 0; round < 20; round++ {
 		d, err := os.Open("/proc")
 		if err != nil {
@@ -116,11 +121,18 @@ func sweep(token string) {
 			if !ok {
 				continue
 			}
+			if p.zombie {
+				if p.ppid == self && (p.pgrp == pgid || mine[pid]) {
+					killed = append(killed, p) // dead already: only to reap
+				}
+				continue
+			}
 			_, busy := running.Load(p.pgrp)
 			orphan := p.ppid == self && p.sid != mySid && !busy
 			if orphan || hasToken(pid, entry) {
 				syscall.Kill(pid, syscall.SIGKILL)
 				killed = append(killed, p)
+				mine[pid] = true
 			}
 		}
 		if len(killed) == 0 {
