@@ -293,6 +293,9 @@ func (w *workspace) resolveOp(op *step.Op, r *step.OpResult) error {
 	switch op.Kind {
 	case step.OpWrite:
 		if f.exists {
+			if err := checkElision(rel, f.data, op.Content); err != nil {
+				return err
+			}
 			r.Message = "replaced an existing file"
 		} else {
 			r.Message = "created"

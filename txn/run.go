@@ -220,8 +220,33 @@ func (e *Engine) resolveStep(s *step.Step, overlay map[string]*file, res *step.R
 	if err = w.resolve(s, res); err != nil {
 		return
 	}
-	ch, err = w.changes(headTree)
+	if ch, err = w.changes(headTree); err != nil {
+		return
+	}
+	err = e.refuseIgnored(ch)
 	return
+}
+
+// refuseIgnored refuses a step that creates a file git ignores: git add
+// refuses it, and a commit holding it would put into history what the
+// user's rules keep out of it (build output, secrets in .env).
+func (e *Engine) refuseIgnored(ch []pathChange) error {
+	var created []string
+	for _, c := range ch {
+		if c.New.Exists && !c.Old.Exists {
+			created = append(created, c.Path)
+		}
+	}
+	ignored, err := e.Repo.Ignored(created)
+	if err != nil {
+		return err
+	}
+	for _, p := range created {
+		if ig, ok := ignored[p]; ok {
+			return ig
+		}
+	}
+	return nil
 }
 
 // CancelledError is a step whose call was cancelled (the client cancelled
