@@ -66,3 +66,27 @@ func TestSessionReleasesTheRepositoryBetweenCalls(t *testing.T) {
 	}
 	g.Fsck()
 }
+
+// A git gc between two calls packs the objects the session's first call
+// wrote and removes the loose ones; the next call finds them in the new
+// pack (go-git reads its list of packs once, so the store is reopened).
+func TestSessionSurvivesGitGCBetweenCalls(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
+	e := open(t, g.Dir, txn.Options{})
+	ctx := context.Background()
+	mustApply(t, e, mkStep("s1", write("b", "one\n")))
+	if err := e.Release(); err != nil {
+		t.Fatal(err)
+	}
+	g.Git("gc", "-q", "--prune=now")
+	if err := e.Acquire(ctx, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	mustApply(t, e, mkStep("s2", replace("b", "one", "two"), write("c", "c\n")))
+	if err := e.Release(); err != nil {
+		t.Fatal(err)
+	}
+	g.AssertClean()
+	g.Fsck()
+}
