@@ -16,6 +16,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 	app := &cli.App{
 		Name:      "autocoder",
 		Usage:     "apply a language model's instruction blocks to a git repository, one commit per step",
+		Version:   versionLine(), // --version (see version.go)
 		Reader:    stdin,
 		Writer:    stdout,
 		ErrWriter: stderr,
