@@ -25,6 +25,7 @@ func applyCommand() *cli.Command {
 			&cli.StringFlag{Name: "branch", Usage: "work branch `NAME` (autocoder/ is prepended when missing)"},
 			formatFlag,
 			&cli.BoolFlag{Name: "allow-programs", Usage: "let the response run any program for this run (autocoder.toml [programs] otherwise decides)"},
+			&cli.BoolFlag{Name: "clipboard", Usage: "read the response from the system clipboard and put the executor's answer back on it"},
 			&cli.StringFlag{Name: "feedback", Usage: "write the executor's answer in the response's dialect to `FILE` (- for standard output)"},
 		},
 		Action: runApply,
@@ -65,7 +66,16 @@ func runApply(c *cli.Context) error {
 		return err
 	}
 	defer e.Close()
-	text, _, err := readInput(c, cfg.Apply.MaxResponseBytes)
+	var text []byte
+	if c.Bool("clipboard") {
+		if c.NArg() > 0 {
+			return &usageError{msg: "--clipboard reads the response from the clipboard, not from " + c.Args().First(),
+				try: "Try: autocoder apply --clipboard (with the model's answer copied), or autocoder apply " + c.Args().First()}
+		}
+		text, err = readClipboard()
+	} else {
+		text, _, err = readInput(c, cfg.Apply.MaxResponseBytes)
+	}
 	if err != nil {
 		return err
 	}
@@ -150,6 +160,12 @@ func currentBranch(e *txn.Engine) string {
 
 func writeFeedback(c *cli.Context, results []step.Result) error {
 	dest := c.String("feedback")
+	if c.Bool("clipboard") && !c.Bool("dry-run") {
+		if err := writeClipboard(protocol.Feedback(results)); err != nil {
+			return err
+		}
+		fmt.Fprintln(c.App.ErrWriter, "autocoder: the executor's answer is on the clipboard: paste it into the chat")
+	}
 	if dest == "" {
 		return nil
 	}

@@ -30,7 +30,8 @@ func TestMain(m *testing.M) {
 //	gitok           fail unless git status is clean and git fsck --strict is silent
 //	fsck            fail unless git fsck --strict is silent
 //
-// and the model commands of model_test.go (fakemodel, modelrequests).
+// and the model commands of model_test.go (fakemodel, modelrequests) and
+// xserver (xserver_test.go).
 func TestScripts(t *testing.T) {
 	testscript.Run(t, scriptParams("testdata/script"))
 }
@@ -82,6 +83,7 @@ func scriptParams(dir string) testscript.Params {
 		},
 	}
 	maps.Copy(p.Cmds, modelCmds())
+	maps.Copy(p.Cmds, xCmds())
 	return p
 }
 
