@@ -4,7 +4,11 @@
 //
 // Start with Spec and Run. Whether a program may run at all is not decided
 // here: that is config.ProgramAllowed, asked by the engine before Run.
-// The process handling (run_linux.go) is Linux only; elsewhere Run says so.
+// The process handling is run.go, over a group per program: a process group
+// on Linux and macOS (group_unix.go; group_linux.go waits for the exit with
+// waitid and sweeps what left the group, sweep_linux.go; group_darwin.go
+// waits with kqueue) and a job object on Windows (group_windows.go).
+// Elsewhere Run says it cannot run programs (run_other.go).
 package runner
 
 import (
@@ -99,8 +103,8 @@ func (e *StartError) Class() step.Class { return step.ClassProgramFailed }
 func (e *StartError) Hint() string { return e.Fix }
 
 // ErrUnsupported is returned by Run where programs cannot be run safely:
-// stopping a whole process group needs Linux here.
-var ErrUnsupported = errors.New("running programs is supported on Linux only")
+// stopping a whole process tree needs Linux, macOS or Windows here.
+var ErrUnsupported = errors.New("running programs is supported on Linux, macOS and Windows only")
 
 // name is how messages call the program.
 func (s Spec) name() string {

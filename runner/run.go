@@ -1,4 +1,4 @@
-//go:build linux
+//go:build linux || darwin || windows
 
 package runner
 
@@ -12,15 +12,16 @@ import (
 	"sync"
 	"syscall"
 	"time"
-	"unsafe"
 )
 
-// Run runs the program in its own process group in s.Dir and waits for it.
-// At s.Timeout, or when ctx is cancelled, it stops the whole group: SIGTERM,
-// then SIGKILL after s.Grace, so that processes the program started die with
-// it. When the program ends on its own, whatever it left running is killed
-// too, in its group or out of it (sweep_linux.go): nothing a step starts
-// outlives the step.
+// Run runs the program in its own process group (a job object on Windows)
+// in s.Dir and waits for it. At s.Timeout, or when ctx is cancelled, it
+// stops the whole group: SIGTERM, then SIGKILL after s.Grace (on Windows a
+// Ctrl-Break, then the job is terminated), so that processes the program
+// started die with it. When the program ends on its own, whatever it left
+// running is killed too, in its group or out of it (on Linux also what left
+// the group: sweep_linux.go): nothing a step starts outlives the step. The
+// per-system part is a group: group_unix.go, group_windows.go.
 //
 // Standard input is empty. A non-zero exit is not an error (Result.ExitCode);
 // the error is a *StartError when the program could not start, or wraps
@@ -60,17 +61,20 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 
 	var cmd *exec.Cmd
 	if s.Shell {
-		cmd = exec.Command("/bin/sh", append([]string{"-c", s.Command, "sh"}, s.Args...)...)
+		sh, err := shellPath()
+		if err != nil {
+			return Result{}, startError(s, err)
+		}
+		cmd = exec.Command(sh, append([]string{"-c", s.Command, "sh"}, s.Args...)...)
 	} else {
 		cmd = exec.Command(s.Command, s.Args...)
 	}
 	cmd.Dir = s.Dir
-	// The token marks everything the program starts (see sweep); exec keeps
-	// the last of duplicate names, so the step's own entries override ours.
-	becomeSubreaper()
-	token := newRunToken()
-	cmd.Env = append(append(os.Environ(), runTokenVar+"="+token), s.Env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// The group's own variables (Linux: the token that marks everything
+	// the program starts, see sweep) come first: exec keeps the last of
+	// duplicate names, so the step's own entries override ours.
+	prep := prepareGroup(cmd)
+	cmd.Env = append(append(os.Environ(), prep.env()...), s.Env...)
 
 	// Our own pipes rather than exec's: exec's Wait also waits for its
 	// copying goroutines, that is for every holder of the pipe to exit, and a
@@ -105,15 +109,19 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	go func() { defer readers.Done(); stdout.readAll(outR) }()
 	go func() { defer readers.Done(); stderr.readAll(errR) }()
 
-	// The group id is the program's pid. It stays reserved while the program
-	// is a zombie, so the group is signalled only between its exit and its
-	// reaping: never after, when the id could name someone else's group.
-	pgid := cmd.Process.Pid
-	running.Store(pgid, struct{}{})
-	defer running.Delete(pgid)
+	g, err := startGroup(cmd, prep)
+	if err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		outR.Close()
+		errR.Close()
+		readers.Wait()
+		return Result{}, fmt.Errorf("run %q: %w", s.name(), err)
+	}
+	defer g.release()
 	exited := make(chan struct{})
 	go func() {
-		waitExited(pgid)
+		g.waitExited()
 		close(exited)
 	}()
 
@@ -123,17 +131,17 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	select {
 	case <-exited:
 	case <-timer.C:
-		timedOut = stopGroup(pgid, grace, exited)
+		timedOut = stopGroup(g, grace, exited)
 	case <-ctx.Done():
-		cancelled = stopGroup(pgid, grace, exited)
+		cancelled = stopGroup(g, grace, exited)
 	}
 	// Sweep what the program left behind in its group.
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	g.kill()
 	waitErr := cmd.Wait()
 	dur := time.Since(start)
-	// And what left the group: its own session, its own group, orphans.
-	running.Delete(pgid)
-	sweep(pgid, token)
+	// And what left the group (Linux: its own session, its own group,
+	// orphans).
+	g.afterWait()
 
 	// The pipes close when the last process holding them is gone. One that
 	// left the group (setsid) could hold them for ever: wait a grace, then
@@ -174,41 +182,40 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 // SIGKILL when the program has not exited after grace. It reports false when
 // the program had exited already, so that a program that finished just as
 // the timer fired is not reported as timed out.
-func stopGroup(pgid int, grace time.Duration, exited <-chan struct{}) bool {
+func stopGroup(g group, grace time.Duration, exited <-chan struct{}) bool {
 	select {
 	case <-exited:
 		return false
 	default:
 	}
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	g.stop()
 	t := time.NewTimer(grace)
 	defer t.Stop()
 	select {
 	case <-exited:
 	case <-t.C:
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		g.kill()
 		<-exited
 	}
 	return true
 }
 
-// waitExited blocks until the process pid has exited, without reaping it
-// (waitid with WNOWAIT), so that its pid and group id stay reserved until
-// cmd.Wait. Errors (none are expected for our own child) end the wait.
-func waitExited(pid int) {
-	const (
-		pPID    = 1          // P_PID
-		wExited = 0x4        // WEXITED
-		wNoWait = 0x01000000 // WNOWAIT
-	)
-	var info [128]byte // siginfo_t
-	for {
-		_, _, errno := syscall.Syscall6(syscall.SYS_WAITID, pPID, uintptr(pid),
-			uintptr(unsafe.Pointer(&info[0])), wExited|wNoWait, 0, 0)
-		if errno != syscall.EINTR {
-			return
-		}
-	}
+// group is a program with every process it starts: a process group on
+// unix, a job object on Windows. prepareGroup (per system) sets up the
+// command before Start, startGroup makes the group of the started command.
+type group interface {
+	// waitExited blocks until the program itself has exited, without
+	// reaping it, so that what names the group stays valid until Wait.
+	waitExited()
+	// stop asks every process of the group to end (SIGTERM).
+	stop()
+	// kill ends every process of the group at once (SIGKILL).
+	kill()
+	// afterWait ends what the program started and the group kill missed,
+	// once the program is reaped.
+	afterWait()
+	// release frees what the group holds.
+	release()
 }
 
 // exitCode is the exit status, or minus the signal that ended the program.
