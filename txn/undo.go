@@ -34,16 +34,9 @@ func (e *NothingError) Hint() string { return e.Fix }
 // Class is step failed: there is nothing to undo or redo.
 func (e *NothingError) Class() step.Class { return step.ClassStepFailed }
 
-// LogEntry is one commit on the work branch: a step, or a commit of the
-// user's own (Kind "user", no StepID).
-type LogEntry struct {
-	StepID  string `json:"step_id"`
-	Kind    string `json:"kind"` // "step" or "user"
-	Commit  string `json:"commit"`
-	Subject string `json:"subject"`
-	Author  string `json:"author"`
-	Date    string `json:"date"`
-}
+// LogEntry is one commit on the work branch (see step.LogEntry, where it
+// lives so that protocol/report can write it without the engine).
+type LogEntry = step.LogEntry
 
 func logEntry(c *gitops.Commit) LogEntry {
 	en := LogEntry{StepID: c.Trailer("Autocoder-Step"), Kind: "step", Commit: c.Hash.String(), Subject: c.Subject(),

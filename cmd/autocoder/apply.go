@@ -1,15 +1,13 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"github.com/autocoder/autocoder/step"
-	"github.com/autocoder/autocoder/termsafe"
-	"io"
 	"os"
 	"strings"
 
 	"github.com/autocoder/autocoder/protocol"
+	"github.com/autocoder/autocoder/protocol/report"
+	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/txn"
 	"github.com/urfave/cli/v2"
 )
@@ -102,11 +100,12 @@ func runApply(c *cli.Context) error {
 	if err := writeFeedback(c, results); err != nil {
 		return err
 	}
+	out := report.Run{Branch: branch, DryRun: c.Bool("dry-run"), Results: results, Code: exitOf(fail), CodeOf: exitCode,
+		Subject: func(s *step.Step) string { return txn.Subject(s, e.Repo.Root) }}
 	if f == "json" {
-		writeJSON(c.App.Writer, map[string]any{"branch": branch, "dry_run": c.Bool("dry-run"),
-			"results": jsonResults(results), "exit_code": report(io.Discard, fail)})
+		out.JSON(c.App.Writer)
 	} else {
-		printResults(c.App.Writer, c.App.ErrWriter, branch, results, c.Bool("dry-run"), e.Repo.Root)
+		out.Text(c.App.Writer, c.App.ErrWriter)
 	}
 	return fail
 }
@@ -125,29 +124,10 @@ func readable(items []step.Item) *noBlocksError {
 
 func reportUnreadable(c *cli.Context, f string, err *noBlocksError) error {
 	if f == "json" {
-		writeJSON(c.App.Writer, map[string]any{"results": []any{}, "errors": err.errs, "exit_code": exitCode(err.Class())})
+		report.Unreadable(c.App.Writer, err.errs, exitCode(err.Class()))
 		return &reported{class: err.Class()}
 	}
 	return err
-}
-
-// jsonResult is a result as --format json writes it: with its class and
-// exit code when it failed by an error of its own.
-type jsonResult struct {
-	step.Result
-	Class string `json:"class,omitempty"`
-	Code  int    `json:"code,omitempty"`
-}
-
-func jsonResults(rs []step.Result) []jsonResult {
-	out := make([]jsonResult, len(rs))
-	for i, r := range rs {
-		out[i].Result = r
-		if r.Status == step.StatusFailed && r.Reason != step.ReasonRolledBack {
-			out[i].Class, out[i].Code = r.Class.String(), exitCode(r.Class)
-		}
-	}
-	return out
 }
 
 func currentBranch(e *txn.Engine) string {
@@ -178,108 +158,4 @@ func writeFeedback(c *cli.Context, results []step.Result) error {
 		return fmt.Errorf("write feedback: %w", err)
 	}
 	return nil
-}
-
-func writeJSON(w io.Writer, v any) {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	enc.Encode(v)
-}
-
-// printResults is the human output: one line per step, then what went wrong
-// and what to do, with the response's line numbers.
-func printResults(out, errw io.Writer, branch string, results []step.Result, dry bool, root string) {
-	// The human output quotes the response and the programs it ran: on a
-	// terminal their escape sequences must show, not act.
-	out = termsafe.Writer{W: out}
-	for _, r := range results {
-		id := r.StepID
-		if r.ParseErr != nil {
-			id = fmt.Sprintf("(block at line %d)", r.ParseErr.Pos.Line)
-		}
-		commit := ""
-		if len(r.Commit) >= 12 {
-			commit = r.Commit[:12]
-		}
-		fmt.Fprintf(out, "%-9s  %-14s %-12s %s\n", r.Status, id, commit, describe(r, root))
-		for _, op := range r.Ops {
-			if dry && op.Diff != "" {
-				fmt.Fprint(out, indent(op.Diff))
-			}
-			for _, m := range op.Replaces {
-				if m.AlreadyApplied {
-					fmt.Fprintf(out, "    %s: edit %d was already applied; nothing changed\n", op.Path, m.Index+1)
-				} else if m.Tier != "" && m.Tier != "exact" {
-					fmt.Fprintf(out, "    %s: edit %d matched lines %d-%d by the %s tier\n", op.Path, m.Index+1, m.StartLine, m.EndLine, m.Tier)
-				}
-			}
-			if op.Status == step.StatusRead && op.Output != "" {
-				fmt.Fprint(out, indent(op.Output))
-			}
-		}
-		for _, pr := range r.Programs {
-			fmt.Fprintf(out, "    program %s: %s (exit code %d)\n", pr.Name, pr.Status, pr.ReturnCode)
-			if pr.Stdout != "" {
-				fmt.Fprint(out, indent(pr.Stdout))
-			}
-			if pr.Stderr != "" {
-				fmt.Fprint(out, indent(pr.Stderr))
-			}
-			if pr.Error != "" && pr.Status != step.ProgramRefused {
-				fmt.Fprint(out, indent(pr.Error))
-			}
-			if pr.Status == step.ProgramRefused {
-				// Not run, while the step's files applied: said where
-				// errors go, with what to do.
-				fmt.Fprintf(errw, "autocoder: error: step %s: program %s: %s\n", id, pr.Name, pr.Error)
-				if pr.Hint != "" {
-					fmt.Fprintf(errw, "autocoder: hint: %s\n", pr.Hint)
-				}
-			}
-		}
-		if r.ProgramCommit != "" {
-			fmt.Fprintf(out, "    the files the programs changed: commit %s\n", r.ProgramCommit[:12])
-		}
-		if r.Status == step.StatusFailed && r.Error != "" {
-			where := ""
-			if r.Step != nil && r.Step.Pos.Line > 0 && !strings.Contains(r.Error, "(response line") {
-				where = fmt.Sprintf(" (response line %d)", r.Step.Pos.Line)
-			}
-			fmt.Fprintf(errw, "autocoder: error: step %s%s: %s\n", id, where, r.Error)
-			if r.Hint != "" {
-				for _, line := range strings.Split(r.Hint, "\n") {
-					fmt.Fprintf(errw, "autocoder: hint: %s\n", line)
-				}
-			}
-		}
-	}
-	if branch != "" && !dry {
-		fmt.Fprintf(out, "work branch: %s (review with git log, drop steps with autocoder undo)\n", branch)
-	}
-}
-
-func describe(r step.Result, root string) string {
-	if r.Step == nil {
-		return ""
-	}
-	if r.Step.Finish {
-		return "finish: " + r.Step.Summary
-	}
-	return txn.Subject(r.Step, root) // what its commit's subject says
-}
-
-func indent(s string) string {
-	var b strings.Builder
-	for _, line := range strings.SplitAfter(s, "\n") {
-		if line == "" {
-			continue
-		}
-		b.WriteString("    ")
-		b.WriteString(line)
-	}
-	if !strings.HasSuffix(s, "\n") {
-		b.WriteString("\n")
-	}
-	return b.String()
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -33,24 +32,22 @@ func demoCommand() *cli.Command {
 				return err
 			}
 			fmt.Fprintf(out, "A throwaway repository: %s\n", dir)
-			step := func(args ...string) int {
+			// Each response goes to apply on its standard input, so the demo
+			// writes no file of its own, in the repository or elsewhere.
+			step := func(stdin string, args ...string) int {
 				fmt.Fprintf(out, "\n$ autocoder %s\n", strings.Join(args, " "))
-				return run(append([]string{"autocoder", "-C", dir}, args...), strings.NewReader(""), out, out)
+				return run(append([]string{"autocoder", "-C", dir}, args...), strings.NewReader(stdin), out, out)
 			}
 			entries, _ := demoFiles.ReadDir("demo")
 			for _, en := range entries {
 				name := en.Name()
 				b, _ := demoFiles.ReadFile("demo/" + name)
-				p := filepath.Join(dir, ".git", "autocoder-demo-"+name)
-				if err := os.WriteFile(p, b, 0o666); err != nil {
-					return err
-				}
 				fmt.Fprintf(out, "\n--- the model's response %s ---\n%s", name, b)
-				step("apply", p)
+				step(string(b), "apply", "-")
 			}
-			step("log")
-			step("undo")
-			step("redo")
+			step("", "log")
+			step("", "undo")
+			step("", "redo")
 			fmt.Fprintf(out, "\nLook around: cd %s && git log --stat\n", dir)
 			return nil
 		},

@@ -1,7 +1,12 @@
 package main
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -74,5 +79,40 @@ func TestOneUpdateFlag(t *testing.T) {
 		if f != "internal/golden/golden.go" {
 			t.Errorf("%s defines its own -update flag; use internal/golden", f)
 		}
+	}
+}
+
+// TestCmdIsThin holds the shape of this package: flags, wiring and the one
+// exit-code switch. Result rendering (text and JSON) lives in
+// protocol/report, so no file here encodes JSON; and no file names a path
+// under .git, which is gitops's business (the demo once wrote its
+// responses there).
+func TestCmdIsThin(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			if p, _ := strconv.Unquote(imp.Path.Value); p == "encoding/json" {
+				t.Errorf("%s imports encoding/json: render results in protocol/report", name)
+			}
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+				if s, _ := strconv.Unquote(lit.Value); s == ".git" || strings.HasPrefix(s, ".git/") {
+					t.Errorf("%s: %s names git's layout: ask gitops", fset.Position(lit.Pos()), lit.Value)
+				}
+			}
+			return true
+		})
 	}
 }

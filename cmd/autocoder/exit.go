@@ -2,10 +2,9 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"io"
-	"strings"
 
+	"github.com/autocoder/autocoder/protocol/report"
 	"github.com/autocoder/autocoder/step"
 )
 
@@ -52,20 +51,20 @@ func (e *reported) Error() string { return "failed: " + e.class.String() }
 // Class is the class of the failure already reported.
 func (e *reported) Class() step.Class { return e.class }
 
-// report prints err for people and models, "what failed: why" and then
+// conclude prints err for people and models, "what failed: why" and then
 // what to do, and returns its exit code.
-func report(stderr io.Writer, err error) int {
+func conclude(stderr io.Writer, err error) int {
+	var done *reported
+	if err != nil && !errors.As(err, &done) {
+		report.Error(stderr, err.Error(), step.HintOf(err))
+	}
+	return exitOf(err)
+}
+
+// exitOf is the exit code of err: 0 for nil, else its class's.
+func exitOf(err error) int {
 	if err == nil {
 		return 0
-	}
-	var done *reported
-	if !errors.As(err, &done) {
-		fmt.Fprintf(stderr, "autocoder: error: %s\n", err)
-		if h := step.HintOf(err); h != "" {
-			for _, line := range strings.Split(h, "\n") {
-				fmt.Fprintf(stderr, "autocoder: hint: %s\n", line)
-			}
-		}
 	}
 	return exitCode(step.ClassOf(err))
 }

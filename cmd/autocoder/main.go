@@ -2,7 +2,9 @@
 // repository, one commit per step on a work branch. See README.md.
 //
 // This package is thin: it parses arguments, wires the packages together
-// and maps errors to exit codes (exit.go). Each subcommand has its own file.
+// and maps a failure's class to its exit code in one switch (exit.go).
+// What a command prints, as text or --format json, is protocol/report's.
+// Each subcommand has its own file.
 package main
 
 import (
@@ -45,7 +47,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}()
 	err := app.RunContext(ctx, args)
-	code := report(stderr, err)
+	code := conclude(stderr, err)
 	var sig *signalled
 	if errors.As(context.Cause(ctx), &sig) {
 		// What was committed before is kept and was listed above; the step

@@ -1,9 +1,9 @@
 package main
 
 import (
-	"fmt"
 	"strconv"
 
+	"github.com/autocoder/autocoder/protocol/report"
 	"github.com/autocoder/autocoder/txn"
 	"github.com/urfave/cli/v2"
 )
@@ -39,13 +39,9 @@ func undoCommand() *cli.Command {
 				return err
 			}
 			if f == "json" {
-				writeJSON(c.App.Writer, map[string]any{"undone": undone})
-				return nil
+				return report.UndoneJSON(c.App.Writer, undone)
 			}
-			for _, u := range undone {
-				fmt.Fprintf(c.App.Writer, "undone  %-14s %s %s\n", u.StepID, u.Commit[:12], u.Subject)
-			}
-			fmt.Fprintln(c.App.Writer, "autocoder redo puts the most recently undone step back")
+			report.Undone(c.App.Writer, undone)
 			return nil
 		},
 	}
@@ -74,10 +70,9 @@ func redoCommand() *cli.Command {
 				return err
 			}
 			if f == "json" {
-				writeJSON(c.App.Writer, map[string]any{"redone": r})
-				return nil
+				return report.RedoneJSON(c.App.Writer, r)
 			}
-			fmt.Fprintf(c.App.Writer, "redone  %-14s %s %s\n", r.StepID, r.Commit[:12], r.Subject)
+			report.Redone(c.App.Writer, r)
 			return nil
 		},
 	}
@@ -103,31 +98,9 @@ func logCommand() *cli.Command {
 				return err
 			}
 			if f == "json" {
-				if entries == nil {
-					writeJSON(c.App.Writer, map[string]any{"branch": branch, "steps": []any{}})
-				} else {
-					writeJSON(c.App.Writer, map[string]any{"branch": branch, "steps": entries})
-				}
-				return nil
+				return report.LogJSON(c.App.Writer, branch, entries)
 			}
-			steps := 0
-			for _, en := range entries {
-				if en.Kind == "step" {
-					steps++
-				}
-			}
-			fmt.Fprintf(c.App.Writer, "work branch %s: %d step(s)", branch, steps)
-			if own := len(entries) - steps; own > 0 {
-				fmt.Fprintf(c.App.Writer, " and %d commit(s) of your own", own)
-			}
-			fmt.Fprintln(c.App.Writer)
-			for _, en := range entries {
-				id := en.StepID
-				if en.Kind == "user" {
-					id = "(yours)"
-				}
-				fmt.Fprintf(c.App.Writer, "%s  %-14s %s  %s\n", en.Commit[:12], id, en.Date, en.Subject)
-			}
+			report.Log(c.App.Writer, branch, entries)
 			return nil
 		},
 	}

@@ -1,0 +1,64 @@
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/autocoder/autocoder/step"
+)
+
+// LogJSON writes what log --format json does: the branch and its commits,
+// newest first ([] when there is none).
+func LogJSON(w io.Writer, branch string, entries []step.LogEntry) error {
+	if entries == nil {
+		entries = []step.LogEntry{}
+	}
+	return JSON(w, map[string]any{"branch": branch, "steps": entries})
+}
+
+// Log writes what log prints: a count of the steps (and of the user's own
+// commits among them), then one line per commit, newest first.
+func Log(w io.Writer, branch string, entries []step.LogEntry) {
+	steps := 0
+	for _, en := range entries {
+		if en.Kind == "step" {
+			steps++
+		}
+	}
+	fmt.Fprintf(w, "work branch %s: %d step(s)", branch, steps)
+	if own := len(entries) - steps; own > 0 {
+		fmt.Fprintf(w, " and %d commit(s) of your own", own)
+	}
+	fmt.Fprintln(w)
+	for _, en := range entries {
+		id := en.StepID
+		if en.Kind == "user" {
+			id = "(yours)"
+		}
+		fmt.Fprintf(w, "%s  %-14s %s  %s\n", en.Commit[:12], id, en.Date, en.Subject)
+	}
+}
+
+// UndoneJSON writes what undo --format json does.
+func UndoneJSON(w io.Writer, undone []step.LogEntry) error {
+	return JSON(w, map[string]any{"undone": undone})
+}
+
+// Undone writes what undo prints: one line per step taken away, and how to
+// put one back.
+func Undone(w io.Writer, undone []step.LogEntry) {
+	for _, u := range undone {
+		fmt.Fprintf(w, "undone  %-14s %s %s\n", u.StepID, u.Commit[:12], u.Subject)
+	}
+	fmt.Fprintln(w, "autocoder redo puts the most recently undone step back")
+}
+
+// RedoneJSON writes what redo --format json does.
+func RedoneJSON(w io.Writer, r step.LogEntry) error {
+	return JSON(w, map[string]any{"redone": r})
+}
+
+// Redone writes what redo prints: the step put back.
+func Redone(w io.Writer, r step.LogEntry) {
+	fmt.Fprintf(w, "redone  %-14s %s %s\n", r.StepID, r.Commit[:12], r.Subject)
+}

@@ -1,0 +1,13 @@
+package step
+
+// LogEntry is one commit on a work branch: a step (Kind "step"), or a
+// commit of the user's own among them (Kind "user", no StepID). The engine
+// lists them (log, undo, redo); protocol/report writes them.
+type LogEntry struct {
+	StepID  string `json:"step_id"`
+	Kind    string `json:"kind"` // "step" or "user"
+	Commit  string `json:"commit"`
+	Subject string `json:"subject"`
+	Author  string `json:"author"`
+	Date    string `json:"date"`
+}
