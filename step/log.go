@@ -11,3 +11,13 @@ type LogEntry struct {
 	Author  string `json:"author"`
 	Date    string `json:"date"`
 }
+
+// CommitInfo is what `autocoder show` tells about one step: its commit, the
+// files it changed and the block the model wrote (the step's git note).
+type CommitInfo struct {
+	LogEntry
+	Branch  string   `json:"branch"`
+	Message string   `json:"message"`
+	Files   []string `json:"files"` // "A path", "M path", "D path"
+	Block   string   `json:"block,omitempty"`
+}

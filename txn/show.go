@@ -8,15 +8,9 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
-// StepInfo is what `autocoder show` tells about one step: its commit, the
-// files it changed and the block the model wrote (the step's git note).
-type StepInfo struct {
-	LogEntry
-	Branch  string   `json:"branch"`
-	Message string   `json:"message"`
-	Files   []string `json:"files"` // "A path", "M path", "D path"
-	Block   string   `json:"block,omitempty"`
-}
+// StepInfo is what `autocoder show` tells about one step (see
+// step.CommitInfo, where it lives so that protocol/report can write it).
+type StepInfo = step.CommitInfo
 
 // Show finds a step of the current work branch by its step id, or by its
 // commit (a prefix of four or more hex digits), and describes it.

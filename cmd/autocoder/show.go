@@ -1,10 +1,8 @@
 package main
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/autocoder/autocoder/agent"
+	"github.com/autocoder/autocoder/protocol/report"
 	"github.com/urfave/cli/v2"
 )
 
@@ -31,41 +29,17 @@ func showCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			var file string
-			var rep *agent.Report
-			var turn *agent.Turn
+			var turn *report.Turn
 			if p, err := e.Repo.Private(); err == nil {
-				file, rep, turn, _, _ = agent.FindTurn(p.Path(runsDir), info.Commit)
+				if file, rep, t, _, _ := agent.FindTurn(p.Path(runsDir), info.Commit); t != nil {
+					turn = &report.Turn{Record: file, Model: rep.Model, Task: rep.Task, N: t.N, Of: len(rep.Turns),
+						Answer: t.Answer, Feedback: t.Feedback}
+				}
 			}
-			w := c.App.Writer
 			if f == "json" {
-				out := map[string]any{"step": info}
-				if turn != nil {
-					out["run"] = map[string]any{"record": file, "model": rep.Model, "task": rep.Task, "turn": turn.N,
-						"answer": turn.Answer, "feedback": turn.Feedback}
-				}
-				writeJSON(w, out)
-				return nil
+				return report.ShowJSON(c.App.Writer, info, turn)
 			}
-			fmt.Fprintf(w, "step %s, commit %s on %s\n", info.StepID, info.Commit, info.Branch)
-			fmt.Fprintf(w, "author %s, %s\n\n", info.Author, info.Date)
-			fmt.Fprint(w, indent(strings.TrimRight(info.Message, "\n")+"\n"))
-			fmt.Fprintln(w, "\nfiles:")
-			for _, fl := range info.Files {
-				fmt.Fprintf(w, "    %s\n", fl)
-			}
-			if info.Block != "" {
-				fmt.Fprintf(w, "\nblock (git notes --ref autocoder show %s):\n", info.Commit[:12])
-				fmt.Fprint(w, indent(info.Block))
-			}
-			if turn != nil {
-				fmt.Fprintf(w, "\nfrom autocoder run, turn %d of %d (model %s), recorded in %s\n", turn.N, len(rep.Turns), rep.Model, file)
-				fmt.Fprintf(w, "task: %s\n", strings.TrimSpace(rep.Task))
-				if turn.Feedback != "" {
-					fmt.Fprintln(w, "result (the executor's answer that turn):")
-					fmt.Fprint(w, indent(turn.Feedback))
-				}
-			}
+			report.Show(c.App.Writer, info, turn)
 			return nil
 		},
 	}
