@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -207,6 +208,15 @@ func (r *Repo) Rel(abs string) (string, bool) {
 
 // Abs is the absolute file system path of a repository-relative path.
 func (r *Repo) Abs(rel string) string { return filepath.Join(r.Root, filepath.FromSlash(rel)) }
+
+// TrustsExecutableBit reports whether the work tree's executable bit
+// counts, as git decides it: core.fileMode, except on Windows, where the
+// file system has no such bit (git for Windows writes core.fileMode=false
+// into every repository it makes, for this reason). Where it does not
+// count, a file keeps the mode its index entry has.
+func (r *Repo) TrustsExecutableBit() bool {
+	return runtime.GOOS != "windows" && !strings.EqualFold(r.ConfigValue("core", "filemode"), "false")
+}
 
 // ConfigValue reads one key ("core.fileMode") from the repository config.
 func (r *Repo) ConfigValue(section, key string) string {

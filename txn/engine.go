@@ -110,7 +110,7 @@ func Open(repo *gitops.Repo, opts Options) (*Engine, error) {
 		}
 	}
 	e := &Engine{Repo: repo, opts: opts}
-	e.fileMode = !strings.EqualFold(repo.ConfigValue("core", "filemode"), "false")
+	e.fileMode = repo.TrustsExecutableBit()
 	e.Policy = &checks.Policy{Root: repo.Root, Deny: opts.Deny, Gitlink: e.isGitlink}
 	e.crash = crashFromEnv()
 	var err error
