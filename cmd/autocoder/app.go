@@ -138,6 +138,7 @@ func readInput(c *cli.Context, limit int64) ([]byte, string, error) {
 		r = f
 	} else {
 		name = "standard input"
+		promptIfTerminal(r, c.App.ErrWriter, isTerminal)
 	}
 	if limit <= 0 {
 		limit = config.Default().Apply.MaxResponseBytes
