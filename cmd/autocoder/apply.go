@@ -23,6 +23,7 @@ func applyCommand() *cli.Command {
 			&cli.StringFlag{Name: "branch", Usage: "work branch `NAME` (autocoder/ is prepended when missing)"},
 			formatFlag,
 			&cli.BoolFlag{Name: "allow-programs", Usage: "let the response run any program for this run (autocoder.toml [programs] otherwise decides)"},
+			&cli.BoolFlag{Name: "interactive", Aliases: []string{"i"}, Usage: "show each step's diff, then apply, skip or quit (needs a terminal)"},
 			&cli.BoolFlag{Name: "clipboard", Usage: "read the response from the system clipboard and put the executor's answer back on it"},
 			&cli.StringFlag{Name: "feedback", Usage: "write the executor's answer in the response's dialect to `FILE` (- for standard output)"},
 		},
@@ -91,7 +92,15 @@ func runApply(c *cli.Context) error {
 		}
 		return reportUnreadable(c, f, err)
 	}
-	results := e.Run(c.Context, items, txn.RunOptions{Atomic: c.Bool("atomic"), DryRun: c.Bool("dry-run")})
+	var results []step.Result
+	if c.Bool("interactive") {
+		results, err = interactive(c, e, items)
+		if err != nil {
+			return err
+		}
+	} else {
+		results = e.Run(c.Context, items, txn.RunOptions{Atomic: c.Bool("atomic"), DryRun: c.Bool("dry-run")})
+	}
 	branch := currentBranch(e)
 	if !strings.HasPrefix(branch, cfg.Apply.BranchPrefix) {
 		branch = "" // not (or no longer) on a work branch

@@ -16,6 +16,11 @@ import (
 // TestMain registers the real binary: scripts run `autocoder` as a
 // separate process, exactly as a user does.
 func TestMain(m *testing.M) {
+	// The pseudo-terminal test (interactive_test.go) starts this binary as
+	// autocoder itself, with the terminal as its standard input.
+	if os.Getenv("AUTOCODER_TEST_AS_BINARY") == "1" {
+		os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr))
+	}
 	testscript.Main(m, map[string]func(){
 		"autocoder": func() { os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr)) },
 	})
