@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -22,6 +23,14 @@ func demoCommand() *cli.Command {
 		Action: func(c *cli.Context) error {
 			out := c.App.Writer
 			dir := c.String("dir")
+			if dir != "" {
+				// The demo makes a repository and commits into it: never
+				// in a folder that holds anything, least of all a repository.
+				if ents, err := os.ReadDir(dir); err == nil && len(ents) > 0 {
+					return &usageError{msg: "demo: " + dir + " is not empty; the demo makes its repository in an empty or new folder",
+						try: "Try: autocoder demo --dir " + filepath.Join(dir, "autocoder-demo") + " (or no --dir: a new temporary folder)"}
+				}
+			}
 			if dir == "" {
 				var err error
 				if dir, err = os.MkdirTemp("", "autocoder-demo-"); err != nil {
