@@ -81,6 +81,10 @@ type Result struct {
 	Start, End         int  // byte offsets of the replaced region in the input content
 	StartLine, EndLine int  // 1-based lines of that region
 	AlreadyApplied     bool // old absent, new present exactly once: nothing changed
+	// AppliedAt lists the 1-based lines of the other occurrences of the
+	// old text, where the edit was already applied (the new text is there,
+	// holding them): the one occurrence left was taken as the place.
+	AppliedAt []int
 }
 
 // Replace applies one edit. out is a fresh slice; content is never modified.
@@ -158,6 +162,15 @@ func apply(d *doc, e Edit) (Result, error) {
 		return r, nil
 	}
 	m, err := locate(d, old, e.Identifier)
+	var amb *AmbiguousMatchError
+	if errors.As(err, &amb) {
+		if u, at, ok := oneUnapplied(d, old, nw); ok {
+			r := result(d, u, false)
+			r.AppliedAt = at
+			d.splice(u.start, u.end, replacement(d, u, nw))
+			return r, nil
+		}
+	}
 	var nm *NoMatchError
 	if errors.As(err, &nm) {
 		// An edit sent twice must not fail the second time: when the old
@@ -202,6 +215,43 @@ func alreadyInside(d *doc, old, nw []byte) (Result, bool) {
 		}
 	}
 	return result(d, ns[0], true), true
+}
+
+// oneUnapplied finds the place of an edit whose old text occurs several
+// times when the edit is already applied at all of them but one: the new
+// text contains the old one, and every occurrence of the old text but one
+// lies inside an occurrence of the new text. That one is the place (seen in
+// real plans: a model resends a plan after some of its identical edits were
+// made). It returns the place and the lines of the applied occurrences.
+func oneUnapplied(d *doc, old, nw []byte) (match, []int, bool) {
+	if !bytes.Contains(nw, old) {
+		return match{}, nil, false
+	}
+	ns, _ := firstTier(d, nw)
+	if len(ns) == 0 {
+		return match{}, nil, false
+	}
+	os, _ := firstTier(d, old)
+	var left []match
+	var at []int
+	for _, m := range os {
+		inside := false
+		for _, n := range ns {
+			if m.start >= n.start && m.end <= n.end {
+				inside = true
+				break
+			}
+		}
+		if inside {
+			at = append(at, d.lineOf(m.start)+1)
+		} else {
+			left = append(left, m)
+		}
+	}
+	if len(left) != 1 {
+		return match{}, nil, false
+	}
+	return left[0], at, true
 }
 
 func result(d *doc, m match, already bool) Result {

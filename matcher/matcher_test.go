@@ -299,3 +299,34 @@ func boolInt(b bool) int {
 	}
 	return 0
 }
+
+// The one unapplied occurrence (DIALECTS.md, edits in real plans): the old
+// text occurs several times, but the edit is already applied at all of them
+// but one; that one is the place. Any other multiple match stays a refusal
+// that lists every occurrence's line.
+func TestOneUnappliedOccurrence(t *testing.T) {
+	src := "call()\nlog()\nx\ncall()\ny\ncall()\nlog()\n"
+	out, r, err := Replace([]byte(src), Edit{Old: "call()\n", New: "call()\nlog()\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(out) != "call()\nlog()\nx\ncall()\nlog()\ny\ncall()\nlog()\n" {
+		t.Errorf("out = %q", out)
+	}
+	if r.StartLine != 4 || joinInts(r.AppliedAt) != "1, 6" || r.AlreadyApplied {
+		t.Errorf("result %+v, want line 4, applied at 1, 6", r)
+	}
+	checkSplice(t, []byte(src), out, r)
+
+	// Two occurrences left unapplied: still ambiguous, every line listed.
+	_, _, err = Replace([]byte("call()\nlog()\ncall()\ncall()\n"), Edit{Old: "call()\n", New: "call()\nlog()\n"})
+	var amb *AmbiguousMatchError
+	if !errors.As(err, &amb) || joinInts(amb.Lines) != "1, 3, 4" {
+		t.Fatalf("err = %v, want ambiguous at 1, 3, 4", err)
+	}
+	// New text without the old one: nothing is "applied" at an occurrence.
+	_, _, err = Replace([]byte("a()\nb\na()\n"), Edit{Old: "a()", New: "z()"})
+	if !errors.As(err, &amb) {
+		t.Fatalf("err = %v, want ambiguous", err)
+	}
+}

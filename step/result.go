@@ -19,6 +19,12 @@ type ReplaceResult struct {
 	Tier           string `json:"tier,omitempty"` // which matcher tier matched
 	Matches        int    `json:"matches"`
 	AlreadyApplied bool   `json:"already_applied,omitempty"`
+	// NoOp: the edit's old and new texts are equal, so it changes nothing.
+	// It is a warning, not a failure: the step goes on without it.
+	NoOp bool `json:"noop,omitempty"`
+	// AppliedAt: the old text occurs at these lines too, where the edit
+	// was already applied; the one occurrence left was the place.
+	AppliedAt []int `json:"applied_at,omitempty"`
 	StartLine      int    `json:"start_line,omitempty"` // 1-based, in the file before the edit
 	EndLine        int    `json:"end_line,omitempty"`
 }

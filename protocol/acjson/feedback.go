@@ -44,6 +44,9 @@ type replaceInfo struct {
 	// AlreadyApplied: the old text was gone and the new text there, so
 	// nothing was replaced; the model sent the edit twice.
 	AlreadyApplied bool `json:"already_applied,omitempty"`
+	// Warning: the edit's old and new texts were equal, a no-op the seed
+	// calls an error; it is reported, not failed, and replaced nothing.
+	Warning string `json:"warning,omitempty"`
 }
 
 type programExec struct {
@@ -239,6 +242,10 @@ func replaces(or step.OpResult, ops []step.Op, i int) []replaceInfo {
 			out[rr.Index].Matches = rr.Matches
 			if rr.AlreadyApplied {
 				out[rr.Index].Replaced, out[rr.Index].AlreadyApplied = false, true
+			}
+			if rr.NoOp {
+				out[rr.Index].Replaced = false
+				out[rr.Index].Warning = "no-op: old_content equals new_content, so nothing was replaced; send only edits that change something"
 			}
 		}
 	}

@@ -138,12 +138,17 @@ func writeOp(b *strings.Builder, op step.OpResult) {
 	b.WriteString("\n")
 	for _, rr := range op.Replaces {
 		switch {
+		case rr.NoOp:
+			fmt.Fprintf(b, "    edit %d: warning: no-op: the old and new texts are equal, nothing changed; send only edits that change something\n", rr.Index+1)
 		case rr.AlreadyApplied:
 			fmt.Fprintf(b, "    edit %d: already applied, nothing changed\n", rr.Index+1)
 		case rr.StartLine > 0:
 			fmt.Fprintf(b, "    edit %d: replaced lines %d-%d", rr.Index+1, rr.StartLine, rr.EndLine)
 			if rr.Tier != "" && rr.Tier != "exact" {
 				fmt.Fprintf(b, " (matched %s)", rr.Tier)
+			}
+			if len(rr.AppliedAt) > 0 {
+				fmt.Fprintf(b, " (the old text also occurs at line%s %s, where the edit is already applied)", plural(len(rr.AppliedAt)), joinInts(rr.AppliedAt))
 			}
 			b.WriteString("\n")
 		}
@@ -206,6 +211,15 @@ func writeData(b *strings.Builder, info, data string) {
 		b.WriteString("\n")
 	}
 	b.WriteString(f + "\n")
+}
+
+// joinInts writes line numbers as "3, 7, 12".
+func joinInts(ls []int) string {
+	s := make([]string, len(ls))
+	for i, l := range ls {
+		s[i] = fmt.Sprint(l)
+	}
+	return strings.Join(s, ", ")
 }
 
 // shortHash is the abbreviated commit ID git shows by default.

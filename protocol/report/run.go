@@ -80,7 +80,11 @@ func (r Run) Text(out, errw io.Writer) {
 				fmt.Fprint(out, indent(op.Diff))
 			}
 			for _, m := range op.Replaces {
-				if m.AlreadyApplied {
+				if m.NoOp {
+					fmt.Fprintf(out, "    %s: edit %d is a no-op (old and new texts are equal); nothing changed\n", op.Path, m.Index+1)
+				} else if len(m.AppliedAt) > 0 {
+					fmt.Fprintf(out, "    %s: edit %d replaced line %d; already applied at the other occurrences\n", op.Path, m.Index+1, m.StartLine)
+				} else if m.AlreadyApplied {
 					fmt.Fprintf(out, "    %s: edit %d was already applied; nothing changed\n", op.Path, m.Index+1)
 				} else if m.Tier != "" && m.Tier != "exact" {
 					fmt.Fprintf(out, "    %s: edit %d matched lines %d-%d by the %s tier\n", op.Path, m.Index+1, m.StartLine, m.EndLine, m.Tier)
