@@ -25,8 +25,8 @@ type ReplaceResult struct {
 	// AppliedAt: the old text occurs at these lines too, where the edit
 	// was already applied; the one occurrence left was the place.
 	AppliedAt []int `json:"applied_at,omitempty"`
-	StartLine      int    `json:"start_line,omitempty"` // 1-based, in the file before the edit
-	EndLine        int    `json:"end_line,omitempty"`
+	StartLine int   `json:"start_line,omitempty"` // 1-based, in the file before the edit
+	EndLine   int   `json:"end_line,omitempty"`
 }
 
 // OpResult is the outcome of one op.
