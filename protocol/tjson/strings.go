@@ -1,6 +1,7 @@
 package tjson
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 	"unicode"
@@ -14,7 +15,17 @@ func (p *parser) str() string {
 	q := d[p.off]
 	start := p.off
 	if p.off+2 < len(d) && d[p.off+1] == q && d[p.off+2] == q {
-		p.repair(start, "read a %c%c%c-quoted string", q, q, q)
+		// A triple-quoted string over several lines is a file verbatim:
+		// models put source code there, and its backslashes ("a\nb",
+		// 'C:\\games', "say \"hi\"") must reach the file as typed. One on
+		// a single line decodes its escapes, as the seed's own example
+		// ("""import pygame\n\nclass Tetris:…""") needs. The repair says
+		// which reading was used.
+		if end, next, ok := tripleEnd(d, start+3, q); ok && bytes.IndexByte(d[start+3:end], '\n') >= 0 {
+			p.repair(start, "read a %c%c%c-quoted string over several lines verbatim (backslashes kept as written)", q, q, q)
+			return p.verbatim(start+3, end, next)
+		}
+		p.repair(start, "read a %c%c%c-quoted string on one line, decoding its escapes", q, q, q)
 		return p.slow(start, q, true)
 	}
 	if q == '\'' {
@@ -36,6 +47,42 @@ func (p *parser) str() string {
 		}
 	}
 	return p.slow(start, q, false)
+}
+
+// tripleEnd finds the end of a triple-quoted string whose content starts at
+// i: end is where its content ends and next is the offset after the closing
+// quotes. No escape is read, as the verbatim reading reads none. In a run of
+// more than three quotes the last three close the string, as in slow.
+func tripleEnd(d []byte, i int, q byte) (end, next int, ok bool) {
+	for k := i; k+2 < len(d); k++ {
+		if d[k] == q && d[k+1] == q && d[k+2] == q {
+			j := k + 3
+			for j < len(d) && d[j] == q {
+				j++
+			}
+			return j - 3, j, true
+		}
+	}
+	return 0, 0, false
+}
+
+// verbatim reads the content d[i:end] of a multi-line triple-quoted string
+// as written: only the transport's CRLF line endings become LF, as in every
+// string; bytes that are not UTF-8 are refused as in slow.
+func (p *parser) verbatim(i, end, next int) string {
+	buf := p.buf[:0]
+	d := p.data
+	for i < end {
+		j := bytes.Index(d[i:end], []byte("\r\n"))
+		if j < 0 {
+			buf = p.appendRun(buf, i, end)
+			break
+		}
+		buf = append(p.appendRun(buf, i, i+j), '\n')
+		i += j + 2
+	}
+	p.off = next
+	return p.finish(buf)
 }
 
 // special marks the bytes that end a run of plain string content: the

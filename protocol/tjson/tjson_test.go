@@ -38,8 +38,11 @@ func TestRepairs(t *testing.T) {
 	}{
 		{"triple double quotes", `{"a": """x "y" z"""}`, map[string]any{"a": `x "y" z`}, []rep{{1, 7, `"""-quoted`}}},
 		{"triple single quotes", "['''it's\nok''']", []any{"it's\nok"}, []rep{{1, 2, `'''-quoted`}}},
-		{"triple with escapes and raw breaks", "\"\"\"import pygame\\n\\nclass T:\n    pass\"\"\"", "import pygame\n\nclass T:\n    pass", []rep{{1, 1, `"""`}}},
-		{"triple CRLF becomes LF, escaped CRLF kept", "\"\"\"a\r\nb\\r\\n\"\"\"", "a\nb\r\n", []rep{{1, 1, `"""`}}},
+		{"one-line triple decodes escapes (the seed's example)", "\"\"\"import pygame\\n\\nclass T:\\n    pass\"\"\"", "import pygame\n\nclass T:\n    pass", []rep{{1, 1, `"""-quoted string on one line, decoding its escapes`}}},
+		{"multi-line triple is verbatim: backslashes kept", "\"\"\"import pygame\\n\\nclass T:\n    pass\"\"\"", "import pygame\\n\\nclass T:\n    pass", []rep{{1, 1, `"""-quoted string over several lines verbatim`}}},
+		{"multi-line triple keeps source code as typed", "{\"c\": \"\"\"path = 'C:\\\\games'\nprint(\"say \\\"hi\\\"\")\nprint(\"a\\nb\")\n\"\"\"}",
+			map[string]any{"c": "path = 'C:\\\\games'\nprint(\"say \\\"hi\\\"\")\nprint(\"a\\nb\")\n"}, []rep{{1, 7, "verbatim"}}},
+		{"triple CRLF becomes LF, backslashes kept", "\"\"\"a\r\nb\\r\\n\"\"\"", "a\nb\\r\\n", []rep{{1, 1, `"""`}}},
 		{"triple ending in a quote", `"""say "hi""""`, `say "hi"`, []rep{{1, 1, `"""`}}},
 		{"empty triple", `""""""`, ``, []rep{{1, 1, `"""`}}},
 		{"hash comment", "{\"a\": 1, # note\n\"b\": 2}", map[string]any{"a": 1.0, "b": 2.0}, []rep{{1, 10, "# comment"}}},
