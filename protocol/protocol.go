@@ -1,7 +1,7 @@
 // Package protocol finds the instruction blocks of every dialect in a model's
 // response and reads them into steps, in document order.
 //
-// Start with Parse. Each dialect lives in a subpackage with the same contract
+// Start with Parse, and Read (text.go) for how the text is taken. Each dialect lives in a subpackage with the same contract
 // (Parse(text) []step.Item): axon (Axon plans), acjson (autocoder JSON) and mcp
 // (FlyCode MCP requests); fence and tjson are the scanners they share. This
 // package runs every dialect over the whole text and merges their items.
@@ -40,7 +40,16 @@ var dialects = []reader{
 // item's span is therefore dropped: a marker inside content is content, not
 // an instruction. Step IDs are made unique across the document: a duplicate
 // gets a suffix ("-2", "-3", …) and a Repair that says so.
+//
+// The text is taken as Read takes it (byte-order marks, UTF-16, reasoning
+// sections); Read also says how it took it.
 func Parse(text []byte) []step.Item {
+	items, _ := Read(text)
+	return items
+}
+
+// parseAll runs every dialect over text and merges their items.
+func parseAll(text []byte) []step.Item {
 	var all []step.Item
 	for _, d := range dialects {
 		all = append(all, d.parse(text)...)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/autocoder/autocoder/protocol"
 	"github.com/autocoder/autocoder/protocol/report"
 	"github.com/autocoder/autocoder/step"
@@ -22,7 +24,7 @@ func parseCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			items := protocol.Parse(text)
+			items, reading := protocol.Read(text)
 			var fail error
 			switch steps, errs := report.Count(items); {
 			case steps == 0:
@@ -31,8 +33,17 @@ func parseCommand() *cli.Command {
 				fail = &reported{class: step.ClassStepFailed}
 			}
 			if f == "json" {
-				report.ItemsJSON(c.App.Writer, items)
+				steps, errs := report.Count(items)
+				if items == nil {
+					items = []step.Item{}
+				}
+				report.JSON(c.App.Writer, map[string]any{"items": items, "steps": steps, "errors": errs, "reading": reading})
 			} else {
+				// How the text was read (its encoding, a skipped
+				// reasoning section) comes first: it explains the rest.
+				for _, n := range reading.Notes() {
+					fmt.Fprintf(c.App.Writer, "note   %s\n", n)
+				}
 				report.Items(c.App.Writer, items)
 			}
 			return fail

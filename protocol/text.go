@@ -1,0 +1,166 @@
+package protocol
+
+import (
+	"bytes"
+	"fmt"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/autocoder/autocoder/step"
+)
+
+// Reading says how Read took the response text: the encoding it was in and
+// the reasoning sections it skipped. parse prints it, so that a person sees
+// why a block inside <think> was not applied.
+type Reading struct {
+	// Encoding is "utf-8", "utf-8 with a byte-order mark", or "utf-16le" /
+	// "utf-16be", each "with a byte-order mark" or "without a byte-order
+	// mark" (told by the pattern of NUL bytes).
+	Encoding string `json:"encoding"`
+	// Skipped lists the reasoning sections (<think>…</think>) whose text
+	// was not read for instructions.
+	Skipped []Skipped `json:"skipped,omitempty"`
+}
+
+// Skipped is one reasoning section: where it is and how many instruction
+// blocks it held (drafts, not instructions).
+type Skipped struct {
+	Start  step.Pos `json:"start"`
+	End    step.Pos `json:"end"`
+	Blocks int      `json:"blocks"`
+}
+
+// Notes says what Reading records, one sentence per fact worth telling.
+func (r Reading) Notes() []string {
+	var ns []string
+	if r.Encoding != "" && r.Encoding != "utf-8" {
+		ns = append(ns, "read the response as "+r.Encoding)
+	}
+	for _, s := range r.Skipped {
+		ns = append(ns, fmt.Sprintf("skipped the reasoning section <think>…</think> at lines %d-%d "+
+			"and the %d instruction block%s inside it: a draft is not an instruction",
+			s.Start.Line, s.End.Line, s.Blocks, plural(s.Blocks)))
+	}
+	return ns
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// Read finds every block of every dialect in raw, as Parse does, after
+// taking the text as the same response however it arrived: a UTF-8 or
+// UTF-16 byte-order mark is dropped, UTF-16 (with or without a mark) is
+// decoded, and the reasoning section a reasoning model prints before its
+// answer (<think>…</think>) is skipped. CRLF line ends need nothing here:
+// every reader takes "\r\n" as a line end. Positions are in the text as
+// decoded; lines are the same as in raw.
+func Read(raw []byte) ([]step.Item, Reading) {
+	text, enc := Decode(raw)
+	rd := Reading{Encoding: enc}
+	if s, e, ok := thinkSection(text); ok {
+		// Blank the section, keeping its line breaks, so that every
+		// position after it stays what it was in the text.
+		inner := parseAll(text[s:e])
+		text = bytes.Clone(text)
+		for i := s; i < e; i++ {
+			if text[i] != '\n' && text[i] != '\r' {
+				text[i] = ' '
+			}
+		}
+		rd.Skipped = append(rd.Skipped, Skipped{Start: posAt(text, s), End: posAt(text, e), Blocks: len(inner)})
+	}
+	return parseAll(text), rd
+}
+
+// Decode returns raw as UTF-8 text and names the encoding it was in. A
+// byte-order mark tells UTF-8 and UTF-16; without one, text holding NUL
+// bytes in the pattern of UTF-16 (every other byte NUL, as ASCII text in
+// UTF-16 is) is UTF-16 of that byte order. Anything else is returned as it
+// is: the readers refuse what is not UTF-8 where it matters.
+func Decode(raw []byte) ([]byte, string) {
+	switch {
+	case bytes.HasPrefix(raw, []byte{0xEF, 0xBB, 0xBF}):
+		return raw[3:], "utf-8 with a byte-order mark"
+	case bytes.HasPrefix(raw, []byte{0xFF, 0xFE}):
+		return decodeUTF16(raw[2:], false), "utf-16le with a byte-order mark"
+	case bytes.HasPrefix(raw, []byte{0xFE, 0xFF}):
+		return decodeUTF16(raw[2:], true), "utf-16be with a byte-order mark"
+	}
+	if bytes.IndexByte(raw, 0) < 0 || len(raw) < 2 {
+		return raw, "utf-8"
+	}
+	// Count NULs at even and odd offsets over a sample: ASCII characters
+	// in UTF-16LE have their NUL at odd offsets, in UTF-16BE at even ones.
+	n := min(len(raw), 4096) &^ 1
+	even, odd := 0, 0
+	for i := 0; i < n; i += 2 {
+		if raw[i] == 0 {
+			even++
+		}
+		if raw[i+1] == 0 {
+			odd++
+		}
+	}
+	pairs := n / 2
+	switch {
+	// Text in a script without NUL bytes (Chinese, say) still has its
+	// ASCII line breaks and fences: a fifth of the pairs is plenty, and the
+	// other offset must be far rarer.
+	case odd*5 > pairs && even*5 < odd:
+		return decodeUTF16(raw, false), "utf-16le without a byte-order mark"
+	case even*5 > pairs && odd*5 < even:
+		return decodeUTF16(raw, true), "utf-16be without a byte-order mark"
+	}
+	return raw, "utf-8"
+}
+
+func decodeUTF16(b []byte, bigEndian bool) []byte {
+	u := make([]uint16, len(b)/2)
+	for i := range u {
+		if bigEndian {
+			u[i] = uint16(b[2*i])<<8 | uint16(b[2*i+1])
+		} else {
+			u[i] = uint16(b[2*i+1])<<8 | uint16(b[2*i])
+		}
+	}
+	out := make([]byte, 0, len(u))
+	for _, r := range utf16.Decode(u) {
+		out = utf8.AppendRune(out, r)
+	}
+	return out
+}
+
+// thinkSection finds the reasoning section at the start of a response:
+// from a <think> tag that opens the text (after white space) to the end of
+// the first </think>; or, when the text holds a </think> before any <think>
+// (the chat template wrote the opening tag, so the model's text starts
+// inside the section), from the start to it. An unclosed <think> runs to
+// the end of the text: all of it is draft. Only the leading section counts,
+// so a tag quoted later, inside a file's content, is content.
+func thinkSection(text []byte) (start, end int, ok bool) {
+	open, closing := []byte("<think>"), []byte("</think>")
+	lead := len(text) - len(bytes.TrimLeft(text, " \t\r\n"))
+	c := bytes.Index(text, closing)
+	switch {
+	case bytes.HasPrefix(text[lead:], open):
+		if c < 0 {
+			return lead, len(text), true
+		}
+		return lead, c + len(closing), true
+	case c >= 0 && bytes.Index(text[:c], open) < 0:
+		return 0, c + len(closing), true
+	}
+	return 0, 0, false
+}
+
+// posAt is the position of byte offset off in text (columns count
+// characters).
+func posAt(text []byte, off int) step.Pos {
+	line := 1 + bytes.Count(text[:off], []byte{'\n'})
+	ls := bytes.LastIndexByte(text[:off], '\n') + 1
+	return step.Pos{Offset: off, Line: line, Col: utf8.RuneCount(text[ls:off]) + 1}
+}
