@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/autocoder/autocoder/step"
+	"github.com/autocoder/autocoder/textpos"
 )
 
 // Reading says how Read took the response text: the encoding it was in and
@@ -71,7 +72,7 @@ func Read(raw []byte) ([]step.Item, Reading) {
 				text[i] = ' '
 			}
 		}
-		rd.Skipped = append(rd.Skipped, Skipped{Start: posAt(text, s), End: posAt(text, e), Blocks: len(inner)})
+		rd.Skipped = append(rd.Skipped, Skipped{Start: textpos.Of(text, s), End: textpos.Of(text, e), Blocks: len(inner)})
 	}
 	return parseAll(text), rd
 }
@@ -155,12 +156,4 @@ func thinkSection(text []byte) (start, end int, ok bool) {
 		return 0, c + len(closing), true
 	}
 	return 0, 0, false
-}
-
-// posAt is the position of byte offset off in text (columns count
-// characters).
-func posAt(text []byte, off int) step.Pos {
-	line := 1 + bytes.Count(text[:off], []byte{'\n'})
-	ls := bytes.LastIndexByte(text[:off], '\n') + 1
-	return step.Pos{Offset: off, Line: line, Col: utf8.RuneCount(text[ls:off]) + 1}
 }
