@@ -13,8 +13,9 @@
 // file), objects.go (blobs and trees) and refs.go (refname.go checks a
 // branch name). private.go is autocoder's folder (<gitdir>/autocoder): the
 // private names of its locks and the one-process lock, whose system part is
-// in lock_unix.go and lock_windows.go. stat.go and stat_<os>.go are git's
-// stat data. state.go tells whether a rebase, merge or the like is under way.
+// in lock_unix.go and lock_windows.go. stat.go, with stat_linux.go,
+// stat_darwin.go, stat_windows.go and stat_other.go, is git's stat data.
+// state.go tells whether a rebase, merge or the like is under way.
 // The subpackage gitpath is the one test of whether a path is inside .git
 // (every spelling git refuses); it links no git library.
 package gitops
