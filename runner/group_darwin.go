@@ -44,6 +44,9 @@ func (groupPrep) env() []string { return nil }
 
 func prepareGroup(cmd *exec.Cmd) groupPrep { setpgid(cmd); return groupPrep{} }
 
+// pgroup is the program's process group (see group_unix.go).
+type pgroup struct{ pgid int }
+
 func startGroup(cmd *exec.Cmd, _ groupPrep) (group, error) {
 	return pgroup{pgid: cmd.Process.Pid}, nil
 }

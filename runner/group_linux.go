@@ -20,6 +20,13 @@ func prepareGroup(cmd *exec.Cmd) groupPrep {
 	return groupPrep{token: newRunToken()}
 }
 
+// pgroup is the program's process group (see group_unix.go) and the run
+// token of what it starts.
+type pgroup struct {
+	pgid  int
+	token string
+}
+
 func startGroup(cmd *exec.Cmd, p groupPrep) (group, error) {
 	g := pgroup{pgid: cmd.Process.Pid, token: p.token}
 	running.Store(g.pgid, struct{}{})
