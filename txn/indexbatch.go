@@ -80,7 +80,8 @@ func (e *Engine) Flush() error {
 		return nil
 	}
 	if err := gitops.WriteIndex(h.lock, h.ix); err != nil {
-		return fmt.Errorf("write the index: %w; hint: the next autocoder command sets the entries of %s again", err, strings.Join(sortedKeys(e.debt), ", "))
+		return &step.Error{Msg: "write the index", Err: err,
+			Fix: "the next autocoder command sets the entries of " + strings.Join(sortedKeys(e.debt), ", ") + " again"}
 	}
 	if fi, err := e.Repo.IndexStat(); err == nil {
 		e.ixCache, e.ixStat = h.ix, fi

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/autocoder/autocoder/gitops"
+	"github.com/autocoder/autocoder/step"
 )
 
 // recover finishes or undoes a transaction that a killed process left in
@@ -36,7 +37,8 @@ func (e *Engine) recoverJournal() error {
 	}
 	var p plan
 	if err := json.Unmarshal(b, &p); err != nil {
-		return fmt.Errorf("read journal %s: %w; hint: it is damaged; move it away and check `git status`", e.journalPath(), err)
+		return &step.Error{Msg: "read journal " + e.journalPath(), Err: err,
+			Fix: "it is damaged; move it away and check `git status`"}
 	}
 	if err := e.releaseStaleLocks(); err != nil {
 		return err

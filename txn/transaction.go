@@ -11,6 +11,7 @@ import (
 	"os"
 
 	"github.com/autocoder/autocoder/gitops"
+	"github.com/autocoder/autocoder/step"
 )
 
 // execute runs a plan as a transaction: journal, move forward, clear; on a
@@ -20,7 +21,8 @@ func (e *Engine) execute(p *plan, held *heldIndex) error {
 	if _, err := os.Stat(e.journalPath()); err == nil {
 		// A rollback that failed kept its journal: a new one must not
 		// overwrite it. The next Open recovers it.
-		return fmt.Errorf("an interrupted transaction's journal is still in %s; hint: run any autocoder command again: it finishes that transaction first", e.journalPath())
+		return &step.Error{Msg: "an interrupted transaction's journal is still in " + e.journalPath(),
+			Fix: "run any autocoder command again: it finishes that transaction first"}
 	}
 	if err := e.writeJournal(p); err != nil {
 		return err
