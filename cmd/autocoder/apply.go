@@ -92,6 +92,7 @@ func runApply(c *cli.Context) error {
 		}
 		return reportUnreadable(c, f, err)
 	}
+	before, _ := e.Repo.ReadHEAD()
 	var results []step.Result
 	if c.Bool("interactive") {
 		results, err = interactive(c, e, items)
@@ -111,6 +112,14 @@ func runApply(c *cli.Context) error {
 	}
 	out := report.Run{Branch: branch, DryRun: c.Bool("dry-run"), Results: results, Code: exitOf(fail), CodeOf: exitCode,
 		Subject: func(s *step.Step) string { return txn.Subject(s, e.Repo.Root) }}
+	if branch != "" && "refs/heads/"+branch != before.Branch {
+		// The run moved HEAD to a new work branch: say from where, and how
+		// the work comes back there.
+		out.SwitchedFrom = strings.TrimPrefix(before.Branch, "refs/heads/")
+		if !before.Hash.IsZero() {
+			out.StartCommit = before.Hash.String()[:12]
+		}
+	}
 	if f == "json" {
 		out.JSON(c.App.Writer)
 	} else {

@@ -21,6 +21,10 @@ type Run struct {
 	// Subject is a step in a few words, as its commit's subject says it
 	// (txn.Subject); nil: the first line of its reason, or its ops.
 	Subject func(*step.Step) string
+	// SwitchedFrom is the branch HEAD was on when the run made a new work
+	// branch ("" a detached HEAD), StartCommit the commit it started from
+	// ("" none yet); both empty when the run stayed on its branch.
+	SwitchedFrom, StartCommit string
 }
 
 // result is a result as the JSON output writes it: with its class and exit
@@ -123,6 +127,20 @@ func (r Run) Text(out, errw io.Writer) {
 		}
 	}
 	if r.Branch != "" && !r.DryRun {
+		if r.SwitchedFrom != "" || r.StartCommit != "" {
+			from := r.SwitchedFrom
+			if from == "" {
+				from = "a detached HEAD"
+			}
+			at := ""
+			if r.StartCommit != "" {
+				at = " at " + r.StartCommit
+			}
+			fmt.Fprintf(out, "switched to the new work branch %s, made from %s%s\n", r.Branch, from, at)
+			if r.SwitchedFrom != "" {
+				fmt.Fprintf(out, "to bring the work back: git switch %s && git merge %s\n", r.SwitchedFrom, r.Branch)
+			}
+		}
 		fmt.Fprintf(out, "work branch: %s (review with git log, drop steps with autocoder undo)\n", r.Branch)
 	}
 }
