@@ -9,8 +9,8 @@
 // "<file>.lock" with O_EXCL, writes the new content there and renames it over
 // the file (lock.go). Start with repo.go (Open), then index.go (the index,
 // split by job into index_read.go, index_entries.go, index_update.go,
-// index_tree.go and index_write.go; index_repo.go is the repository's index
-// file), objects.go (blobs and trees) and refs.go (refname.go checks a
+// index_tree.go, index_write.go and index_split.go, git's split index;
+// index_repo.go is the repository's index file), objects.go (blobs and trees) and refs.go (refname.go checks a
 // branch name). private.go is autocoder's folder (<gitdir>/autocoder): the
 // private names of its locks and the one-process lock, whose system part is
 // in lock_unix.go and lock_windows.go. stat.go, with stat_linux.go,

@@ -3,8 +3,9 @@ package gitops
 // This file holds the types of git's index (.git/index), read and written
 // without decoding it. The work is split by job: index_read.go (ReadIndex:
 // parse and verify), index_entries.go (lookups), index_update.go (Update),
-// index_tree.go (the cache tree, TREE extension) and index_write.go
-// (WriteTo, WriteIndex). Start at ReadIndex, then Update and WriteTo.
+// index_tree.go (the cache tree, TREE extension), index_write.go
+// (WriteTo, WriteIndex) and index_split.go (git's split index: a shared
+// index file plus a small one with the changes). Start at ReadIndex, then Update and WriteTo.
 //
 // The format is git's Documentation/gitformat-index.txt: a 12-byte header
 // ("DIRC", version, entry count), the entries sorted by path then stage, the
@@ -128,4 +129,15 @@ type Index struct {
 	// by WriteIndex), git's istate->timestamp for racy checks; 0 if there
 	// was no file.
 	mtimeSec, mtimeNsec uint32
+
+	// The split index (index_split.go). While reading: link is the file's
+	// link extension and stripped the number of leading entries without a
+	// path (the replacements). After: base is the shared index the slots
+	// are split against (data is its bytes), wantSplit whether WriteIndex
+	// writes split, maxPercent git's splitIndex.maxPercentChange.
+	link       *idxLink
+	stripped   int
+	base       *idxBase
+	wantSplit  bool
+	maxPercent int
 }

@@ -16,17 +16,35 @@ import (
 )
 
 // ReadIndex reads path (normally <gitdir>/index). A missing file is an empty
-// version-2 index. It refuses, with *UnsupportedIndexError, a version other
-// than 2, 3 and 4, the split index (extension "link"), the sparse index
+// version-2 index. A split index (extension "link") is read with its shared
+// index and written back split (see SetSplit). It refuses, with
+// *UnsupportedIndexError, a version other than 2, 3 and 4, the sparse index
 // ("sdir"), any other extension git marks as required (signature starting
 // with a lower-case letter), and a file whose checksum does not match.
 //
 // To write the index back, take Lock(path) before calling ReadIndex so that
 // no git command changes the file in between.
 func ReadIndex(path string) (*Index, error) {
+	ix, err := readIndexFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Index{path: path, version: 2, maxPercent: DefaultMaxPercentChange}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if ix.link != nil {
+		if err := ix.mergeShared(); err != nil {
+			return nil, err
+		}
+	}
+	return ix, nil
+}
+
+// readIndexFile reads one index file, leaving a link extension unresolved.
+func readIndexFile(path string) (*Index, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &Index{path: path, version: 2}, nil
+		return nil, err
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read index: %w", err)
@@ -37,7 +55,7 @@ func ReadIndex(path string) (*Index, error) {
 		return nil, fmt.Errorf("read index: %w", err)
 	}
 	st := StatOf(fi)
-	ix := &Index{path: path, data: make([]byte, fi.Size()), mtimeSec: st.MtimeSec, mtimeNsec: st.MtimeNsec}
+	ix := &Index{path: path, data: make([]byte, fi.Size()), mtimeSec: st.MtimeSec, mtimeNsec: st.MtimeNsec, maxPercent: DefaultMaxPercentChange}
 	// Hash each chunk on the other core as soon as it is read, so that
 	// verifying the checksum costs little more than reading.
 	hashed := ix.startHash()
@@ -53,6 +71,9 @@ func ReadIndex(path string) (*Index, error) {
 	close(hashed)
 	if err := ix.parse(); err != nil {
 		return nil, err
+	}
+	if ix.stripped > 0 && ix.link == nil {
+		return nil, ix.damaged("entry 1 has an empty path")
 	}
 	return ix, nil
 }
@@ -219,9 +240,15 @@ func (ix *Index) scanEntries(end int) error {
 			pos += int(s.size)
 		}
 		if len(name) == 0 {
-			return ix.damaged("entry %d at byte %d has an empty path", i+1, pos)
+			// A split index's replacements come first, without paths.
+			if i != ix.stripped {
+				return ix.damaged("entry %d at byte %d has an empty path", i+1, pos)
+			}
+			ix.stripped++
+			prev = name
+			continue
 		}
-		if i > 0 {
+		if i > ix.stripped {
 			c := bytes.Compare(prev, name)
 			if c > 0 || c == 0 && (ix.slots[i-1].stage >= s.stage || ix.slots[i-1].stage == 0) {
 				return ix.damaged("entries out of order at %q", name)
@@ -254,8 +281,10 @@ func (ix *Index) scanExtensions(pos, end int) error {
 			// stays true whatever else changes.
 			ix.exts = append(ix.exts, idxExt{sig, body})
 		case sig == "link":
-			return &UnsupportedIndexError{Path: ix.path, Reason: "split index (extension link)",
-				Fix: "turn it off with `git update-index --no-split-index` (and `git config core.splitIndex false`), then retry"}
+			// The split index: index_split.go merges the shared index.
+			if err := ix.parseLink(body); err != nil {
+				return err
+			}
 		case sig == "sdir":
 			return &UnsupportedIndexError{Path: ix.path, Reason: "sparse index (extension sdir)",
 				Fix: "expand it with `git config index.sparse false && git sparse-checkout reapply`, then retry"}

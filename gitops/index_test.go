@@ -401,11 +401,6 @@ func committedRepo(t *testing.T) *gitRepo {
 }
 
 func TestIndexRefusesWhatItCannotKeep(t *testing.T) {
-	t.Run("split index", func(t *testing.T) {
-		r := committedRepo(t)
-		r.git("update-index", "--split-index")
-		assertRefused(t, r, "split index")
-	})
 	t.Run("sparse index", func(t *testing.T) {
 		r := committedRepo(t)
 		r.git("sparse-checkout", "init", "--cone", "--sparse-index")

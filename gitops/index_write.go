@@ -183,7 +183,14 @@ func (p *idxPipe) close() (int64, error) {
 // the old one its newer mtime would make such an entry look clean for good.
 // autocoder cannot afford to hash every such file, so it smudges them all,
 // which costs git nothing but a content check on its next refresh.
-func (ix *Index) WriteTo(w io.Writer) (int64, error) {
+//
+// WriteTo always writes the whole index, also for a split one (see
+// WriteIndex).
+func (ix *Index) WriteTo(w io.Writer) (int64, error) { return ix.encode(w, true) }
+
+// encode writes the whole index, with its extensions or (for a shared
+// index) without.
+func (ix *Index) encode(w io.Writer, withExts bool) (int64, error) {
 	if ix.hashDone != nil {
 		<-ix.hashDone
 	}
@@ -237,19 +244,8 @@ func (ix *Index) WriteTo(w io.Writer) (int64, error) {
 	}
 	iw.raw(runStart, runEnd)
 
-	for _, x := range ix.exts {
-		body := x.data
-		if x.sig == "TREE" && ix.treeBad {
-			continue
-		}
-		if x.sig == "TREE" && ix.tree != nil {
-			body = ix.tree.appendTo(nil)
-		}
-		var eh [8]byte
-		copy(eh[:], x.sig)
-		binary.BigEndian.PutUint32(eh[4:], uint32(len(body)))
-		iw.write(eh[:])
-		iw.write(body)
+	if withExts {
+		iw.write(ix.appendExts(nil))
 	}
 	if iw.same {
 		iw.diverge()
@@ -260,6 +256,21 @@ func (ix *Index) WriteTo(w io.Writer) (int64, error) {
 		return n, fmt.Errorf("write index: %w", err)
 	}
 	return n, nil
+}
+
+// appendExts appends the extensions kept, the cache tree as updated.
+func (ix *Index) appendExts(b []byte) []byte {
+	for _, x := range ix.exts {
+		body := x.data
+		if x.sig == "TREE" && ix.treeBad {
+			continue
+		}
+		if x.sig == "TREE" && ix.tree != nil {
+			body = ix.tree.appendTo(nil)
+		}
+		b = idxAppendExt(b, x.sig, body)
+	}
+	return b
 }
 
 // idxAppendEntry encodes e in the given version; prev is the path of the
@@ -319,20 +330,32 @@ func idxAppendEntry(b []byte, e *IndexEntry, version uint32, prev []byte) []byte
 // writer's change is lost. On failure the lock is rolled back and the index
 // file is unchanged.
 //
+// A split index (see SetSplit) is written as git writes one: the entries
+// that differ from the shared index into the index file with a link
+// extension, and first, when too many differ, a new shared index.
+//
 // Afterwards ix describes the new file: racy checks of a later write compare
-// with its mtime, and the entries given to Update are no longer exempt.
+// with its mtime, the entries smudged are smudged in ix too, and the
+// entries given to Update are no longer exempt.
 func WriteIndex(lock *LockFile, ix *Index) error {
 	if filepath.Clean(lock.Path()) != filepath.Clean(ix.path) {
 		lock.Rollback()
 		return fmt.Errorf("write index: the lock is on %s but the index was read from %s", lock.Path(), ix.path)
 	}
-	if _, err := ix.WriteTo(lock); err != nil {
+	var err error
+	if ix.wantSplit {
+		err = ix.writeSplit(lock)
+	} else {
+		_, err = ix.WriteTo(lock)
+	}
+	if err != nil {
 		lock.Rollback()
 		return err
 	}
 	if err := lock.Commit(); err != nil {
 		return fmt.Errorf("write index: %w", err)
 	}
+	ix.settleRacy()
 	// Without the new mtime (stat failed) keep comparing with the old
 	// one: it is older, so that smudges more, never less.
 	if fi, err := os.Stat(ix.path); err == nil {
@@ -343,4 +366,27 @@ func WriteIndex(lock *LockFile, ix *Index) error {
 		ix.slots[i].given = false
 	}
 	return nil
+}
+
+// settleRacy makes the entries just written smudged (see WriteTo) smudged
+// in ix too. Left as read, a later write, comparing with the newer mtime of
+// the file written now, would no longer find them racy and would write
+// their stat data back: git would then take a file changed in the second of
+// the earlier write for clean.
+func (ix *Index) settleRacy() {
+	for i := range ix.slots {
+		s := &ix.slots[i]
+		if !ix.racy(s) {
+			continue
+		}
+		e := ix.entry(s)
+		e.Stat.Size = 0
+		if s.fresh {
+			ix.fresh[s.off] = e
+			continue
+		}
+		s.off, s.nameOff, s.nameLen, s.fresh = uint32(len(ix.fresh)), uint32(len(ix.freshNames)), uint32(len(e.Path)), true
+		ix.fresh = append(ix.fresh, e)
+		ix.freshNames = append(ix.freshNames, e.Path...)
+	}
 }

@@ -1,0 +1,256 @@
+package gitops
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// lsDebug prints ix as `git ls-files --stage --debug` does, without git's
+// in-memory flags.
+func lsDebug(ix *Index) string {
+	var b strings.Builder
+	for e := range ix.All() {
+		fmt.Fprintf(&b, "%06o %x %d\t%s\n  ctime: %d:%d\n  mtime: %d:%d\n  dev: %d\tino: %d\n  uid: %d\tgid: %d\n  size: %d\n",
+			e.Mode, e.Hash, e.Stage, e.Path, e.Stat.CtimeSec, e.Stat.CtimeNsec, e.Stat.MtimeSec, e.Stat.MtimeNsec,
+			e.Stat.Dev, e.Stat.Ino, e.Stat.UID, e.Stat.GID, e.Stat.Size)
+	}
+	return b.String()
+}
+
+var gitFlags = regexp.MustCompile(`\tflags: [0-9a-f]+\n`)
+
+// gitLsDebug is git's view of the index, in lsDebug's format.
+func (r *gitRepo) gitLsDebug() string {
+	r.t.Helper()
+	return gitFlags.ReplaceAllString(r.git("ls-files", "--stage", "--debug"), "\n")
+}
+
+// readAsGit reads the repository's index and fails unless its entries,
+// stat data included, are git's.
+func (r *gitRepo) readAsGit(t *testing.T) *Index {
+	t.Helper()
+	ix, err := ReadIndex(r.indexPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := lsDebug(ix), r.gitLsDebug(); got != want {
+		t.Fatalf("entries read:\n%s\ngit ls-files --stage --debug:\n%s", got, want)
+	}
+	return ix
+}
+
+// linkOf returns the link extension of the index file, nil without one.
+func linkOf(t *testing.T, r *gitRepo) *idxLink {
+	t.Helper()
+	ix, err := readIndexFile(r.indexPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ix.link
+}
+
+// splitRepo is a repository of 30 committed files whose index git split.
+func splitRepo(t *testing.T, version int) *gitRepo {
+	r := newGitRepo(t)
+	r.git("config", "splitIndex.maxPercentChange", "100") // keep changes in the small file
+	for i := range 30 {
+		r.write(fmt.Sprintf("d%d/f%02d.txt", i%3, i), fmt.Sprintf("file %d\n", i))
+	}
+	r.git("add", ".")
+	r.git("commit", "-q", "-m", "base")
+	r.git("update-index", "--index-version", fmt.Sprint(version))
+	r.git("update-index", "--split-index")
+	return r
+}
+
+// userChanges changes the index the way a user does: modify, add, remove,
+// a conflict and an intent-to-add.
+func userChanges(r *gitRepo) {
+	r.write("d0/f00.txt", "changed\n")
+	r.write("d1/f01.txt", "changed too\n")
+	r.write("d2/new.txt", "new\n")
+	r.write("a-first.txt", "sorted before everything\n")
+	r.write("zz/intent.txt", "intent\n")
+	r.git("add", "d0/f00.txt", "d1/f01.txt", "d2/new.txt", "a-first.txt")
+	r.git("rm", "-q", "--cached", "d2/f02.txt", "d0/f03.txt")
+	r.git("add", "-N", "zz/intent.txt")
+	blob := strings.TrimSpace(r.git("hash-object", "-w", "d1/f04.txt"))
+	cmd := fmt.Sprintf("0 %s\td1/f04.txt\n100644 %s 1\td1/f04.txt\n100644 %s 3\td1/f04.txt\n",
+		strings.Repeat("0", 40), blob, blob)
+	r.gitIn(cmd, "update-index", "--index-info")
+}
+
+func (r *gitRepo) gitIn(stdin string, args ...string) {
+	r.t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir, cmd.Env = r.dir, r.env
+	cmd.Stdin = strings.NewReader(stdin)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		r.t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+func TestSplitIndexReadsWhatGitWrote(t *testing.T) {
+	for _, version := range []int{2, 3, 4} {
+		t.Run(fmt.Sprintf("v%d", version), func(t *testing.T) {
+			r := splitRepo(t, version)
+			r.readAsGit(t)
+			userChanges(r)
+			l := linkOf(t, r)
+			if l == nil || len(l.delete) == 0 || len(l.replace) == 0 {
+				t.Fatalf("git wrote link %+v: the test needs deletions and replacements", l)
+			}
+			ix := r.readAsGit(t)
+			if !ix.Split() {
+				t.Error("a split index read is not written back split")
+			}
+		})
+	}
+}
+
+func TestSplitIndexRefusesAMissingSharedIndex(t *testing.T) {
+	r := splitRepo(t, 2)
+	l := linkOf(t, r)
+	if err := os.Remove(filepath.Join(r.dir, ".git", fmt.Sprintf("sharedindex.%x", l.hash))); err != nil {
+		t.Fatal(err)
+	}
+	before := readFile(t, r.indexPath())
+	_, err := ReadIndex(r.indexPath())
+	if err == nil || !strings.Contains(err.Error(), "shared index") {
+		t.Fatalf("ReadIndex = %v; want an error about the missing shared index", err)
+	}
+	if !bytes.Equal(readFile(t, r.indexPath()), before) {
+		t.Error("the index changed")
+	}
+}
+
+// checkWithGit checks that git reads the index as want, that git status,
+// diff --cached and fsck agree with it, and that it stays so unsplit.
+func checkWithGit(t *testing.T, r *gitRepo, want string) {
+	t.Helper()
+	if got := r.gitLsDebug(); got != want {
+		t.Fatalf("git reads:\n%s\nwant:\n%s", got, want)
+	}
+	r.git("fsck", "--strict", "--no-progress")
+	status := r.git("status", "--porcelain")
+	cached := r.git("diff", "--cached", "--name-status")
+	r.git("update-index", "--no-split-index")
+	if got := r.git("status", "--porcelain"); got != status {
+		t.Errorf("git status after --no-split-index = %q, before %q", got, status)
+	}
+	if got := r.git("diff", "--cached", "--name-status"); got != cached {
+		t.Errorf("git diff --cached after --no-split-index = %q, before %q", got, cached)
+	}
+	if l := linkOf(t, r); l != nil {
+		t.Errorf("git left a link after --no-split-index")
+	}
+}
+
+func TestSplitIndexWriteKeepsItSplit(t *testing.T) {
+	for _, version := range []int{2, 4} {
+		t.Run(fmt.Sprintf("v%d", version), func(t *testing.T) {
+			r := splitRepo(t, version)
+			userChanges(r)
+			shared := linkOf(t, r).hash
+			r.write("d0/f00.txt", "ours\n")
+			r.write("d2/f05.txt", "ours too\n")
+			r.write("b-new.txt", "new of ours\n")
+			r.update([]IndexEntry{r.entry("d0/f00.txt"), r.entry("d2/f05.txt"), r.entry("b-new.txt")}, []string{"d0/f06.txt"})
+			l := linkOf(t, r)
+			if l == nil || l.hash != shared {
+				t.Fatalf("link after our write = %+v; want the same shared index %x", l, shared)
+			}
+			small, _ := os.Stat(r.indexPath())
+			if small.Size() > 2000 {
+				t.Errorf("the index file has %d bytes: not the small half", small.Size())
+			}
+			ix := r.readAsGit(t)
+			want := lsDebug(ix)
+			if !strings.Contains(want, "b-new.txt") || strings.Contains(want, "d0/f06.txt") {
+				t.Fatalf("our changes are not in the index:\n%s", want)
+			}
+			if got := r.git("diff", "--cached", "--name-status", "HEAD", "--", "d0/f00.txt", "d2/f05.txt", "b-new.txt", "d0/f06.txt"); got != "M\td0/f00.txt\nA\tb-new.txt\nD\td0/f06.txt\nM\td2/f05.txt\n" && !strings.Contains(got, "b-new.txt") {
+				t.Errorf("git diff --cached = %q", got)
+			}
+			// A user's git add between two of our writes stays.
+			r.write("d1/f07.txt", "the user's\n")
+			r.git("add", "d1/f07.txt")
+			r.write("d2/f08.txt", "ours again\n")
+			r.update([]IndexEntry{r.entry("d2/f08.txt")}, nil)
+			got := r.git("diff", "--cached", "--name-only", "HEAD")
+			for _, p := range []string{"d1/f07.txt", "d2/f08.txt", "b-new.txt", "d0/f00.txt"} {
+				if !strings.Contains(got, p+"\n") {
+					t.Errorf("%s lost from the index: git diff --cached says %q", p, got)
+				}
+			}
+			checkWithGit(t, r, lsDebug(r.readAsGit(t)))
+		})
+	}
+}
+
+func TestSplitIndexStartsAndRenewsTheShared(t *testing.T) {
+	r := committedRepo(t)
+	lock, err := Lock(r.indexPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := ReadIndex(r.indexPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.SetSplit(true, 50)
+	r.write("in/d.txt", "d\n")
+	if err := ix.Update([]IndexEntry{r.entry("in/d.txt")}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteIndex(lock, ix); err != nil {
+		t.Fatal(err)
+	}
+	first := linkOf(t, r)
+	if first == nil {
+		t.Fatal("SetSplit(true): no link written")
+	}
+	want := lsDebug(ix)
+	if got := r.gitLsDebug(); got != want {
+		t.Fatalf("git reads:\n%s\nwant:\n%s", got, want)
+	}
+	// 3 new entries of 7 is over 50%: a new shared index.
+	var set []IndexEntry
+	for _, p := range []string{"x/1.txt", "x/2.txt", "x/3.txt"} {
+		r.write(p, p)
+		set = append(set, r.entry(p))
+	}
+	r.update(set, nil)
+	second := linkOf(t, r)
+	if second == nil || second.hash == first.hash {
+		t.Fatalf("link %+v after growing past the threshold; want a new shared index", second)
+	}
+	for _, l := range []*idxLink{first, second} {
+		if _, err := os.Stat(filepath.Join(r.dir, ".git", fmt.Sprintf("sharedindex.%x", l.hash))); err != nil {
+			t.Errorf("a shared index is gone: %v", err)
+		}
+	}
+	checkWithGit(t, r, lsDebug(r.readAsGit(t)))
+}
+
+func TestEWAHRoundTrip(t *testing.T) {
+	for _, pos := range [][]int{nil, {0}, {63}, {64}, {1, 2, 3, 200, 201, 5000}, {100000}} {
+		b := ewahAppend(nil, pos)
+		got, n, err := ewahRead(append(b, 9, 9))
+		if err != nil || n != len(b) || !slices.Equal(got, pos) {
+			t.Errorf("ewah %v: read back %v, %d of %d bytes, %v", pos, got, n, len(b), err)
+		}
+	}
+	// git's empty bitmap: no bits, one marker word, the marker at 0.
+	want := []byte{0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+	if got := ewahAppend(nil, nil); !bytes.Equal(got, want) {
+		t.Errorf("empty bitmap = %x", got)
+	}
+}
