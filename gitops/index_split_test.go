@@ -254,3 +254,58 @@ func TestEWAHRoundTrip(t *testing.T) {
 		t.Errorf("empty bitmap = %x", got)
 	}
 }
+
+// An Index kept in memory and written twice (as the engine's session does)
+// keeps the smudge of a racily clean entry: the second write, comparing with
+// the newer mtime of the first one's file, no longer finds it racy.
+func TestIndexKeepsRacySmudgeOnTheNextWrite(t *testing.T) {
+	for _, split := range []bool{false, true} {
+		t.Run(fmt.Sprintf("split=%v", split), func(t *testing.T) {
+			r := newGitRepo(t)
+			r.git("config", "core.trustctime", "false")
+			r.write("racy.txt", "before\n")
+			r.write("other.txt", "other\n")
+			p := filepath.Join(r.dir, "racy.txt")
+			fi, err := os.Lstat(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			T := fi.ModTime()
+			r.git("add", ".")
+			if err := os.Chtimes(r.indexPath(), T, T); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte("after!\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chtimes(p, T, T); err != nil {
+				t.Fatal(err)
+			}
+			lock, err := Lock(r.indexPath())
+			if err != nil {
+				t.Fatal(err)
+			}
+			ix, err := ReadIndex(r.indexPath())
+			if err != nil {
+				t.Fatal(err)
+			}
+			ix.SetSplit(split, 100)
+			for _, name := range []string{"one.txt", "two.txt"} {
+				r.write(name, name)
+				if err := ix.Update([]IndexEntry{r.entry(name)}, nil); err != nil {
+					t.Fatal(err)
+				}
+				if err := WriteIndex(lock, ix); err != nil {
+					t.Fatal(err)
+				}
+				if got := r.git("diff", "--name-only"); got != "racy.txt\n" {
+					t.Fatalf("after writing %s: git diff --name-only = %q, want racy.txt modified", name, got)
+				}
+				if lock, err = Lock(r.indexPath()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			lock.Rollback()
+		})
+	}
+}
