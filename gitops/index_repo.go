@@ -6,6 +6,7 @@ package gitops
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -15,6 +16,27 @@ func (r *Repo) indexFile() string { return filepath.Join(r.GitDir, "index") }
 // ReadIndex reads this worktree's index (see the function ReadIndex). To
 // write it back, take LockIndex first.
 func (r *Repo) ReadIndex() (*Index, error) { return ReadIndex(r.indexFile()) }
+
+// ConfigureSplit chooses whether ix is written split (Index.SetSplit) the
+// way git does: core.splitIndex true or false decides (git's
+// tweak_split_index); unset, an index read split stays split, and so does
+// one written by a long-lived process, whose writes would otherwise each
+// rewrite the whole file. splitIndex.maxPercentChange sets when a new
+// shared index is written. Only the repository's own config is read.
+func (r *Repo) ConfigureSplit(ix *Index, longLived bool) {
+	on := ix.Split() || longLived
+	switch strings.ToLower(r.ConfigValue("core", "splitIndex")) {
+	case "true", "yes", "on", "1":
+		on = true
+	case "false", "no", "off", "0":
+		on = false
+	}
+	pct, err := strconv.Atoi(r.ConfigValue("splitIndex", "maxPercentChange"))
+	if err != nil {
+		pct = DefaultMaxPercentChange
+	}
+	ix.SetSplit(on, pct)
+}
 
 // LockIndex takes index.lock through its private name in p (see LockVia),
 // for ReadIndex and WriteIndex under it.

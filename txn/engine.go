@@ -39,6 +39,12 @@ type Options struct {
 	LockWait time.Duration
 	// Now stamps commits when the identity has no fixed date; nil: time.Now.
 	Now func() time.Time
+	// SplitIndex is for an engine kept for a session (the MCP server): it
+	// writes the index as git's split index, a small file of the entries
+	// changed beside a shared one, so that a call does not rewrite 10 MB
+	// at 100k files. core.splitIndex=false in the repository's config
+	// turns it off (gitops.Repo.ConfigureSplit).
+	SplitIndex bool
 }
 
 // Engine applies steps to one repository. It holds the repository's

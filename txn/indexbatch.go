@@ -50,6 +50,7 @@ func (e *Engine) lockIndex() (*heldIndex, error) {
 		lock.Rollback()
 		return nil, err
 	}
+	e.Repo.ConfigureSplit(ix, e.opts.SplitIndex)
 	if len(e.debt) > 0 {
 		// A Flush of this engine failed: the entries it owes are not in
 		// the file. They are HEAD's (every step that owed them committed

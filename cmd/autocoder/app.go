@@ -74,13 +74,14 @@ func openEngineWith(c *cli.Context, branch string, allowPrograms bool) (*txn.Eng
 	if dir == "" {
 		dir = "."
 	}
-	return openEngineAt(c, dir, branch, allowPrograms, 0)
+	return openEngineAt(c, dir, branch, allowPrograms, 0, false)
 }
 
 // openEngineAt opens the engine on the repository that contains dir, with
 // that repository's autocoder.toml; lockWait is how long to wait for
-// another autocoder working there (0: refuse at once).
-func openEngineAt(c *cli.Context, dir, branch string, allowPrograms bool, lockWait time.Duration) (*txn.Engine, config.Config, error) {
+// another autocoder working there (0: refuse at once). A session's engine
+// (the MCP server's) writes the index split (txn.Options.SplitIndex).
+func openEngineAt(c *cli.Context, dir, branch string, allowPrograms bool, lockWait time.Duration, session bool) (*txn.Engine, config.Config, error) {
 	repo, err := gitops.Open(dir)
 	if err != nil {
 		return nil, config.Config{}, err
@@ -99,6 +100,7 @@ func openEngineAt(c *cli.Context, dir, branch string, allowPrograms bool, lockWa
 		Verify:       verifier(cfg),
 		Log:          c.App.ErrWriter,
 		LockWait:     lockWait,
+		SplitIndex:   session,
 	})
 	if err != nil {
 		repo.Close()

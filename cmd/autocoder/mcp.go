@@ -48,7 +48,7 @@ func mcpCommand() *cli.Command {
 				KeepAlive: keepalive,
 				Log:       c.App.ErrWriter,
 				Open: func(dir string) (*txn.Engine, error) {
-					e, _, err := openEngineAt(c, dir, c.String("branch"), c.Bool("allow-programs"), c.Duration("lock-wait"))
+					e, _, err := openEngineAt(c, dir, c.String("branch"), c.Bool("allow-programs"), c.Duration("lock-wait"), true)
 					return e, err
 				},
 			})
