@@ -20,6 +20,7 @@ package gitops
 
 import (
 	"fmt"
+	"time"
 )
 
 // Stat is the stat data git keeps for an entry, each field truncated to 32
@@ -140,4 +141,7 @@ type Index struct {
 	base       *idxBase
 	wantSplit  bool
 	maxPercent int
+	// sharedExpire is git's splitIndex.sharedIndexExpire (ParseExpiry):
+	// 0 the default, negative never.
+	sharedExpire time.Duration
 }

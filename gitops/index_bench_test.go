@@ -86,3 +86,42 @@ func BenchmarkIndexUpdate(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkIndexWrite measures what one call of a session costs in index
+// writes at 100k entries: the Index is kept in memory (as the engine keeps
+// it), one entry changes, and WriteIndex writes it under index.lock, whole
+// or split (the small index against a shared one written before).
+func BenchmarkIndexWrite(b *testing.B) {
+	for _, split := range []bool{false, true} {
+		b.Run(fmt.Sprintf("entries=100000/split=%v", split), func(b *testing.B) {
+			path := benchIndex(b, 100000, 2)
+			ix, err := ReadIndex(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ix.SetSplit(split, DefaultMaxPercentChange)
+			e, ok := ix.Entry("src/pkg050/sub00/file_50000.go")
+			if !ok {
+				b.Fatal("entry to update not found")
+			}
+			write := func(i int) {
+				lock, err := Lock(path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				e.Hash[0], e.Stat.Size = byte(i), uint32(i)
+				if err := ix.Update([]IndexEntry{e}, nil); err != nil {
+					b.Fatal(err)
+				}
+				if err := WriteIndex(lock, ix); err != nil {
+					b.Fatal(err)
+				}
+			}
+			write(0) // a split index writes its shared index here
+			b.ResetTimer()
+			for i := 1; b.Loop(); i++ {
+				write(i)
+			}
+		})
+	}
+}

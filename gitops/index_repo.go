@@ -22,7 +22,8 @@ func (r *Repo) ReadIndex() (*Index, error) { return ReadIndex(r.indexFile()) }
 // tweak_split_index); unset, an index read split stays split, and so does
 // one written by a long-lived process, whose writes would otherwise each
 // rewrite the whole file. splitIndex.maxPercentChange sets when a new
-// shared index is written. Only the repository's own config is read.
+// shared index is written, splitIndex.sharedIndexExpire when an unused one
+// is removed. Only the repository's own config is read.
 func (r *Repo) ConfigureSplit(ix *Index, longLived bool) {
 	on := ix.Split() || longLived
 	switch strings.ToLower(r.ConfigValue("core", "splitIndex")) {
@@ -36,6 +37,7 @@ func (r *Repo) ConfigureSplit(ix *Index, longLived bool) {
 		pct = DefaultMaxPercentChange
 	}
 	ix.SetSplit(on, pct)
+	ix.sharedExpire = ParseExpiry(r.ConfigValue("splitIndex", "sharedIndexExpire"))
 }
 
 // LockIndex takes index.lock through its private name in p (see LockVia),

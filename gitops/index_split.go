@@ -27,6 +27,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -230,16 +232,28 @@ func (ix *Index) splitDiff() (del, repl []int, replaced, added []IndexEntry) {
 	bi := 0
 	for i := range ix.slots {
 		s := &ix.slots[i]
-		name := ix.name(s)
-		for bi < len(b) && compareKey(ix.name(&b[bi]), b[bi].stage, name, s.stage) < 0 {
-			del = append(del, bi)
-			bi++
-		}
 		racy := ix.racy(s)
-		same := bi < len(b) && compareKey(ix.name(&b[bi]), b[bi].stage, name, s.stage) == 0
-		if same && !s.fresh && s.off == b[bi].off && !racy {
-			bi++ // shared as it is
-			continue
+		var same bool
+		if !s.fresh {
+			// A raw slot is a shared entry (raw slots point into the
+			// shared index and keep its order): the ones skipped before
+			// it are gone. No path comparison: this is most entries.
+			for bi < len(b) && b[bi].off < s.off {
+				del = append(del, bi)
+				bi++
+			}
+			if !racy {
+				bi++
+				continue
+			}
+			same = true
+		} else {
+			name := ix.name(s)
+			for bi < len(b) && compareKey(ix.name(&b[bi]), b[bi].stage, name, s.stage) < 0 {
+				del = append(del, bi)
+				bi++
+			}
+			same = bi < len(b) && compareKey(ix.name(&b[bi]), b[bi].stage, name, s.stage) == 0
 		}
 		e := ix.entry(s)
 		if racy {
@@ -353,6 +367,7 @@ func (ix *Index) writeShared() error {
 		os.Remove(tmp)
 		return fmt.Errorf("write shared index: %w", err)
 	}
+	ix.expireShared(hash)
 	// The new file's entries become ix's raw slots, one for one (the
 	// order is the same), keeping which ones the caller vouched for.
 	shared := &Index{path: ix.path, version: ix.version, data: data}
@@ -370,6 +385,69 @@ func (ix *Index) writeShared() error {
 	ix.fresh, ix.freshNames = nil, nil
 	ix.sum, ix.checkpoints, ix.hashDone = nil, nil, nil
 	return nil
+}
+
+// expireShared removes the shared index files other than current that
+// nobody used for splitIndex.sharedIndexExpire (git's
+// clean_shared_index_files, which git runs when it writes a new shared
+// index, as here). Every write that uses a shared index touches it, so an
+// old mtime means that no index has linked to it for that long.
+func (ix *Index) expireShared(current [20]byte) {
+	if ix.sharedExpire < 0 {
+		return
+	}
+	age := ix.sharedExpire
+	if age == 0 {
+		age = DefaultSharedIndexExpire
+	}
+	cutoff := time.Now().Add(-age)
+	keep := "sharedindex." + hex.EncodeToString(current[:])
+	dir := filepath.Dir(ix.path)
+	names, err := filepath.Glob(filepath.Join(dir, "sharedindex.*"))
+	if err != nil {
+		return
+	}
+	for _, p := range names {
+		if filepath.Base(p) == keep {
+			continue
+		}
+		if fi, err := os.Stat(p); err == nil && !fi.ModTime().After(cutoff) {
+			os.Remove(p) // as git: a failure leaves a file, never a broken index
+		}
+	}
+}
+
+// DefaultSharedIndexExpire is git's splitIndex.sharedIndexExpire default,
+// "2.weeks.ago".
+const DefaultSharedIndexExpire = 14 * 24 * time.Hour
+
+// ParseExpiry reads a git expiry date of the forms git's
+// splitIndex.sharedIndexExpire takes in practice: "never" or "false"
+// (never: -1), "now" (1ns) and "<n>.<unit>s.ago". Anything else is
+// never, which keeps files rather than removing them on a guess.
+func ParseExpiry(v string) time.Duration {
+	v = strings.ToLower(strings.TrimSpace(v))
+	switch v {
+	case "":
+		return 0
+	case "now", "all":
+		return time.Nanosecond
+	}
+	f := strings.Split(v, ".")
+	if len(f) != 3 || f[2] != "ago" {
+		return -1
+	}
+	n, err := strconv.Atoi(f[0])
+	if err != nil || n < 0 {
+		return -1
+	}
+	units := map[string]time.Duration{"second": time.Second, "minute": time.Minute, "hour": time.Hour,
+		"day": 24 * time.Hour, "week": 7 * 24 * time.Hour, "month": 30 * 24 * time.Hour, "year": 365 * 24 * time.Hour}
+	u, ok := units[strings.TrimSuffix(f[1], "s")]
+	if !ok {
+		return -1
+	}
+	return max(time.Duration(n)*u, time.Nanosecond)
 }
 
 // idxAppendExt appends an extension: signature, length, body.

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // lsDebug prints ix as `git ls-files --stage --debug` does, without git's
@@ -221,6 +222,19 @@ func TestSplitIndexStartsAndRenewsTheShared(t *testing.T) {
 	if got := r.gitLsDebug(); got != want {
 		t.Fatalf("git reads:\n%s\nwant:\n%s", got, want)
 	}
+	// Shared indexes nobody used for three weeks go when a new one is
+	// written, as git's clean_shared_index_files does; one week stays.
+	stale := filepath.Join(r.dir, ".git", "sharedindex."+strings.Repeat("1", 40))
+	recent := filepath.Join(r.dir, ".git", "sharedindex."+strings.Repeat("2", 40))
+	for p, age := range map[string]time.Duration{stale: 21 * 24 * time.Hour, recent: 7 * 24 * time.Hour} {
+		if err := os.WriteFile(p, []byte("old"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		old := time.Now().Add(-age)
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
 	// 3 new entries of 7 is over 50%: a new shared index.
 	var set []IndexEntry
 	for _, p := range []string{"x/1.txt", "x/2.txt", "x/3.txt"} {
@@ -237,7 +251,22 @@ func TestSplitIndexStartsAndRenewsTheShared(t *testing.T) {
 			t.Errorf("a shared index is gone: %v", err)
 		}
 	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Error("a shared index unused for three weeks was kept")
+	}
+	if _, err := os.Stat(recent); err != nil {
+		t.Errorf("a shared index used a week ago was removed: %v", err)
+	}
 	checkWithGit(t, r, lsDebug(r.readAsGit(t)))
+}
+
+func TestParseExpiry(t *testing.T) {
+	for v, want := range map[string]time.Duration{"": 0, "never": -1, "false": -1, "now": time.Nanosecond,
+		"2.weeks.ago": 14 * 24 * time.Hour, "1.day.ago": 24 * time.Hour, "3.hours.ago": 3 * time.Hour, "last tuesday": -1} {
+		if got := ParseExpiry(v); got != want {
+			t.Errorf("ParseExpiry(%q) = %v, want %v", v, got, want)
+		}
+	}
 }
 
 func TestEWAHRoundTrip(t *testing.T) {
