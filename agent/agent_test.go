@@ -215,8 +215,8 @@ func TestAPIErrors(t *testing.T) {
 		msg      string
 		hint     string
 	}{
-		{"unauthorized", func(f *fixture) { f.srv.Key = "the-right-key" }, 1, step.ClassUsage, "401", "API key"},
-		{"unknown model", func(f *fixture) { f.srv.Models = []string{"gpt-x"} }, 1, step.ClassUsage, "test-model", "--model"},
+		{"unauthorized", func(f *fixture) { f.srv.SetKey("the-right-key") }, 1, step.ClassUsage, "401", "API key"},
+		{"unknown model", func(f *fixture) { f.srv.SetModels("gpt-x") }, 1, step.ClassUsage, "test-model", "--model"},
 		{"busy", func(f *fixture) { f.c.MaxRetries = 1 }, 2, step.ClassInternal, "429", "retries"},
 	}
 	for _, tc := range cases {

@@ -52,14 +52,27 @@ type Message struct {
 // Server is the fake API. Its base URL for clients is URL() (".../v1").
 type Server struct {
 	*httptest.Server
-	// Key, when set, is the only API key accepted (others get 401).
-	Key string
-	// Models, when set, are the only models known (others get 404).
-	Models []string
-
+	// mu guards what the handler reads: a test sets the key and models
+	// while a client in another process may already be calling.
 	mu       sync.Mutex
+	key      string   // when set, the only API key accepted (others get 401)
+	models   []string // when set, the only models known (others get 404)
 	answers  []Answer
 	requests []Request
+}
+
+// SetKey makes key the only API key accepted; others get 401.
+func (s *Server) SetKey(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.key = key
+}
+
+// SetModels makes models the only models known; others get 404.
+func (s *Server) SetModels(models ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.models = models
 }
 
 // New starts a server that answers requests with answers, in order; once
@@ -107,6 +120,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		req.Messages = append(req.Messages, Message{Role: m.Role, Content: content(m.Content)})
 	}
 	s.mu.Lock()
+	key, models := s.key, s.models
 	s.requests = append(s.requests, req)
 	a := Answer{Text: "(no more scripted answers)"}
 	if len(s.answers) > 0 {
@@ -115,10 +129,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 
 	switch {
-	case s.Key != "" && req.Authorization != "Bearer "+s.Key:
+	case key != "" && req.Authorization != "Bearer "+key:
 		writeError(w, http.StatusUnauthorized, "invalid_api_key", "Incorrect API key provided.", 0)
 		return
-	case len(s.Models) > 0 && !contains(s.Models, req.Model):
+	case len(models) > 0 && !contains(models, req.Model):
 		writeError(w, http.StatusNotFound, "model_not_found", fmt.Sprintf("The model `%s` does not exist.", req.Model), 0)
 		return
 	case a.Status != 0 && a.Status != http.StatusOK:

@@ -50,7 +50,8 @@ func modelCmds() map[string]func(ts *testscript.TestScript, neg bool, args []str
 				}
 			}
 			srv := agenttest.New(answers...)
-			srv.Key, srv.Models = key, models
+			srv.SetKey(key)
+			srv.SetModels(models...)
 			ts.Defer(srv.Close)
 			mu.Lock()
 			servers[ts.Getenv("WORK")] = srv
