@@ -152,7 +152,7 @@ func thinkSection(text []byte) (start, end int, ok bool) {
 			return lead, len(text), true
 		}
 		return lead, c + len(closing), true
-	case c >= 0 && bytes.Index(text[:c], open) < 0:
+	case c >= 0 && !bytes.Contains(text[:c], open):
 		return 0, c + len(closing), true
 	}
 	return 0, 0, false

@@ -204,13 +204,6 @@ func describeStep(s *step.Step, root string) string {
 	return cutAtWord(parts[0]+fmt.Sprintf(" and %d more", len(parts)-1), maxSubject)
 }
 
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
-}
-
 func lowerFirst(s string) string {
 	r, n := utf8.DecodeRuneInString(s)
 	return string(unicode.ToLower(r)) + s[n:]
