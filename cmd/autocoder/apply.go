@@ -8,6 +8,7 @@ import (
 	"github.com/autocoder/autocoder/protocol"
 	"github.com/autocoder/autocoder/protocol/report"
 	"github.com/autocoder/autocoder/step"
+	"github.com/autocoder/autocoder/termsafe"
 	"github.com/autocoder/autocoder/txn"
 	"github.com/urfave/cli/v2"
 )
@@ -169,7 +170,11 @@ func writeFeedback(c *cli.Context, results []step.Result) error {
 	}
 	fb := protocol.Feedback(results)
 	if dest == "-" {
-		_, err := c.App.Writer.Write(fb)
+		// On standard output the feedback reaches a terminal as the rest
+		// of the output does, and Axon's is plain text that quotes the
+		// response: its escape sequences are shown, not obeyed. The model
+		// loses nothing it could use; a file keeps the bytes as they are.
+		_, err := termsafe.Writer{W: c.App.Writer}.Write(fb)
 		return err
 	}
 	if err := os.WriteFile(dest, fb, 0o666); err != nil {
