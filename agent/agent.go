@@ -31,6 +31,13 @@ type Engine interface {
 	Run(ctx context.Context, items []step.Item, o txn.RunOptions) []step.Result
 }
 
+// liveEngine is an Engine that keeps programs running across turns
+// (*txn.Engine): Live reports their new output each turn and stops them
+// when the run ends.
+type liveEngine interface {
+	Live(stop bool, why string) []step.Result
+}
+
 // Config is one run's settings. cmd/autocoder fills it from the flags, the
 // environment and autocoder.toml's [model] table.
 type Config struct {
@@ -101,6 +108,18 @@ func Run(ctx context.Context, e Engine, c Config, task string) (*Report, error) 
 	start := time.Now()
 	defer func() { rep.Elapsed = time.Since(start) }()
 	msgs := []Message{{Role: "system", Content: c.System}, {Role: "user", Content: task}}
+	le, _ := e.(liveEngine)
+	if le != nil {
+		// Programs that keep running end with the run, however it ends;
+		// what they said last goes to the last turn's record.
+		defer func() {
+			rs := le.Live(true, "stopped: the run ended, and every program with it.")
+			if len(rs) > 0 && len(rep.Turns) > 0 {
+				last := &rep.Turns[len(rep.Turns)-1]
+				last.Results = append(last.Results, rs...)
+			}
+		}()
+	}
 	for n := 1; ; n++ {
 		if c.MaxTurns > 0 && n > c.MaxTurns {
 			rep.Stop = StopMaxTurns
@@ -132,6 +151,11 @@ func Run(ctx context.Context, e Engine, c Config, task string) (*Report, error) 
 		items := protocol.Parse([]byte(answer))
 		if len(items) > 0 {
 			t.Results = e.Run(ctx, items, txn.RunOptions{UndoOnCancel: true})
+		}
+		if le != nil && ctx.Err() == nil {
+			// The programs that keep running: their new output since the
+			// last turn, and a commit of the files they changed.
+			t.Results = append(t.Results, le.Live(false, "")...)
 		}
 		fmt.Fprintf(c.Progress, "autocoder: turn %d: %s · %s tokens%s (run: %d) · %s\n", n, outcome(t.Results),
 			count(u.Total()), estimated(u), rep.Tokens, since(start))
@@ -190,6 +214,9 @@ func outcome(rs []step.Result) string {
 	}
 	count := map[step.Status]int{}
 	for _, r := range rs {
+		if r.Runtime {
+			continue // the report on live programs, not a step
+		}
 		count[r.Status]++
 	}
 	var parts []string

@@ -106,8 +106,8 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	stdout, stderr := &capture{max: max}, &capture{max: max}
 	var readers sync.WaitGroup
 	readers.Add(2)
-	go func() { defer readers.Done(); stdout.readAll(outR) }()
-	go func() { defer readers.Done(); stderr.readAll(errR) }()
+	go func() { defer readers.Done(); stdout.readAll(outR, s.OnOutput, false) }()
+	go func() { defer readers.Done(); stderr.readAll(errR, s.OnOutput, true) }()
 
 	g, err := startGroup(cmd, prep)
 	if err != nil {
@@ -240,12 +240,15 @@ type capture struct {
 	total int64
 }
 
-func (c *capture) readAll(f *os.File) {
+func (c *capture) readAll(f *os.File, on func(bool, []byte), isErr bool) {
 	b := make([]byte, 32<<10)
 	for {
 		n, err := f.Read(b)
 		if n > 0 {
 			c.add(b[:n])
+			if on != nil {
+				on(isErr, b[:n])
+			}
 		}
 		if err != nil {
 			return

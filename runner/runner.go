@@ -56,6 +56,10 @@ type Spec struct {
 	// means DefaultGrace. It also bounds how long Run waits for the output
 	// pipes to close once the program is gone.
 	Grace time.Duration
+	// OnOutput, when set, receives every piece the program writes, as it
+	// writes it (stderr false: standard output): a live program's new
+	// output between turns (live.go).
+	OnOutput func(stderr bool, p []byte)
 }
 
 // Result is what a program did. A program that ran is a Result, whatever its

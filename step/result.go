@@ -62,6 +62,12 @@ const (
 	ProgramFailure = "failure"
 	ProgramTimeout = "timeout"
 	ProgramRefused = "refused"
+	// A live program (Program.Live) that is still running: the result
+	// holds its output so far (or since the last report).
+	ProgramRunning = "running"
+	// A live program that was stopped: by check_program terminal: true, at
+	// the end of the command or of the run. Error says which.
+	ProgramTerminated = "terminated"
 )
 
 // ProgramTrouble is the first program of the results that did not succeed
@@ -100,6 +106,10 @@ type Result struct {
 	// means nothing unless Status is failed; its zero value is internal, so
 	// JSON leaves it out then (protocol/report writes it for every failure).
 	Class Class `json:"class,omitempty"`
+	// Runtime marks the report on live programs between turns (seed 001's
+	// program_runtime_feedback): Programs only, no ops, no commit but
+	// ProgramCommit (the files they changed meanwhile).
+	Runtime bool `json:"runtime,omitempty"`
 	// Reason is finer than Class, for the feedback writers (see the Reason*
 	// constants): derived from the error's type, never from its wording.
 	Reason string `json:"reason,omitempty"`

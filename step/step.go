@@ -139,7 +139,11 @@ type Program struct {
 	Timeout        time.Duration     `json:"timeout,omitempty"`
 	ExpectedOutput string            `json:"expected_output,omitempty"`
 	Terminate      bool              `json:"terminate,omitempty"` // check_program: stop the named program
-	Pos            Pos               `json:"pos"`
+	// Live: the program keeps running after its step (a server, a
+	// watcher); each later turn reports its new output, and check_program
+	// (Terminate) or the end of the command stops it.
+	Live bool `json:"live,omitempty"`
+	Pos  Pos  `json:"pos"`
 }
 
 // Step is one instruction block (or one Axon git_commit group): the unit that

@@ -73,6 +73,13 @@ type Engine struct {
 	held  *heldIndex
 	debt  map[string]entry // path -> its entry in the index file before the run
 	batch bool             // inside Run: steps leave the index in memory
+
+	// live are the programs that keep running between steps (live.go);
+	// liveBefore is the dirty state before the first of them started, so
+	// that only what they change is committed; liveSeq numbers reports.
+	live       []*liveProgram
+	liveBefore map[string]string
+	liveSeq    int
 }
 
 // BusyError is another autocoder process working in the same repository.
@@ -169,6 +176,12 @@ func (e *Engine) lockWait(ctx context.Context, wait time.Duration) error {
 
 // Close writes the index (Flush), releases the lock and the repository.
 func (e *Engine) Close() error {
+	// Nothing a step starts outlives the engine: a caller that did not
+	// stop its live programs (Live with stop) has them stopped here.
+	for _, l := range e.live {
+		l.h.Stop()
+	}
+	e.live = nil
 	ferr := e.Flush()
 	e.Policy.Close()
 	e.plock.Unlock()

@@ -130,8 +130,7 @@ func (e *Engine) runPrograms(ctx context.Context, s *step.Step, res *step.Result
 			continue
 		}
 		if p.Terminate {
-			res.Programs = append(res.Programs, step.ProgramResult{Name: name, Status: "success",
-				Stdout: "not running: autocoder runs each program to its end or its timeout, so there is nothing to stop"})
+			res.Programs = append(res.Programs, e.stopLive(name))
 			continue
 		}
 		dir := e.Repo.Root
@@ -139,6 +138,16 @@ func (e *Engine) runPrograms(ctx context.Context, s *step.Step, res *step.Result
 			if d, err := w.resolveDir(p.Cwd); err == nil {
 				dir = d
 			}
+		}
+		if p.Live {
+			if e.liveBefore == nil {
+				e.liveBefore = before
+			}
+			res.Programs = append(res.Programs, e.startLive(ctx, s, p, name, dir))
+			if len(e.live) == 0 {
+				e.liveBefore = nil // it did not start
+			}
+			continue
 		}
 		pr := e.opts.Programs.Run(ctx, dir, p)
 		pr.Name = name
@@ -155,12 +164,12 @@ func (e *Engine) runPrograms(ctx context.Context, s *step.Step, res *step.Result
 		switch {
 		case !wasDirty:
 			mine = append(mine, p)
-		case old != sum:
+		case old != sum && !e.liveOwns(p):
 			theirs = append(theirs, p)
 		}
 	}
 	for p := range before {
-		if _, ok := after[p]; !ok {
+		if _, ok := after[p]; !ok && !e.liveOwns(p) {
 			theirs = append(theirs, p) // a program reverted the user's change
 		}
 	}

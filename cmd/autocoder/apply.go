@@ -103,6 +103,9 @@ func runApply(c *cli.Context) error {
 	} else {
 		results = e.Run(c.Context, items, txn.RunOptions{Atomic: c.Bool("atomic"), DryRun: c.Bool("dry-run")})
 	}
+	// apply is one shot: a program that keeps running (keep_running) ends
+	// with the command, and its answer says so.
+	results = append(results, e.Live(true, "stopped: autocoder apply is one shot, so a program that keeps running ends with it (under autocoder run it runs on across turns).")...)
 	branch := currentBranch(e)
 	if !strings.HasPrefix(branch, cfg.Apply.BranchPrefix) {
 		branch = "" // not (or no longer) on a work branch

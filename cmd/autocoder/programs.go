@@ -10,6 +10,7 @@ import (
 
 	"github.com/autocoder/autocoder/config"
 	"github.com/autocoder/autocoder/runner"
+	"github.com/autocoder/autocoder/txn"
 )
 
 // programs is the program policy of autocoder.toml (and --allow-programs)
@@ -35,14 +36,24 @@ func (p programs) Allowed(pr step.Program) (bool, string) {
 }
 
 func (p programs) Run(ctx context.Context, dir string, pr step.Program) step.ProgramResult {
+	spec := p.spec(dir, pr)
+	r, err := runner.Run(ctx, spec)
+	return programResult(spec, r, err)
+}
+
+// spec is what the runner is given for pr in dir.
+func (p programs) spec(dir string, pr step.Program) runner.Spec {
 	var env []string
 	for k, v := range pr.Env {
 		env = append(env, k+"="+v)
 	}
 	sort.Strings(env)
-	spec := runner.Spec{Command: pr.Command, Args: pr.Args, Shell: pr.Shell || pr.Args == nil, Dir: dir, Env: env,
+	return runner.Spec{Command: pr.Command, Args: pr.Args, Shell: pr.Shell || pr.Args == nil, Dir: dir, Env: env,
 		Timeout: p.cfg.ProgramTimeout(pr.Timeout), MaxOutput: p.cfg.Programs.MaxOutputBytes}
-	r, err := runner.Run(ctx, spec)
+}
+
+// programResult is the answer for a program that ran.
+func programResult(spec runner.Spec, r runner.Result, err error) step.ProgramResult {
 	out := step.ProgramResult{Stdout: string(r.Stdout), Stderr: string(r.Stderr), ReturnCode: r.ExitCode,
 		Runtime: r.Duration.Round(time.Millisecond).Seconds()}
 	switch {
@@ -63,6 +74,53 @@ func (p programs) Run(ctx context.Context, dir string, pr step.Program) step.Pro
 		out.Error = strings.TrimSpace(out.Error + fmt.Sprintf(" (the output was longer than %d bytes: its start and end are kept)", spec.MaxOutput))
 	}
 	return out
+}
+
+// Start starts a live program (step.Program.Live). Its timeout is its own
+// set_timeout when it gave one; otherwise it runs until it is stopped, by
+// check_program or at the end of the command.
+func (p programs) Start(ctx context.Context, dir string, pr step.Program) (txn.LiveProgram, error) {
+	spec := p.spec(dir, pr)
+	spec.Timeout = pr.Timeout
+	if spec.Timeout <= 0 {
+		spec.Timeout = 100 * 365 * 24 * time.Hour
+	}
+	l, err := runner.Start(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	return &liveProgram{l: l, spec: spec}, nil
+}
+
+// liveProgram is a runner.Live as the engine sees it.
+type liveProgram struct {
+	l    *runner.Live
+	spec runner.Spec
+}
+
+func (lp *liveProgram) take(r step.ProgramResult) step.ProgramResult {
+	out, errOut, ran := lp.l.Take()
+	r.Stdout, r.Stderr, r.Runtime = string(out), string(errOut), ran.Round(time.Millisecond).Seconds()
+	return r
+}
+
+func (lp *liveProgram) Report() (step.ProgramResult, bool) {
+	done, r, err := lp.l.Exited()
+	if !done {
+		return lp.take(step.ProgramResult{Status: step.ProgramRunning, ReturnCode: -1}), false
+	}
+	// It ended on its own (or at its timeout): its final answer, with only
+	// the output not reported yet.
+	return lp.take(programResult(lp.spec, r, err)), true
+}
+
+func (lp *liveProgram) Stop() step.ProgramResult {
+	running, r, err := lp.l.Stop()
+	if !running {
+		return lp.take(programResult(lp.spec, r, err))
+	}
+	pr := lp.take(step.ProgramResult{Status: step.ProgramTerminated, ReturnCode: r.ExitCode})
+	return pr
 }
 
 // verifier runs the [verify] command of autocoder.toml, or is nil.

@@ -124,7 +124,11 @@ func Feedback(results []step.Result) []byte {
 		if i > 0 {
 			out.WriteByte('\n')
 		}
-		raw, err := marshal(answerFor(r))
+		var v any = answerFor(r)
+		if r.Runtime {
+			v = runtimeFor(r)
+		}
+		raw, err := marshal(v)
 		var body bytes.Buffer
 		if err == nil {
 			err = json.Indent(&body, raw, "", "  ")
@@ -206,13 +210,74 @@ func answerFor(r step.Result) answer {
 			name = fmt.Sprintf("%s#%d", name, seen[name])
 		}
 		status := pr.Status
-		if status != step.ProgramSuccess && status != step.ProgramTimeout && status != step.ProgramRefused {
+		switch status {
+		case step.ProgramSuccess, step.ProgramTimeout, step.ProgramRefused, step.ProgramRunning, step.ProgramTerminated:
+		default:
 			status = "failure" // the documented values; Error says why
 		}
 		a.ProgramExecs = append(a.ProgramExecs, programExec{
 			name: name, Status: status, Stdout: pr.Stdout, Stderr: pr.Stderr,
 			ReturnCode: pr.ReturnCode, Runtime: pr.Runtime, Error: withHint(pr.Error, pr.Hint),
 		})
+	}
+	return a
+}
+
+// runtime is seed 001's program_runtime_feedback: the new output of each
+// program that keeps running (or ended, or was stopped) since the last answer.
+type runtime struct {
+	Type      string          `json:"type"`
+	RequestID string          `json:"request_id"`
+	Programs  runtimePrograms `json:"programs"`
+	Commit    string          `json:"program_commit,omitempty"`
+}
+
+type runtimeProgram struct {
+	Name       string  `json:"name"`
+	Status     string  `json:"status"` // running, terminated, success, failure, timeout
+	Runtime    float64 `json:"runtime"`
+	Stdout     string  `json:"stdout"`
+	Stderr     string  `json:"stderr"`
+	ReturnCode *int    `json:"returncode,omitempty"` // once it has ended
+	Error      string  `json:"error,omitempty"`
+}
+
+// runtimePrograms is a JSON object keyed by program name, in order.
+type runtimePrograms []runtimeProgram
+
+func (p runtimePrograms) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	for i, e := range p {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		k, err := marshal(e.Name)
+		if err != nil {
+			return nil, err
+		}
+		v, err := marshal(e)
+		if err != nil {
+			return nil, err
+		}
+		buf.Write(k)
+		buf.WriteByte(':')
+		buf.Write(v)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+func runtimeFor(r step.Result) runtime {
+	a := runtime{Type: "program_runtime_feedback", RequestID: r.StepID, Programs: runtimePrograms{}, Commit: r.ProgramCommit}
+	for _, pr := range r.Programs {
+		rp := runtimeProgram{Name: pr.Name, Status: pr.Status, Runtime: pr.Runtime, Stdout: pr.Stdout, Stderr: pr.Stderr,
+			Error: withHint(pr.Error, pr.Hint)}
+		if pr.Status != step.ProgramRunning {
+			rc := pr.ReturnCode
+			rp.ReturnCode = &rc
+		}
+		a.Programs = append(a.Programs, rp)
 	}
 	return a
 }

@@ -41,7 +41,7 @@ var (
 	metadataFields = map[string]bool{"step_id": true, "reason": true, "status": true, "summary": true, "timestamp": false, "type": false}
 	fileOpFields   = map[string]bool{"action_type": true, "path": true, "file_content": true, "modify_content": true}
 	editFields     = map[string]bool{"identifier": true, "old_content": true, "new_content": true}
-	programFields  = map[string]bool{"name": true, "command": true, "set_timeout": true, "expected_output": true, "terminal": true, "reason": false}
+	programFields  = map[string]bool{"name": true, "command": true, "set_timeout": true, "expected_output": true, "terminal": true, "keep_running": true, "reason": false}
 )
 
 // shapeError stops build at the first field that is wrong.
@@ -323,6 +323,10 @@ func (b *builder) program(n *tjson.Node, k int) step.Program {
 		b.fail(t.Pos, `"terminal": true in an operate step`, `to stop a running program send a step with "type": "check_program"`)
 	}
 	b.flag(n, "terminal")
+	// keep_running: a server or a watcher, which runs on after the step;
+	// each later answer carries its new output (program_runtime_feedback)
+	// until check_program stops it (seed 001, section 4).
+	p.Live = b.flag(n, "keep_running")
 	p.Command = b.str(n, "command")
 	if strings.TrimSpace(p.Command) == "" {
 		at := n.Pos
@@ -352,7 +356,7 @@ func (b *builder) terminate(n *tjson.Node) step.Program {
 		b.fail(n.Pos, fmt.Sprintf("the check_program entry for %q lacks \"terminal\": true", p.Name),
 			`write "terminal": true to stop the program; to run a command use an "operate" step`)
 	}
-	b.unused(n, "check_program", "command", "set_timeout", "expected_output")
+	b.unused(n, "check_program", "command", "set_timeout", "expected_output", "keep_running")
 	return p
 }
 
