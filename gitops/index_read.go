@@ -119,19 +119,6 @@ func (ix *Index) startHash() chan<- int {
 	return ready
 }
 
-// parseIndex makes an Index of data, the content of the file path whose
-// mtime was sec, nsec.
-func parseIndex(path string, data []byte, sec, nsec uint32) (*Index, error) {
-	ix := &Index{path: path, data: data, mtimeSec: sec, mtimeNsec: nsec}
-	hashed := ix.startHash()
-	hashed <- len(data)
-	close(hashed)
-	if err := ix.parse(); err != nil {
-		return nil, err
-	}
-	return ix, nil
-}
-
 // damaged is the error for a file that is not a valid index.
 func (ix *Index) damaged(format string, args ...any) error {
 	return &UnsupportedIndexError{

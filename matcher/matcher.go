@@ -3,7 +3,7 @@
 // picked out by an identifier, or the edit fails with an error that says where
 // the nearest text is or where every occurrence is.
 //
-// Start reading at Replace (one edit) and ReplaceAll (a list of edits). The
+// Start reading at ReplaceAll (a list of edits, applied in order). The
 // tiers of tolerance are in tiers.go, the identifier heuristics in ident.go,
 // the nearest-region search for hints in nearest.go, and the line-indexed
 // document that keeps large files fast in doc.go. The engine (package txn)
@@ -85,26 +85,6 @@ type Result struct {
 	// old text, where the edit was already applied (the new text is there,
 	// holding them): the one occurrence left was taken as the place.
 	AppliedAt []int
-}
-
-// Replace applies one edit. out is a fresh slice; content is never modified.
-// The content is checked with CheckText first. On error out is nil and the
-// error is one of the typed errors of this package.
-func Replace(content []byte, e Edit) (out []byte, r Result, err error) {
-	if err := CheckText(content); err != nil {
-		return nil, Result{}, err
-	}
-	d, pre := load(content)
-	r, err = apply(d, e)
-	if err != nil {
-		return nil, Result{}, err
-	}
-	r.Start += len(pre)
-	r.End += len(pre)
-	if r.AlreadyApplied {
-		return bytes.Clone(content), r, nil
-	}
-	return append(pre, d.bytes()...), r, nil
 }
 
 // ReplaceAll applies edits in order, each on the result of the previous one;

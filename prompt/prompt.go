@@ -16,9 +16,6 @@ package prompt
 import (
 	"embed"
 	"fmt"
-	"io/fs"
-	"path"
-	"sort"
 	"strings"
 	"text/template"
 
@@ -35,15 +32,6 @@ var Dialects = []string{"autocoder", "mcp", "axon"}
 // Langs are the languages each prompt is written in. The first is the
 // default: the seeds are Chinese, and so are the users they were written for.
 var Langs = []string{"zh", "en"}
-
-// StepDialect is the name the dialect readers give a dialect
-// (step.Step.Dialect) for a name of Dialects.
-func StepDialect(dialect string) string {
-	if dialect == "autocoder" {
-		return "autocoder-json"
-	}
-	return dialect
-}
 
 // UnknownError is a dialect or language there is no prompt for.
 type UnknownError struct{ What, Name string }
@@ -96,31 +84,6 @@ func Text(dialect, lang string) (string, error) {
 		return "", err
 	}
 	return b.String(), nil
-}
-
-// Example is one example a prompt shows: a model's answer.
-type Example struct {
-	Name string // the file name without .md
-	Text string
-}
-
-// Examples are the examples of dialect, by name.
-func Examples(dialect string) ([]Example, error) {
-	dir := "examples/" + dialect
-	entries, err := fs.ReadDir(files, dir)
-	if err != nil {
-		return nil, &UnknownError{What: "dialect", Name: dialect}
-	}
-	var out []Example
-	for _, e := range entries {
-		b, err := files.ReadFile(path.Join(dir, e.Name()))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, Example{Name: strings.TrimSuffix(e.Name(), ".md"), Text: string(b)})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, nil
 }
 
 func contains(list []string, s string) bool {

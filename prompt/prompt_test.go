@@ -18,7 +18,7 @@ import (
 // a """ string, a missing comma) would teach the model to write it.
 func TestExamplesRead(t *testing.T) {
 	for _, d := range Dialects {
-		exs, err := Examples(d)
+		exs, err := examples(d)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -56,7 +56,7 @@ func TestEveryOperationTaught(t *testing.T) {
 		"axon":      axon.Acts(),
 	}
 	for _, d := range Dialects {
-		exs, _ := Examples(d)
+		exs, _ := examples(d)
 		shown := map[string]bool{}
 		for _, ex := range exs {
 			for _, it := range protocol.Parse([]byte(ex.Text)) {
@@ -101,7 +101,7 @@ func TestEveryOperationTaught(t *testing.T) {
 // of the dialect is in it, and nothing is left of the template.
 func TestEveryPrompt(t *testing.T) {
 	for _, d := range Dialects {
-		exs, _ := Examples(d)
+		exs, _ := examples(d)
 		for _, lang := range Langs {
 			text, err := Text(d, lang)
 			if err != nil {

@@ -36,7 +36,7 @@ func parse(in []byte) { protocol.Parse(in) }
 // line off from one of them: the matcher tries every tier, tolerant ones
 // included, and reports the nearest region.
 func nearMiss(in []byte) {
-	matcher.Replace(in, matcher.Edit{Old: "func f7(x int) int {\n\treturn x + 8\n}\n", New: "x"})
+	matcher.ReplaceAll(in, []matcher.Edit{{Old: "func f7(x int) int {\n\treturn x + 8\n}\n", New: "x"}})
 }
 
 var shapes = []shape{
@@ -58,7 +58,7 @@ var shapes = []shape{
 		// Half the file, then a line it does not have: every tier checks
 		// every place the first lines agree.
 		old := bytes.Repeat([]byte("\tx = 1\n"), bytes.Count(in, []byte("\n"))/2)
-		matcher.Replace(in, matcher.Edit{Old: string(append(old, "\ty = 2\n"...)), New: "x"})
+		matcher.ReplaceAll(in, []matcher.Edit{{Old: string(append(old, "\ty = 2\n"...)), New: "x"}})
 	}},
 }
 

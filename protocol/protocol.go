@@ -96,19 +96,3 @@ func uniqueIDs(items []step.Item) {
 		seen[s.ID] = true
 	}
 }
-
-// Dialect is the dialect the response speaks, for writing the feedback in
-// it: that of the first step, else that of the first error, else "".
-func Dialect(items []step.Item) string {
-	for _, it := range items {
-		if it.Step != nil {
-			return it.Step.Dialect
-		}
-	}
-	for _, it := range items {
-		if it.Err != nil {
-			return it.Err.Dialect
-		}
-	}
-	return ""
-}

@@ -147,22 +147,6 @@ func TestMerge(t *testing.T) {
 	}
 }
 
-func TestDialect(t *testing.T) {
-	cases := []struct {
-		items []step.Item
-		want  string
-	}{
-		{nil, ""},
-		{[]step.Item{{Err: &step.ParseError{Dialect: "mcp"}}, {Step: &step.Step{Dialect: "axon"}}}, "axon"},
-		{[]step.Item{{Err: &step.ParseError{Dialect: "mcp"}}}, "mcp"},
-	}
-	for _, c := range cases {
-		if got := Dialect(c.items); got != c.want {
-			t.Errorf("Dialect = %q, want %q", got, c.want)
-		}
-	}
-}
-
 // checkItems asserts what every Parse result holds, whatever the dialects:
 // items in order and disjoint, within the text, exactly one of Step and Err,
 // positions inside their item whose line and column match their offsets,

@@ -109,7 +109,7 @@ func (r *reader) block(start, n int) step.Item {
 	text := r.text
 	valOff := start + len(Opener)
 	at := step.Pos(r.pos(start)) // before valOff: positions are asked for in order
-	node, end, reps, err := tjson.ParseNodeUntil(text, r.pos(valOff), Opener)
+	node, end, reps, err := tjson.ParseNode(text, r.pos(valOff), Opener)
 	if err != nil {
 		var se *tjson.SyntaxError
 		if !errors.As(err, &se) {

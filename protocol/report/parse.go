@@ -21,16 +21,6 @@ func Count(items []step.Item) (steps, errs int) {
 	return steps, errs
 }
 
-// ItemsJSON writes what parse --format json does: every item (its text as
-// JSON strings) and the counts.
-func ItemsJSON(w io.Writer, items []step.Item) error {
-	steps, errs := Count(items)
-	if items == nil {
-		items = []step.Item{}
-	}
-	return JSON(w, map[string]any{"items": items, "steps": steps, "errors": errs})
-}
-
 // Items writes what parse prints: each step with its checks, ops, programs
 // and the repairs the reader made, each unreadable block with its error and
 // hint, with their line numbers.

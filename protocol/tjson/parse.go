@@ -10,19 +10,7 @@ import (
 	"github.com/autocoder/autocoder/textpos"
 )
 
-// ParseNode reads one JSON value starting at start.Offset (leading white
-// space and comments skipped) and returns its tree, the byte offset just
-// after the value (trailing white space is not consumed), and the repairs it
-// needed. On failure err is a *SyntaxError and end is the offset of the error.
-//
-// The reader is recursive descent with one frame per nesting level, bounded
-// by MaxDepth, and reads each byte a constant number of times: its cost is
-// linear in the length of the value.
-func ParseNode(data []byte, start Pos) (node *Node, end int, repairs []Repair, err error) {
-	return parseNode(&parser{data: data, off: start.Offset, start: start, cur: start})
-}
-
-// ParseNodeStrict is ParseNode for strict RFC 8259 JSON, for a dialect whose
+// ParseNodeStrict is ParseNode (with no stop) for strict RFC 8259 JSON, for a dialect whose
 // contract is that JSON.parse accepts the text (FlyCode MCP): the first
 // deviation that ParseNode would repair is a *SyntaxError instead, at the
 // place of the repair. It accepts exactly what encoding/json accepts and
@@ -33,15 +21,22 @@ func ParseNodeStrict(data []byte, start Pos) (node *Node, end int, err error) {
 	return node, end, err
 }
 
-// ParseNodeUntil is ParseNode for a value inside a block of a larger text
-// whose next block starts with stop (autocoder JSON's "#####--"): stop
-// outside a string ends the value's text there, as the end of the text
-// would. Without it, a # comment reads stop's line as a comment and goes on
-// into the next block, and a response of many broken blocks is read again
-// from each of them: quadratic. With it, each block's reading ends at the
-// next block's opener unless a string holds it, so a text is read in time
-// linear in its length.
-func ParseNodeUntil(data []byte, start Pos, stop []byte) (node *Node, end int, repairs []Repair, err error) {
+// ParseNode reads one JSON value starting at start.Offset (leading white
+// space and comments skipped) and returns its tree, the byte offset just
+// after the value (trailing white space is not consumed), and the repairs it
+// needed. On failure err is a *SyntaxError and end is the offset of the error.
+//
+// stop, when not nil, is the opener of the next block of a larger text
+// (autocoder JSON's "#####--"): stop outside a string ends the value's text
+// there, as the end of the text would. Without it, a # comment reads stop's
+// line as a comment and goes on into the next block, and a response of many
+// broken blocks is read again from each of them: quadratic. With it, each
+// block's reading ends at the next block's opener unless a string holds it.
+//
+// The reader is recursive descent with one frame per nesting level, bounded
+// by MaxDepth, and reads each byte a constant number of times: its cost is
+// linear in the length of the text.
+func ParseNode(data []byte, start Pos, stop []byte) (node *Node, end int, repairs []Repair, err error) {
 	return parseNode(&parser{data: data, off: start.Offset, start: start, cur: start, stop: stop})
 }
 

@@ -163,7 +163,7 @@ func TestOffsets(t *testing.T) {
 	if start.Line != 2 || start.Col != 8 {
 		t.Fatalf("Advance = %+v, want 2:8", start)
 	}
-	n, end, reps, err := ParseNode([]byte(doc), start)
+	n, end, reps, err := ParseNode([]byte(doc), start, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func TestOffsets(t *testing.T) {
 // TestDuplicateKeys: the last one wins in Get and Value, as in encoding/json,
 // and Members keeps all of them.
 func TestDuplicateKeys(t *testing.T) {
-	n, _, _, err := ParseNode([]byte(`{"a": 1, "a": 2}`), Start)
+	n, _, _, err := ParseNode([]byte(`{"a": 1, "a": 2}`), Start, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +253,7 @@ func FuzzTolerant(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkStrict(t, data)
 		// Positions must agree with the offsets they come with.
-		n, _, reps, err := ParseNode(data, Start)
+		n, _, reps, err := ParseNode(data, Start, nil)
 		check := func(p Pos) {
 			if want := textpos.Advance(data, Start, p.Offset); want != p {
 				t.Fatalf("position %+v, want %+v", p, want)
@@ -338,7 +338,7 @@ func TestStrictRepairIsError(t *testing.T) {
 		if !errors.As(err, &se) || !strings.Contains(se.Msg, c.msg) || se.Col != c.col || !strings.Contains(se.Hint(), "JSON.parse") {
 			t.Errorf("%q: got %#v, want a syntax error at column %d naming %q", c.text, err, c.col, c.msg)
 		}
-		if _, _, reps, err := ParseNode([]byte(c.text), Start); err != nil || len(reps) == 0 {
+		if _, _, reps, err := ParseNode([]byte(c.text), Start, nil); err != nil || len(reps) == 0 {
 			t.Errorf("%q: the tolerant reader should repair it: %v %v", c.text, reps, err)
 		}
 	}
