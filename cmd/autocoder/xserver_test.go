@@ -1,10 +1,11 @@
 package main
 
 import (
-	"fmt"
+	"bufio"
 	"os"
 	"os/exec"
-	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -19,35 +20,37 @@ import (
 func xCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
 		"xserver": func(ts *testscript.TestScript, neg bool, args []string) {
-			// A display number per script: scripts run in parallel.
-			for n := 100 + os.Getpid()%200; n < 1000; n += 7 {
-				if _, err := os.Stat(fmt.Sprintf("/tmp/.X11-unix/X%d", n)); err == nil {
-					continue
-				}
-				cmd := exec.Command("Xvfb", fmt.Sprintf(":%d", n), "-nolisten", "tcp")
-				if err := cmd.Start(); err != nil {
-					ts.Fatalf("start Xvfb: %v", err)
-				}
-				sock := filepath.Join("/tmp/.X11-unix", fmt.Sprintf("X%d", n))
-				for i := 0; i < 100; i++ {
-					if _, err := os.Stat(sock); err == nil {
-						break
-					}
-					time.Sleep(20 * time.Millisecond)
-				}
-				if _, err := os.Stat(sock); err != nil {
-					cmd.Process.Kill()
-					cmd.Wait()
-					continue // another script took the display first
-				}
-				ts.Defer(func() {
-					cmd.Process.Kill()
-					cmd.Wait()
-				})
-				ts.Setenv("DISPLAY", fmt.Sprintf(":%d", n))
-				return
+			// Xvfb picks a free display itself and writes its number to
+			// -displayfd: guessing one raced with other test processes,
+			// whose server a script then shared (and its clipboard).
+			r, w, err := os.Pipe()
+			ts.Check(err)
+			defer r.Close()
+			cmd := exec.Command("Xvfb", "-displayfd", "3", "-nolisten", "tcp")
+			cmd.ExtraFiles = []*os.File{w}
+			if err := cmd.Start(); err != nil {
+				w.Close()
+				ts.Fatalf("start Xvfb: %v", err)
 			}
-			ts.Fatalf("no free X display")
+			w.Close()
+			ts.Defer(func() {
+				cmd.Process.Kill()
+				cmd.Wait()
+			})
+			got := make(chan string, 1)
+			go func() {
+				line, _ := bufio.NewReader(r).ReadString('\n')
+				got <- strings.TrimSpace(line)
+			}()
+			select {
+			case n := <-got:
+				if _, err := strconv.Atoi(n); err != nil {
+					ts.Fatalf("Xvfb did not say its display (%q)", n)
+				}
+				ts.Setenv("DISPLAY", ":"+n)
+			case <-time.After(20 * time.Second):
+				ts.Fatalf("Xvfb did not start within 20 s")
+			}
 		},
 	}
 }
