@@ -56,7 +56,7 @@ func (e *noBlocksError) Hint() string {
 	return "a block starts with #####-- (autocoder JSON), a ```mcp-request fence (FlyCode MCP) or a ~~~~~act fence (Axon); `autocoder parse FILE` shows what was found"
 }
 
-func runApply(c *cli.Context) error {
+func runApply(c *cli.Context) (err error) {
 	f, err := format(c)
 	if err != nil {
 		return err
@@ -65,7 +65,7 @@ func runApply(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	defer e.Close()
+	defer closeEngine(c, e, &err)
 	var text []byte
 	if c.Bool("clipboard") {
 		if c.NArg() > 0 {

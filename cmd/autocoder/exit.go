@@ -4,6 +4,9 @@ import (
 	"errors"
 	"io"
 
+	"github.com/autocoder/autocoder/txn"
+	"github.com/urfave/cli/v2"
+
 	"github.com/autocoder/autocoder/protocol/report"
 	"github.com/autocoder/autocoder/step"
 )
@@ -87,4 +90,20 @@ func failure(rs []step.Result) error {
 		return &reported{class: step.ClassProgramFailed}
 	}
 	return nil
+}
+
+// closeEngine closes e when a command is done with it. Close writes the
+// index the engine may still hold, so its failure is never dropped: it is
+// the command's error, or, when the command failed already, it is printed
+// beside that failure.
+func closeEngine(c *cli.Context, e *txn.Engine, err *error) {
+	cerr := e.Close()
+	if cerr == nil {
+		return
+	}
+	if *err == nil {
+		*err = cerr
+		return
+	}
+	report.Error(c.App.ErrWriter, cerr.Error(), step.HintOf(cerr))
 }

@@ -40,7 +40,7 @@ func runCommand() *cli.Command {
 	}
 }
 
-func runRun(c *cli.Context) error {
+func runRun(c *cli.Context) (err error) {
 	task, err := readTask(c)
 	if err != nil {
 		return err
@@ -49,7 +49,7 @@ func runRun(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	defer e.Close()
+	defer closeEngine(c, e, &err)
 	ac, err := agentConfig(c, cfg.Model)
 	if err != nil {
 		return err

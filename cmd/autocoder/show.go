@@ -12,7 +12,7 @@ func showCommand() *cli.Command {
 		Usage:     "show a step: its commit, its files, the block the model wrote and, for autocoder run, the turn it came from",
 		ArgsUsage: "STEP",
 		Flags:     []cli.Flag{formatFlag},
-		Action: func(c *cli.Context) error {
+		Action: func(c *cli.Context) (err error) {
 			f, err := format(c)
 			if err != nil {
 				return err
@@ -24,7 +24,7 @@ func showCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			defer e.Close()
+			defer closeEngine(c, e, &err)
 			info, err := e.Show(c.Args().First())
 			if err != nil {
 				return err

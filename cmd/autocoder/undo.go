@@ -15,7 +15,7 @@ func undoCommand() *cli.Command {
 		ArgsUsage: "[N]",
 		Flags: []cli.Flag{formatFlag, &cli.BoolFlag{Name: "force",
 			Usage: "undo also steps that the branch's upstream or the branch it was made from already contains"}},
-		Action: func(c *cli.Context) error {
+		Action: func(c *cli.Context) (err error) {
 			f, err := format(c)
 			if err != nil {
 				return err
@@ -33,7 +33,7 @@ func undoCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			defer e.Close()
+			defer closeEngine(c, e, &err)
 			undone, err := e.Undo(n, txn.UndoOptions{Force: c.Bool("force")})
 			if err != nil {
 				return err
@@ -52,7 +52,7 @@ func redoCommand() *cli.Command {
 		Name:  "redo",
 		Usage: "put back the most recently undone step",
 		Flags: []cli.Flag{formatFlag},
-		Action: func(c *cli.Context) error {
+		Action: func(c *cli.Context) (err error) {
 			f, err := format(c)
 			if err != nil {
 				return err
@@ -64,7 +64,7 @@ func redoCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			defer e.Close()
+			defer closeEngine(c, e, &err)
 			r, err := e.Redo()
 			if err != nil {
 				return err
@@ -83,7 +83,7 @@ func logCommand() *cli.Command {
 		Name:  "log",
 		Usage: "list the steps on the current work branch, newest first",
 		Flags: []cli.Flag{formatFlag},
-		Action: func(c *cli.Context) error {
+		Action: func(c *cli.Context) (err error) {
 			f, err := format(c)
 			if err != nil {
 				return err
@@ -92,7 +92,7 @@ func logCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			defer e.Close()
+			defer closeEngine(c, e, &err)
 			branch, entries, err := e.Log()
 			if err != nil {
 				return err
