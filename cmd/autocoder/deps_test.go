@@ -4,7 +4,9 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -114,5 +116,34 @@ func TestCmdIsThin(t *testing.T) {
 			}
 			return true
 		})
+	}
+}
+
+// TestLayoutTableNamesEveryPackage keeps the README's layout table true: a
+// reader finds the architecture from the folder names, so every package's
+// folder (or the folder above it) is in the table.
+func TestLayoutTableNamesEveryPackage(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, _ := strings.Cut(string(readme), "## Layout")
+	table, _, _ = strings.Cut(table, "\n## ")
+	out, err := exec.Command("go", "list", "github.com/autocoder/autocoder/...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		dir := strings.TrimPrefix(strings.TrimPrefix(pkg, "github.com/autocoder/autocoder"), "/")
+		named := false
+		for d := dir; d != "." && d != ""; d = path.Dir(d) {
+			if strings.Contains(table, "`"+d+"`") {
+				named = true
+				break
+			}
+		}
+		if !named {
+			t.Errorf("the README's layout table does not name %s", dir)
+		}
 	}
 }
