@@ -62,6 +62,12 @@ func (r *Repo) WriteBlob(content []byte) (Hash, error) {
 // ReadObject reads an object of the given type.
 func (r *Repo) ReadObject(typ plumbing.ObjectType, h Hash) ([]byte, error) {
 	o, err := r.objects.EncodedObject(typ, h)
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		// A git gc beside us may have packed the object and removed the
+		// loose file: go-git knows only the packs it listed when opened.
+		r.reopen()
+		o, err = r.objects.EncodedObject(typ, h)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s %s: %w", typ, h, err)
 	}

@@ -213,3 +213,25 @@ func TestOpenRefusesWhatItCannotWrite(t *testing.T) {
 		t.Fatal("a folder outside any repository opened")
 	}
 }
+
+// An object a git gc packed after the repository was opened (the loose file
+// gone, the pack new to go-git) is read from the new pack, without Refresh.
+func TestReadObjectAfterGitGC(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
+	r := openRepo(t, g.Dir)
+	h, err := r.WriteBlob([]byte("written before gc\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Git("update-ref", "refs/keep", h.String()) // gc keeps what a ref names
+	g.Git("gc", "-q", "--prune=now")
+	if out := g.Git("count-objects", "-v"); !strings.Contains(out, "count: 0\n") {
+		t.Fatalf("git gc left loose objects:\n%s", out)
+	}
+	b, err := r.ReadBlob(h)
+	if err != nil || string(b) != "written before gc\n" {
+		t.Fatalf("ReadBlob after gc = %q, %v", b, err)
+	}
+	g.Fsck()
+}

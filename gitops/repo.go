@@ -120,10 +120,7 @@ func (r *Repo) open() error {
 	if err := r.checkFormat(); err != nil {
 		return err
 	}
-	r.packs, _ = os.Stat(filepath.Join(r.CommonDir, "objects", "pack"))
-	r.storage = filesystem.NewStorageWithOptions(osfs.New(r.CommonDir), cache.NewObjectLRUDefault(),
-		filesystem.Options{KeepDescriptors: true})
-	r.objects = &r.storage.ObjectStorage
+	r.reopen()
 	return nil
 }
 
@@ -135,14 +132,22 @@ func (r *Repo) Refresh() error {
 	if fi == nil || (r.packs != nil && fi.ModTime().Equal(r.packs.ModTime()) && fi.Size() == r.packs.Size()) {
 		return nil
 	}
+	r.reopen()
+	return nil
+}
+
+// reopen closes the object store and opens it again, reading the list of
+// packs afresh: after Refresh saw objects/pack change, or when an object
+// that must exist was not found (a git gc moved it into a new pack within
+// the same second, where Refresh's look at the folder may not tell).
+func (r *Repo) reopen() {
 	if r.storage != nil {
 		r.storage.Close()
 	}
-	r.packs = fi
+	r.packs, _ = os.Stat(filepath.Join(r.CommonDir, "objects", "pack"))
 	r.storage = filesystem.NewStorageWithOptions(osfs.New(r.CommonDir), cache.NewObjectLRUDefault(),
 		filesystem.Options{KeepDescriptors: true})
 	r.objects = &r.storage.ObjectStorage
-	return nil
 }
 
 // checkFormat refuses repository formats we cannot write correctly: other

@@ -90,3 +90,35 @@ func TestSessionSurvivesGitGCBetweenCalls(t *testing.T) {
 	g.AssertClean()
 	g.Fsck()
 }
+
+// A git gc inside one engine's life (between two steps of one apply, with
+// no Acquire between them) packs the objects the first step wrote, removes
+// the loose ones and, through pack-refs --prune, the empty folder of the
+// work branch's ref; the next step finds the objects in the new pack and
+// recreates the folder for the ref's lock.
+func TestGitGCBetweenStepsOfOneEngine(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
+	e := open(t, g.Dir, txn.Options{})
+	mustApply(t, e, mkStep("s1", write("b", "one\n"), write("d/e", "e\n")))
+	g.Git("gc", "-q", "--prune=now")
+	g.Git("pack-refs", "--all", "--prune")
+	// Some git versions leave the emptied folder of the packed ref, some
+	// remove it; remove it as they do, so that the next step finds it gone.
+	os.Remove(filepath.Join(g.Dir, ".git", "refs", "heads", "autocoder"))
+	if ents, _ := os.ReadDir(filepath.Join(g.Dir, ".git", "refs", "heads")); len(ents) != 0 {
+		t.Fatalf("refs/heads/%s left after pack-refs: the test needs it gone", ents[0].Name())
+	}
+	if out := g.Git("count-objects", "-v"); !strings.Contains(out, "count: 0\n") {
+		t.Fatalf("git gc left loose objects:\n%s", out)
+	}
+	mustApply(t, e, mkStep("s2", replace("b", "one", "two"), replace("d/e", "e", "f"), write("c", "c\n")))
+	g.AssertClean()
+	g.Fsck()
+	if log := g.Git("log", "--format=%s"); !strings.Contains(log, "s2") || !strings.Contains(log, "s1") {
+		t.Fatalf("git log after gc between steps:\n%s", log)
+	}
+	if b, _ := os.ReadFile(filepath.Join(g.Dir, "b")); string(b) != "two\n" {
+		t.Fatalf("b = %q after s2", b)
+	}
+}
