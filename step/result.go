@@ -9,7 +9,7 @@ const (
 	StatusUnchanged Status = "unchanged" // nothing to change: no commit
 	StatusPlanned   Status = "planned"   // --dry-run: would be applied
 	StatusFailed    Status = "failed"    // rolled back, nothing of it remains
-	StatusSkipped   Status = "skipped"   // not tried: an earlier step failed
+	StatusSkipped   Status = "skipped"   // not tried: an earlier step failed (for an op: an earlier op or step failed); feedback says "not attempted"
 	StatusRead      Status = "read"      // a read-only step: feedback, no commit
 )
 
@@ -68,6 +68,8 @@ const (
 	// A live program that was stopped: by check_program terminal: true, at
 	// the end of the command or of the run. Error says which.
 	ProgramTerminated = "terminated"
+	// A program of a step that failed or was skipped: never run.
+	ProgramNotAttempted = "not_attempted"
 )
 
 // ProgramTrouble is the first program of the results that did not succeed

@@ -44,6 +44,7 @@ func (e *Engine) Run(ctx context.Context, items []step.Item, o RunOptions) (resu
 			r := step.Result{Status: step.StatusSkipped}
 			if it.Step != nil {
 				r.Step, r.StepID = it.Step, it.Step.ID
+				notAttempted(&r, "an earlier step failed")
 			} else {
 				r.ParseErr = it.Err
 			}
@@ -279,7 +280,34 @@ func cancelled(ctx context.Context) error {
 func failed(r *step.Result, err error) step.Result {
 	r.Status, r.Error, r.Hint = step.StatusFailed, err.Error(), step.HintOf(err)
 	r.Class, r.Reason = step.ClassOf(err), reasonOf(err)
+	why := "this step failed before it"
+	if n := len(r.Ops); n > 0 && r.Ops[n-1].Status == step.StatusFailed {
+		why = "an earlier operation of this step failed"
+	}
+	notAttempted(r, why)
 	return *r
+}
+
+// notAttempted completes the result of a step that failed or was skipped:
+// each op past those it reports, and each program, was not attempted, and
+// says why, so that the feedback answers every operation the model sent.
+func notAttempted(r *step.Result, why string) {
+	if r.Step == nil {
+		return
+	}
+	for i := len(r.Ops); i < len(r.Step.Ops); i++ {
+		op := r.Step.Ops[i]
+		r.Ops = append(r.Ops, step.OpResult{Kind: op.Kind, Path: op.Path, To: op.To, Status: step.StatusSkipped,
+			Message: "not attempted: " + why})
+	}
+	for i := len(r.Programs); i < len(r.Step.Programs); i++ {
+		p := r.Step.Programs[i]
+		if p.Terminate {
+			continue // check_program asks to stop, not to run
+		}
+		r.Programs = append(r.Programs, step.ProgramResult{Name: programName(p, i), Status: step.ProgramNotAttempted,
+			ReturnCode: -1, Error: "not attempted: " + why})
+	}
 }
 
 func (e *Engine) treeOf(commit gitops.Hash) (gitops.Hash, error) {

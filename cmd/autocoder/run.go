@@ -11,6 +11,7 @@ import (
 	"github.com/autocoder/autocoder/config"
 	"github.com/autocoder/autocoder/prompt"
 	"github.com/autocoder/autocoder/step"
+	"github.com/autocoder/autocoder/termsafe"
 	"github.com/urfave/cli/v2"
 )
 
@@ -82,7 +83,35 @@ func runRun(c *cli.Context) (err error) {
 		return &step.Error{C: step.ClassStepFailed, Msg: fmt.Sprintf("the model did not finish: %s", rep.Stop),
 			Fix: "review what it did (autocoder log), then run again with a larger --max-turns or --max-tokens to go on"}
 	}
-	return nil
+	return programFailure(c.App.ErrWriter, rep)
+}
+
+// programFailure is the exit of a run whose model finished: as for apply
+// (failure), 4 when the policy refused a program, 5 when one failed or
+// timed out, in any turn. A failed step is not counted: the model was told
+// and answered it, and the loop goes on after it by design.
+func programFailure(stderr io.Writer, rep *agent.Report) error {
+	var rs []step.Result
+	for _, t := range rep.Turns {
+		for _, r := range t.Results {
+			if r.Status != step.StatusFailed && r.Status != step.StatusSkipped {
+				rs = append(rs, r)
+			}
+		}
+	}
+	err := failure(rs)
+	if p := step.ProgramTrouble(rs); p != nil {
+		what := "failed"
+		switch p.Status {
+		case step.ProgramRefused:
+			what = "was refused by the program policy (it did not run)"
+		case step.ProgramTimeout:
+			what = "was stopped at its timeout"
+		}
+		fmt.Fprintf(stderr, "autocoder run: the program %s %s; its answer is in the conversation (autocoder show)\n",
+			termsafe.Escape(p.Name), what)
+	}
+	return err
 }
 
 // readTask is the task: the arguments as one text, or standard input for -.

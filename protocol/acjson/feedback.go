@@ -27,7 +27,7 @@ type answerMeta struct {
 }
 
 type fileAction struct {
-	Status   string        `json:"status"` // success or failure
+	Status   string        `json:"status"` // success, failure or not_attempted
 	Action   string        `json:"action"` // the request's own action_type
 	Path     string        `json:"path"`
 	Replaces []replaceInfo `json:"replaces,omitempty"`
@@ -187,8 +187,10 @@ func answerFor(r step.Result) answer {
 			fa.Content = or.Diff
 		}
 		switch or.Status {
-		case step.StatusFailed, step.StatusSkipped:
+		case step.StatusFailed:
 			fa.Status = "failure"
+		case step.StatusSkipped:
+			fa.Status = "not_attempted" // an earlier operation or step failed
 		}
 		fa.Action = kindActions[or.Kind]
 		if src != nil && i < len(src.Actions) {
@@ -211,7 +213,7 @@ func answerFor(r step.Result) answer {
 		}
 		status := pr.Status
 		switch status {
-		case step.ProgramSuccess, step.ProgramTimeout, step.ProgramRefused, step.ProgramRunning, step.ProgramTerminated:
+		case step.ProgramSuccess, step.ProgramTimeout, step.ProgramRefused, step.ProgramRunning, step.ProgramTerminated, step.ProgramNotAttempted:
 		default:
 			status = "failure" // the documented values; Error says why
 		}

@@ -23,7 +23,9 @@ func feedbackResults(t *testing.T) []step.Result {
  "program_operations": [{"name": "run_game", "command": "python tetris/game.py"}, {"name": "run_game", "command": "true"}]}
 --#####
 #####--
-{"metadata": {"step_id": "fail_003"}, "file_operations": [{"action_type": "replace_file", "path": "a.py", "modify_content": [{"identifier": "f", "old_content": "x", "new_content": "y"}]}]}
+{"metadata": {"step_id": "fail_003"}, "file_operations": [{"action_type": "replace_file", "path": "a.py", "modify_content": [{"identifier": "f", "old_content": "x", "new_content": "y"}]},
+  {"action_type": "create_file", "path": "b.py", "file_content": "z"}],
+ "program_operations": [{"name": "test", "command": "python a.py"}]}
 --#####
 #####--
 {"type": "finish", "metadata": {"summary": "全部完成"}}
@@ -52,7 +54,10 @@ func feedbackResults(t *testing.T) []step.Result {
 			Ops: []step.OpResult{{Kind: step.OpReplace, Path: "a.py", Status: step.StatusFailed,
 				Replaces: []step.ReplaceResult{{Index: 0, Matches: 2}},
 				Error:    "old_content occurs 2 times in a.py (lines 3, 9)",
-				Hint:     "add lines of context around old_content so it occurs once"}}},
+				Hint:     "add lines of context around old_content so it occurs once"},
+				{Kind: step.OpWrite, Path: "b.py", Status: step.StatusSkipped, Message: "not attempted: an earlier operation of this step failed"}},
+			Programs: []step.ProgramResult{{Name: "test", Status: step.ProgramNotAttempted, ReturnCode: -1,
+				Error: "not attempted: an earlier operation of this step failed"}}},
 		{Step: items[2].Step, StepID: items[2].Step.ID, Status: step.StatusUnchanged},
 		{ParseErr: items[3].Err, StepID: "step-4", Status: step.StatusFailed},
 	}

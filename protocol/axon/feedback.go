@@ -131,7 +131,15 @@ func writeOp(b *strings.Builder, op step.OpResult) {
 	if target != "" {
 		target = " " + target
 	}
-	fmt.Fprintf(b, "  %s%s: %s", op.Kind, target, op.Status)
+	status := string(op.Status)
+	if op.Status == step.StatusSkipped {
+		// An earlier operation or step failed; the message says which.
+		status = "not attempted"
+		if strings.HasPrefix(op.Message, status) {
+			status, op.Message = op.Message, ""
+		}
+	}
+	fmt.Fprintf(b, "  %s%s: %s", op.Kind, target, status)
 	if op.Message != "" {
 		fmt.Fprintf(b, " (%s)", op.Message)
 	}
@@ -171,6 +179,14 @@ func writeProgram(b *strings.Builder, p step.ProgramResult) {
 	name := p.Name
 	if name == "" {
 		name = "run_command"
+	}
+	if p.Status == step.ProgramNotAttempted {
+		why := p.Error
+		if !strings.HasPrefix(why, "not attempted") {
+			why = strings.TrimSpace("not attempted " + why)
+		}
+		fmt.Fprintf(b, "  %s: %s\n", name, why)
+		return
 	}
 	fmt.Fprintf(b, "  %s: %s, exit code %d", name, p.Status, p.ReturnCode)
 	if p.Status != step.ProgramRefused {

@@ -75,9 +75,13 @@ func TestFeedback(t *testing.T) {
 				step.Result{Status: step.StatusApplied},
 				step.Result{Status: step.StatusFailed, Class: step.ClassStepFailed, Error: "replace b.go: the old text was not found",
 					Ops: []step.OpResult{{Kind: step.OpReplace, Path: "b.go", Status: step.StatusFailed,
-						Error: "old text not found", Hint: "the nearest text is at line 7: \"x := 1\"; copy the old text from the file exactly"}}},
+						Error: "old text not found", Hint: "the nearest text is at line 7: \"x := 1\"; copy the old text from the file exactly"},
+						{Kind: step.OpWrite, Path: "c.go", Status: step.StatusSkipped, Message: "not attempted: an earlier operation of this step failed"}}},
 				step.Result{Status: step.StatusFailed, Class: step.ClassStepFailed},
-				step.Result{Status: step.StatusSkipped},
+				step.Result{Status: step.StatusSkipped, Ops: []step.OpResult{
+					{Kind: step.OpWrite, Path: "d.go", Status: step.StatusSkipped, Message: "not attempted: an earlier step failed"}},
+					Programs: []step.ProgramResult{{Name: "run_command", Status: step.ProgramNotAttempted, ReturnCode: -1,
+						Error: "not attempted: an earlier step failed"}}},
 				step.Result{Status: step.StatusFailed, Class: step.ClassStepFailed, Programs: []step.ProgramResult{
 					{Name: "run_command", Status: "failure", ReturnCode: 2, Stderr: "FAIL\n", Error: "exit status 2", Runtime: 12.25}}},
 			)

@@ -71,6 +71,10 @@ type ErrorData struct {
 	Column  int    `json:"column,omitempty"` // in characters
 	Quote   string `json:"quote,omitempty"`  // the text at line:column
 	Output  string `json:"output,omitempty"` // a failed program's output
+	// NotAttempted lists the operations and programs of the request that
+	// were not tried, the failing one or an earlier request having failed:
+	// "write b.txt", "program test".
+	NotAttempted []string `json:"notAttempted,omitempty"`
 }
 
 // rpcCodes are the reference's JSON-RPC codes for its app codes; any other
@@ -243,7 +247,8 @@ func ErrorFor(r step.Result) *RPCError {
 			msg += ": " + r.Error
 		}
 		return &RPCError{Code: RPCCode(CodeNotExecuted), Message: msg,
-			Data: ErrorData{AppCode: CodeNotExecuted, StepID: r.StepID, Hint: "fix the failed request first, then send this one again"}}
+			Data: ErrorData{AppCode: CodeNotExecuted, StepID: r.StepID, Hint: "fix the failed request first, then send this one again",
+				NotAttempted: notAttempted(r)}}
 	case step.StatusFailed:
 	default:
 		// A program the policy refused was not run, though its step is
@@ -295,10 +300,27 @@ func ErrorFor(r step.Result) *RPCError {
 	for _, p := range r.Programs {
 		out.WriteString(p.Stdout)
 		out.WriteString(p.Stderr)
-		if msg == "the step failed" && p.Error != "" {
+		if msg == "the step failed" && p.Error != "" && p.Status != step.ProgramNotAttempted {
 			e.Message = p.Error
 		}
 	}
 	e.Data.Output = out.String()
+	e.Data.NotAttempted = notAttempted(r)
 	return e
+}
+
+// notAttempted names the ops and programs of r that were not tried.
+func notAttempted(r step.Result) []string {
+	var out []string
+	for _, op := range r.Ops {
+		if op.Status == step.StatusSkipped {
+			out = append(out, strings.TrimSpace(string(op.Kind)+" "+op.Path))
+		}
+	}
+	for _, p := range r.Programs {
+		if p.Status == step.ProgramNotAttempted {
+			out = append(out, "program "+p.Name)
+		}
+	}
+	return out
 }

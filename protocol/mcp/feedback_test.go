@@ -82,7 +82,9 @@ func feedbackResults(t *testing.T) []step.Result {
 	r.Class, r.Reason = step.ClassUsage, step.ReasonInvalid
 	r.Ops = []step.OpResult{{Kind: step.OpRead, Path: "a.txt", Status: step.StatusFailed, Error: `invalid line "99": past the end: the file has 2 lines`, Hint: "ask for lines 1 to 2"}}
 	rs = append(rs, r)
-	rs = append(rs, res(12, step.StatusSkipped))
+	r = res(12, step.StatusSkipped)
+	r.Ops = []step.OpResult{{Kind: step.OpDelete, Path: "a.txt", Status: step.StatusSkipped, Message: "not attempted: an earlier step failed"}}
+	rs = append(rs, r)
 	r = res(13, step.StatusFailed)
 	r.Class, r.Reason, r.Error = step.ClassInternal, step.ReasonInternal, "write d: disk full"
 	rs = append(rs, r)
