@@ -162,11 +162,10 @@ func (ix *Index) mergeShared() error {
 		}
 		s := shared.slots[p]
 		if k, ok := repl[p]; ok {
+			// git's replace_entry takes everything but the path from the
+			// replacement (the order check below sees a changed stage).
 			e := ix.entry(&ix.slots[k])
 			e.Path = string(shared.name(&s))
-			if e.Stage != int(s.stage) {
-				return ix.damaged("split index: the replacement of %q changes its stage", e.Path)
-			}
 			s = addFresh(e)
 		}
 		kept = append(kept, s)
