@@ -14,9 +14,6 @@ package main
 // that a reader sees each hostile response as it is and the fuzzers can
 // take them as seeds. @OUTSIDE@ and @REPO@ stand for the sentinel folder
 // and the repository of the case.
-//
-// badinput_test.go is a second suite of the same item, written at the same
-// time; its cases belong in this table (they overlap), and then it goes.
 
 import (
 	"bytes"
@@ -73,7 +70,7 @@ max_response_bytes = 2097152
 
 [programs]
 enabled = true
-allow = ["go test", "git status", "git diff", "git log", "git fetch"]
+allow = ["go test", "git status", "git diff", "git log", "git fetch", "echo"]
 timeout = "10s"
 `,
 }
@@ -387,7 +384,6 @@ func hAxRun(command string) string { return "~~~~~act\nrun_command " + command +
 const (
 	msgOutside = `outside the repository|leaves the repository`
 	msgGit     = `\.git`
-	msgHint    = `hint: \S`
 )
 
 func hostileCases() []hostileCase {
@@ -411,9 +407,10 @@ func hostileCases() []hostileCase {
 		{"git-config", ".git/config", msgGit, 4},
 		{"git-upper", ".GIT/config", msgGit, 4},
 		{"git-backslash-hook", `.git\hooks\pre-commit`, `\\`, 4},
-		{"git-shortname", "GIT~1/config", `GIT~1|8\.3|short name|\.git`, 4},
+		{"git-shortname", "GIT~1/config", `\.git`, 4},
 		{"git-shortname-backslash", `GIT~1\config`, `\\`, 4},
 		{"git-trailing-dot", ".GIT.", msgGit, 4},
+		{"git-trailing-dot-dir", ".git./hooks/x", msgGit, 4},
 		{"git-trailing-space", ".git /config", msgGit, 4},
 		{"git-ntfs-stream", ".git::$INDEX_ALLOCATION/config", msgGit, 4},
 		{"git-hfs-zwnj", ".g\u200cit/config", msgGit, 4},
@@ -423,15 +420,17 @@ func hostileCases() []hostileCase {
 		{"ctl-tab", "a\tb.txt", `control character|tab|\\t`, 4},
 		{"ctl-cr", "a\rb.txt", `control character|\\r`, 4},
 		{"ctl-esc", "a\x1b[2Jb.txt", `control character|\\x1b|\\u001b|\\e`, 4},
-		{"tilde", "~/x.txt", `~`, 4},
-		{"dollar-var", "$HOME/x.txt", `\$`, 4},
-		{"drive-letter", "C:/x.txt", `drive|C:`, 4},
-		{"drive-relative", "C:x.txt", `drive|C:`, 4},
-		{"unc", `\\server\share\x.txt`, `\\`, 4},
+		{"ctl-bidi", "\u202egnp.txt", `control character`, 4},
+		{"tilde", "~/x.txt", `home folder`, 4},
+		{"dollar-var", "$HOME/x.txt", `shell variable`, 4},
+		{"dollar-brace", "${HOME}/x.txt", `shell variable`, 4},
+		{"drive-letter", "C:/x.txt", `drive letter`, 4},
+		{"drive-relative", "C:x.txt", `drive letter`, 4},
+		{"unc", `\\server\share\x.txt`, `network path`, 4},
 		{"dotdot-backslash", `..\x.txt`, `\\`, 4},
-		{"denied-env", ".env", `deny|denied`, 4},
-		{"denied-pem", "certs/server.pem", `deny|denied`, 4},
-		{"denied-config", "autocoder.toml", `deny|denied`, 4},
+		{"denied-env", ".env", `denies`, 4},
+		{"denied-pem", "certs/server.pem", `denies`, 4},
+		{"denied-config", "autocoder.toml", `denies`, 4},
 	}
 	for _, p := range paths {
 		add(hostileCase{name: "path-" + p.name + "-acjson", input: hAcWrite(p.path, "pwned\n"), exit: p.exit, want: []string{p.why}})
@@ -458,20 +457,29 @@ func hostileCases() []hostileCase {
 		name  string
 		setup func(*testing.T, string)
 		path  string
-	}{{"nested-repo", nested, "nested/n.txt"}, {"linked-worktree", worktree, "wt/README.md"}} {
-		add(hostileCase{name: "path-" + d.name + "-acjson", setup: d.setup, input: hAcWrite(d.path, "x\n"), exit: 4, want: []string{`repository|work tree|worktree`}})
-		add(hostileCase{name: "path-" + d.name + "-mcp", setup: d.setup, input: hMcpWrite(d.path, "x\n"), exit: 4, want: []string{`repository|work tree|worktree`}})
-		add(hostileCase{name: "path-" + d.name + "-axon", setup: d.setup, input: hAxWrite(d.path, "x"), exit: 4, want: []string{`repository|work tree|worktree`}})
+		why   string
+	}{{"nested-repo", nested, "nested/n.txt", `another repository`}, {"linked-worktree", worktree, "wt/README.md", `repository|work tree|worktree`}} {
+		add(hostileCase{name: "path-" + d.name + "-acjson", setup: d.setup, input: hAcWrite(d.path, "x\n"), exit: 4, want: []string{d.why}})
+		add(hostileCase{name: "path-" + d.name + "-mcp", setup: d.setup, input: hMcpWrite(d.path, "x\n"), exit: 4, want: []string{d.why}})
+		add(hostileCase{name: "path-" + d.name + "-axon", setup: d.setup, input: hAxWrite(d.path, "x"), exit: 4, want: []string{d.why}})
 	}
 
 	// Reads, listings, searches and diffs never follow a link out, and
 	// never show what the deny list denies.
 	secret := []string{hostileSecret}
-	add(hostileCase{name: "read-symlink-acjson", input: hAcOp("read_file", "link.txt"), exit: 4, want: []string{`symbolic link`}, not: secret})
-	add(hostileCase{name: "read-symlink-mcp", input: hMcpCall("fs.read", hMcpArgs("path", "link.txt")), exit: 4, want: []string{`symbolic link`}, not: secret})
-	add(hostileCase{name: "read-symlink-axon", input: hAxAct("read_file", "link.txt"), exit: 4, want: []string{`symbolic link`}, not: secret})
-	add(hostileCase{name: "read-symlink-dir-mcp", input: hMcpCall("fs.read", hMcpArgs("path", "linkdir/secret.txt")), exit: 4, want: []string{`symbolic link`}, not: secret})
+	add(hostileCase{name: "read-symlink-acjson", input: hAcOp("read_file", "link.txt"), exit: 4, want: []string{`symbolic link`, msgOutside}, not: secret})
+	add(hostileCase{name: "read-symlink-mcp", input: hMcpCall("fs.read", hMcpArgs("path", "link.txt")), exit: 4, want: []string{`symbolic link`, msgOutside}, not: secret})
+	add(hostileCase{name: "read-symlink-axon", input: hAxAct("read_file", "link.txt"), exit: 4, want: []string{`symbolic link`, msgOutside}, not: secret})
+	add(hostileCase{name: "read-symlink-dir-mcp", input: hMcpCall("fs.read", hMcpArgs("path", "linkdir/secret.txt")), exit: 4, want: []string{`symbolic link`, msgOutside}, not: secret})
 	add(hostileCase{name: "read-outside-abs-mcp", input: hMcpCall("fs.read", hMcpArgs("path", "@OUTSIDE@/secret.txt")), exit: 4, want: []string{msgOutside}, not: secret})
+	add(hostileCase{name: "read-symlink-dir-acjson", input: hAcOp("read_file", "linkdir/secret.txt"), exit: 4, want: []string{`symbolic link`, msgOutside}, not: secret})
+	add(hostileCase{name: "read-symlink-dir-axon", input: hAxAct("read_file", "linkdir/secret.txt"), exit: 4, want: []string{`symbolic link`, msgOutside}, not: secret})
+	add(hostileCase{name: "read-dotdot-acjson", input: hAcOp("read_file", "../outside/secret.txt"), exit: 4, want: []string{msgOutside}, not: secret})
+	add(hostileCase{name: "read-dotdot-mcp", input: hMcpCall("fs.read", hMcpArgs("path", "../outside/secret.txt")), exit: 4, want: []string{msgOutside}, not: secret})
+	add(hostileCase{name: "read-git-config-axon", input: hAxAct("read_file", ".git/config"), exit: 4, want: []string{msgGit}, not: []string{`repositoryformatversion`}})
+	add(hostileCase{name: "read-nested-repo-acjson", setup: nested, input: hAcOp("read_file", "nested/n.txt"), exit: 4, want: []string{`another repository`}})
+	add(hostileCase{name: "read-nested-repo-mcp", setup: nested, input: hMcpCall("fs.read", hMcpArgs("path", "nested/n.txt")), exit: 4, want: []string{`another repository`}})
+	add(hostileCase{name: "read-nested-repo-axon", setup: nested, input: hAxAct("read_file", "nested/n.txt"), exit: 4, want: []string{`another repository`}})
 	add(hostileCase{name: "read-dotdot-axon", input: hAxAct("read_file", "../outside/secret.txt"), exit: 4, want: []string{msgOutside}, not: secret})
 	add(hostileCase{name: "read-git-config-acjson", input: hAcOp("read_file", ".git/config"), exit: 4, want: []string{msgGit}, not: []string{`repositoryformatversion`}})
 	add(hostileCase{name: "read-git-upper-mcp", input: hMcpCall("fs.read", hMcpArgs("path", ".GIT/config")), exit: 4, want: []string{msgGit}, not: []string{`repositoryformatversion`}})
@@ -572,8 +580,11 @@ func hostileCases() []hostileCase {
 		{"env-prefix", "env GOFLAGS=-exec=tools/go go test", `allow entries|env`},
 		{"assign-prefix", "GOFLAGS=-exec=tools/go go test", `GOFLAGS|assign|simple command|allow entries`},
 		{"sh-c", `sh -c "git status"`, `allow entries`},
-		{"not-allowed", "tools/go", `allow entries`},
+		{"not-allowed", "tools/go", `none of the \[programs\] allow entries`},
 		{"go-run", "go run ./tools", `allow entries`},
+		{"tilde", "echo ~", `tilde`},
+		{"brace", "echo {a,b}", `brace`},
+		{"var", "echo $HOME", `expansion`},
 	}
 	for _, p := range progs {
 		add(hostileCase{name: "prog-" + p.name + "-acjson", input: hAcProgram(p.cmd), exit: 4, want: []string{p.why}})
@@ -599,7 +610,7 @@ func hostileCases() []hostileCase {
 	cwds := []struct{ name, cwd, why string }{
 		{"dotdot", "..", msgOutside},
 		{"abs-outside", "@OUTSIDE@", msgOutside},
-		{"symlink", "linkdir", `symbolic link`},
+		{"symlink", "linkdir", `symbolic link.*(outside the repository|leaves the repository)`},
 		{"git", ".git", msgGit},
 		{"missing", "nowhere", `nowhere`},
 	}
@@ -623,6 +634,10 @@ func hostileCases() []hostileCase {
 				t.Errorf("u.txt = %q, want the block's bytes kept", b)
 			}
 		}})
+
+	// Not a readable block at all.
+	add(hostileCase{name: "unclosed-acjson", input: "#####--\n{\"file_operations\": [\n", exit: 2, want: []string{`no closing --#####`}})
+	add(hostileCase{name: "no-block", input: "just prose, no instructions\n", exit: 2, want: []string{`no instruction block found`}})
 
 	// Sizes: a write over max_file_bytes (1 MiB here) and a response over
 	// max_response_bytes (2 MiB here).
