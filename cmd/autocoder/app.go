@@ -52,8 +52,12 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 	return app
 }
 
-// formatFlag is --format text|json, shared by the reporting commands.
-var formatFlag = &cli.StringFlag{Name: "format", Value: "text", Usage: "output `FORMAT`: text or json"}
+// formatFlag is --format text|json, shared by the reporting commands. A new
+// flag each time: urfave/cli writes into a flag when it parses, and tests
+// run several apps at once (go test -race saw the shared one).
+func formatFlag() *cli.StringFlag {
+	return &cli.StringFlag{Name: "format", Value: "text", Usage: "output `FORMAT`: text or json"}
+}
 
 func format(c *cli.Context) (string, error) {
 	f := c.String("format")

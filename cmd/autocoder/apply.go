@@ -22,7 +22,7 @@ func applyCommand() *cli.Command {
 			&cli.BoolFlag{Name: "dry-run", Usage: "change nothing; print each step's unified diff"},
 			&cli.BoolFlag{Name: "atomic", Usage: "apply all steps or none"},
 			&cli.StringFlag{Name: "branch", Usage: "work branch `NAME` (autocoder/ is prepended when missing)"},
-			formatFlag,
+			formatFlag(),
 			&cli.BoolFlag{Name: "allow-programs", Usage: "let the response run any program for this run (autocoder.toml [programs] otherwise decides)"},
 			&cli.BoolFlag{Name: "interactive", Aliases: []string{"i"}, Usage: "show each step's diff, then apply, skip or quit (needs a terminal)"},
 			&cli.BoolFlag{Name: "clipboard", Usage: "read the response from the system clipboard and put the executor's answer back on it"},

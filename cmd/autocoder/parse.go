@@ -14,7 +14,7 @@ func parseCommand() *cli.Command {
 		Name:      "parse",
 		Usage:     "print the steps a response holds, with repairs and errors (changes nothing)",
 		ArgsUsage: "[FILE|-]",
-		Flags:     []cli.Flag{formatFlag},
+		Flags:     []cli.Flag{formatFlag()},
 		Action: func(c *cli.Context) error {
 			f, err := format(c)
 			if err != nil {

@@ -11,7 +11,7 @@ func showCommand() *cli.Command {
 		Name:      "show",
 		Usage:     "show a step: its commit, its files, the block the model wrote and, for autocoder run, the turn it came from",
 		ArgsUsage: "STEP",
-		Flags:     []cli.Flag{formatFlag},
+		Flags:     []cli.Flag{formatFlag()},
 		Action: func(c *cli.Context) (err error) {
 			f, err := format(c)
 			if err != nil {

@@ -13,7 +13,7 @@ func undoCommand() *cli.Command {
 		Name:      "undo",
 		Usage:     "drop the newest N steps (default 1) of the current work branch",
 		ArgsUsage: "[N]",
-		Flags: []cli.Flag{formatFlag, &cli.BoolFlag{Name: "force",
+		Flags: []cli.Flag{formatFlag(), &cli.BoolFlag{Name: "force",
 			Usage: "undo also steps that the branch's upstream or the branch it was made from already contains"}},
 		Action: func(c *cli.Context) (err error) {
 			f, err := format(c)
@@ -51,7 +51,7 @@ func redoCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "redo",
 		Usage: "put back the most recently undone step",
-		Flags: []cli.Flag{formatFlag},
+		Flags: []cli.Flag{formatFlag()},
 		Action: func(c *cli.Context) (err error) {
 			f, err := format(c)
 			if err != nil {
@@ -82,7 +82,7 @@ func logCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "log",
 		Usage: "list the steps on the current work branch, newest first",
-		Flags: []cli.Flag{formatFlag},
+		Flags: []cli.Flag{formatFlag()},
 		Action: func(c *cli.Context) (err error) {
 			f, err := format(c)
 			if err != nil {
