@@ -27,6 +27,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -120,6 +121,9 @@ func TestHostile(t *testing.T) {
 	}
 }
 
+// appMu serialises in-process runs of the app (see runHostile).
+var appMu sync.Mutex
+
 func runHostile(t *testing.T, tmpl string, tmplSnap gittest.Snapshot, c hostileCase) {
 	base := t.TempDir()
 	if real, err := filepath.EvalSymlinks(base); err == nil {
@@ -152,7 +156,15 @@ func runHostile(t *testing.T, tmpl string, tmplSnap gittest.Snapshot, c hostileC
 
 	var stdout, stderr bytes.Buffer
 	done := make(chan int, 1)
-	go func() { done <- run(args, strings.NewReader(""), &stdout, &stderr) }()
+	go func() {
+		// One run at a time: urfave/cli applies its package-level HelpFlag
+		// and help command to every app it runs, so two apps in one process
+		// write the same variables (go test -race sees it). The program
+		// runs one app per process; the cases' setup and checks stay parallel.
+		appMu.Lock()
+		defer appMu.Unlock()
+		done <- run(args, strings.NewReader(""), &stdout, &stderr)
+	}()
 	var code int
 	select {
 	case code = <-done:
