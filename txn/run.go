@@ -31,7 +31,28 @@ type RunOptions struct {
 // step that fails leaves no trace, earlier steps stay (unless Atomic), later
 // ones are reported as skipped. An unreadable block counts as a failed step.
 func (e *Engine) Run(ctx context.Context, items []step.Item, o RunOptions) (results []step.Result) {
+	results, _ = e.run(ctx, items, o)
+	return results
+}
+
+// DryRun is Run with DryRun set, and the whole run's patch besides: one
+// file patch per touched path, from the repository as the run found it to
+// what its planned steps leave, a moved file in git's rename form. git
+// apply and patch -p1 accept it (the per-op diffs of the results, applied
+// one after the other, patch --dry-run does not: it reads every file patch
+// against the unchanged file).
+func (e *Engine) DryRun(ctx context.Context, items []step.Item) ([]step.Result, string) {
+	return e.run(ctx, items, RunOptions{DryRun: true})
+}
+
+func (e *Engine) run(ctx context.Context, items []step.Item, o RunOptions) (results []step.Result, patch string) {
 	overlay := map[string]*file{}
+	p := &dryPlan{base: map[string]*file{}, movedFrom: map[string]string{}}
+	defer func() {
+		if o.DryRun {
+			patch = p.patch(overlay)
+		}
+	}()
 	start, startErr := e.Repo.ReadHEAD()
 	e.batch = true
 	defer func() { e.batch = false }()
@@ -59,7 +80,7 @@ func (e *Engine) Run(ctx context.Context, items []step.Item, o RunOptions) (resu
 			r = step.Result{ParseErr: it.Err, Status: step.StatusFailed, Error: it.Err.Error(), Hint: it.Err.Hint(),
 				Class: step.ClassStepFailed, Reason: step.ReasonInvalid}
 		case o.DryRun:
-			r = e.dryRun(it.Step, overlay)
+			r = e.dryRun(it.Step, overlay, p)
 		default:
 			r = e.Apply(ctx, it.Step)
 		}
@@ -90,7 +111,7 @@ func (e *Engine) Run(ctx context.Context, items []step.Item, o RunOptions) (resu
 		if err != nil {
 			results = append(results, step.Result{StepID: "atomic-rollback", Status: step.StatusFailed,
 				Error: "--atomic: could not take back the applied steps: " + err.Error(), Hint: step.HintOf(err), Class: step.ClassOf(err)})
-			return results
+			return results, ""
 		}
 		if start.Branch != "" {
 			e.writeRedo(start.Branch, savedRedo)
@@ -108,7 +129,7 @@ func (e *Engine) Run(ctx context.Context, items []step.Item, o RunOptions) (resu
 			}
 		}
 	}
-	return results
+	return results, ""
 }
 
 // Apply applies one step as a transaction: one commit on the work branch,
@@ -472,7 +493,7 @@ func (e *Engine) workBranch(head gitops.Head) (ref string, old gitops.Hash, newH
 // dryRun computes a step without changing anything (--dry-run): the same
 // resolve and guard as Apply, and a unified diff per changed file. overlay
 // carries the files as earlier steps of the run would leave them.
-func (e *Engine) dryRun(s *step.Step, overlay map[string]*file) step.Result {
+func (e *Engine) dryRun(s *step.Step, overlay map[string]*file, p *dryPlan) step.Result {
 	res := step.Result{Step: s, StepID: s.ID}
 	fail := func(err error) step.Result { return failed(&res, err) }
 	if s.Finish {
@@ -507,7 +528,21 @@ func (e *Engine) dryRun(s *step.Step, overlay map[string]*file) step.Result {
 		}
 		changed = true
 		diffs[rel] = fileDiff(rel, f)
+		if _, ok := p.base[rel]; !ok {
+			p.base[rel] = &file{rel: rel, exists: f.origExists, data: f.origData, mode: f.origMode}
+			p.order = append(p.order, rel)
+		}
 		overlay[rel] = &file{rel: rel, exists: f.exists, data: f.data, mode: f.mode}
+	}
+	for _, op := range s.Ops {
+		if op.Kind == step.OpMove && op.To != "" {
+			from := op.Path
+			if o, ok := p.movedFrom[from]; ok {
+				from = o
+				delete(p.movedFrom, op.Path)
+			}
+			p.movedFrom[op.To] = from
+		}
 	}
 	for i := range res.Ops {
 		res.Ops[i].Diff = diffs[res.Ops[i].Path]
@@ -527,6 +562,58 @@ func (e *Engine) dryRun(s *step.Step, overlay map[string]*file) step.Result {
 		res.Status = step.StatusRead
 	}
 	return res
+}
+
+// dryPlan is what a dry run has planned so far: each changed path as the run
+// found it (base, in the order first changed) and where a moved file came
+// from (movedFrom: its path before the run, by its path now).
+type dryPlan struct {
+	base      map[string]*file
+	order     []string
+	movedFrom map[string]string
+}
+
+// patch is the whole run's patch: each changed path from base to what
+// overlay holds now; a file that a move created, whose origin is gone, in
+// rename form (with its changes) instead of a deletion and a creation.
+func (p *dryPlan) patch(overlay map[string]*file) string {
+	renamed := map[string]string{} // origin -> new path
+	for _, rel := range p.order {
+		now, was := overlay[rel], p.base[rel]
+		from, ok := p.movedFrom[rel]
+		if !ok || now == nil || !now.exists || was.exists {
+			continue
+		}
+		fb, fn := p.base[from], overlay[from]
+		if fb == nil || !fb.exists || fn == nil || fn.exists {
+			continue
+		}
+		if _, taken := renamed[from]; !taken {
+			renamed[from] = rel
+		}
+	}
+	var b strings.Builder
+	for _, rel := range p.order {
+		if _, gone := renamed[rel]; gone {
+			continue // written as the rename's source
+		}
+		now, was := overlay[rel], p.base[rel]
+		from := rel
+		for o, n := range renamed {
+			if n == rel {
+				from, was = o, p.base[o]
+			}
+		}
+		var oldMode, newMode uint32
+		if was.exists {
+			oldMode = was.mode
+		}
+		if now.exists {
+			newMode = now.mode
+		}
+		b.WriteString(unidiff.File(from, rel, was.data, now.data, oldMode, newMode))
+	}
+	return b.String()
 }
 
 // fileDiff is one touched path's patch in git's format (unidiff.File): a

@@ -19,7 +19,7 @@ func applyCommand() *cli.Command {
 		Usage:     "apply every instruction block of a response, one commit per step",
 		ArgsUsage: "[FILE|-]",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "dry-run", Usage: "change nothing; print each step's unified diff"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "change nothing; print the patch the steps would make (git apply accepts it) on standard output, the steps and the programs they would run on standard error"},
 			&cli.BoolFlag{Name: "atomic", Usage: "apply all steps or none"},
 			&cli.StringFlag{Name: "branch", Usage: "work branch `NAME` (autocoder/ is prepended when missing)"},
 			formatFlag(),
@@ -95,13 +95,16 @@ func runApply(c *cli.Context) (err error) {
 	}
 	before, _ := e.Repo.ReadHEAD()
 	var results []step.Result
+	var patch string
 	if c.Bool("interactive") {
 		results, err = interactive(c, e, items)
 		if err != nil {
 			return err
 		}
+	} else if c.Bool("dry-run") {
+		results, patch = e.DryRun(c.Context, items)
 	} else {
-		results = e.Run(c.Context, items, txn.RunOptions{Atomic: c.Bool("atomic"), DryRun: c.Bool("dry-run")})
+		results = e.Run(c.Context, items, txn.RunOptions{Atomic: c.Bool("atomic")})
 	}
 	// apply is one shot: a program that keeps running (keep_running) ends
 	// with the command, and its answer says so.
@@ -115,7 +118,8 @@ func runApply(c *cli.Context) (err error) {
 		return err
 	}
 	out := report.Run{Branch: branch, DryRun: c.Bool("dry-run"), Results: results, Code: exitOf(fail), CodeOf: exitCode,
-		Subject: func(s *step.Step) string { return txn.Subject(s, e.Repo.Root) }}
+		Subject: func(s *step.Step) string { return txn.Subject(s, e.Repo.Root) },
+		Patch:   patch, PatchRaw: !stdoutTerminal(c), Allowed: programs{cfg: cfg, allowAll: c.Bool("allow-programs")}.Allowed}
 	if branch != "" && "refs/heads/"+branch != before.Branch {
 		// The run moved HEAD to a new work branch: say from where, and how
 		// the work comes back there.
@@ -130,6 +134,12 @@ func runApply(c *cli.Context) (err error) {
 		out.Text(c.App.Writer, c.App.ErrWriter)
 	}
 	return fail
+}
+
+// stdoutTerminal reports whether the app's standard output is a terminal.
+func stdoutTerminal(c *cli.Context) bool {
+	f, ok := c.App.Writer.(*os.File)
+	return ok && isTerminal(f)
 }
 
 // readable is nil when at least one block could be read.

@@ -44,8 +44,8 @@ func interactive(c *cli.Context, e *txn.Engine, items []step.Item) ([]step.Resul
 			results = append(results, r)
 			continue
 		}
-		plan := e.Run(c.Context, []step.Item{it}, txn.RunOptions{DryRun: true})
-		report.Run{DryRun: true, Results: plan, CodeOf: exitCode,
+		plan, patch := e.DryRun(c.Context, []step.Item{it})
+		report.Run{DryRun: true, Results: plan, CodeOf: exitCode, Patch: patch,
 			Subject: func(s *step.Step) string { return txn.Subject(s, e.Repo.Root) }}.Text(out, errw)
 		if plan[0].Status == step.StatusFailed {
 			results = append(results, plan[0])

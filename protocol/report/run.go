@@ -25,6 +25,15 @@ type Run struct {
 	// branch ("" a detached HEAD), StartCommit the commit it started from
 	// ("" none yet); both empty when the run stayed on its branch.
 	SwitchedFrom, StartCommit string
+	// Patch is a dry run's whole patch (txn.Engine.DryRun): in text, a dry
+	// run's standard output holds it alone, and its step lines go to
+	// standard error. PatchRaw writes it unescaped (standard output is not
+	// a terminal: a file or a pipe must get bytes git apply accepts).
+	Patch    string
+	PatchRaw bool
+	// Allowed is the program policy, to say in a dry run which programs
+	// would run; nil: every program is listed as it would be asked for.
+	Allowed func(step.Program) (bool, string)
 }
 
 // result is a result as the JSON output writes it: with its class and exit
@@ -68,7 +77,16 @@ func Unreadable(w io.Writer, errs []*step.ParseError, code int) error {
 func (r Run) Text(out, errw io.Writer) {
 	// The human output quotes the response and the programs it ran: on a
 	// terminal their escape sequences must show, not act.
+	var patchOut io.Writer = termsafe.Writer{W: out}
+	if r.PatchRaw {
+		patchOut = out
+	}
 	out = termsafe.Writer{W: out}
+	if r.DryRun {
+		// Standard output holds the patch alone, so that
+		// `autocoder apply --dry-run r.md > p.patch` is a patch.
+		out = termsafe.Writer{W: errw}
+	}
 	for _, res := range r.Results {
 		id := res.StepID
 		if res.ParseErr != nil {
@@ -79,10 +97,12 @@ func (r Run) Text(out, errw io.Writer) {
 			commit = res.Commit[:12]
 		}
 		fmt.Fprintf(out, "%-9s  %-14s %-12s %s\n", res.Status, id, commit, r.describe(res))
-		for _, op := range res.Ops {
-			if r.DryRun && op.Diff != "" {
-				fmt.Fprint(out, indent(op.Diff))
+		if r.DryRun && res.Step != nil && res.Status != step.StatusFailed && res.Status != step.StatusSkipped {
+			for _, pr := range res.Step.Programs {
+				fmt.Fprintf(out, "    program %s\n", r.program(pr))
 			}
+		}
+		for _, op := range res.Ops {
 			for _, m := range op.Replaces {
 				if m.NoOp {
 					fmt.Fprintf(out, "    %s: edit %d is a no-op (old and new texts are equal); nothing changed\n", op.Path, m.Index+1)
@@ -126,6 +146,9 @@ func (r Run) Text(out, errw io.Writer) {
 			Error(errw, fmt.Sprintf("step %s%s: %s", id, where, res.Error), res.Hint)
 		}
 	}
+	if r.DryRun {
+		fmt.Fprint(patchOut, r.Patch)
+	}
 	if r.Branch != "" && !r.DryRun {
 		if r.SwitchedFrom != "" || r.StartCommit != "" {
 			from := r.SwitchedFrom
@@ -143,6 +166,28 @@ func (r Run) Text(out, errw io.Writer) {
 		}
 		fmt.Fprintf(out, "work branch: %s (review with git log, drop steps with autocoder undo)\n", r.Branch)
 	}
+}
+
+// program is a program a dry run would run: its name, its command line,
+// and whether it would run or the policy would refuse it.
+func (r Run) program(pr step.Program) string {
+	cmd := pr.Command
+	if pr.Args != nil {
+		cmd = strings.Join(append([]string{pr.Command}, pr.Args...), " ")
+	}
+	s := cmd
+	if pr.Name != "" && pr.Name != pr.Command {
+		s = pr.Name + ": " + cmd
+	}
+	if pr.Terminate {
+		return pr.Name + ": would be stopped"
+	}
+	if r.Allowed != nil {
+		if ok, why := r.Allowed(pr); !ok {
+			return s + ": would be refused by the program policy: " + why
+		}
+	}
+	return s + ": would run"
 }
 
 // describe is a step in a few words: a finish step's summary, or its
