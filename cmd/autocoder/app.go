@@ -38,17 +38,15 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			mcpCommand(),
 			demoCommand(),
 		},
-		OnUsageError: func(c *cli.Context, err error, _ bool) error {
-			return &usageError{msg: err.Error(), try: "Try: autocoder " + c.Command.Name + " --help"}
-		},
 		CommandNotFound: func(c *cli.Context, name string) {},
 	}
 	app.Action = func(c *cli.Context) error {
 		if c.NArg() > 0 {
-			return &usageError{msg: "unknown command " + c.Args().First(), try: "Try: autocoder --help"}
+			return unknownCommand(app, c.Args().First())
 		}
 		return cli.ShowAppHelp(c)
 	}
+	wireUsage(app) // usage.go: one line, a hint, exit 2
 	return app
 }
 

@@ -46,7 +46,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		case <-done:
 		}
 	}()
-	err := app.RunContext(ctx, args)
+	err := app.RunContext(ctx, interspersed(app, args)) // options after FILE too
 	code := conclude(stderr, err)
 	var sig *signalled
 	if errors.As(context.Cause(ctx), &sig) {
