@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -26,7 +27,7 @@ func applyCommand() *cli.Command {
 			&cli.BoolFlag{Name: "allow-programs", Usage: "let the response run any program for this run (autocoder.toml [programs] otherwise decides)"},
 			&cli.BoolFlag{Name: "interactive", Aliases: []string{"i"}, Usage: "show each step's diff, then apply, skip or quit (needs a terminal)"},
 			&cli.BoolFlag{Name: "clipboard", Usage: "read the response from the system clipboard and put the executor's answer back on it"},
-			&cli.StringFlag{Name: "feedback", Usage: "write the executor's answer in the response's dialect to `FILE` (- for standard output)"},
+			&cli.StringFlag{Name: "feedback", Usage: "write the executor's answer in the response's dialect to `FILE` (- for standard output, which then holds it alone: the report goes to standard error)"},
 		},
 		Action: runApply,
 	}
@@ -119,7 +120,7 @@ func runApply(c *cli.Context) (err error) {
 	}
 	out := report.Run{Branch: branch, DryRun: c.Bool("dry-run"), Results: results, Code: exitOf(fail), CodeOf: exitCode,
 		Subject: func(s *step.Step) string { return txn.Subject(s, e.Repo.Root) },
-		Patch:   patch, PatchRaw: !stdoutTerminal(c), Allowed: programs{cfg: cfg, allowAll: c.Bool("allow-programs")}.Allowed}
+		Patch:   patch, PatchRaw: !stdoutTerminal(c) && c.String("feedback") != "-", Allowed: programs{cfg: cfg, allowAll: c.Bool("allow-programs")}.Allowed}
 	if branch != "" && "refs/heads/"+branch != before.Branch {
 		// The run moved HEAD to a new work branch: say from where, and how
 		// the work comes back there.
@@ -129,11 +130,21 @@ func runApply(c *cli.Context) (err error) {
 		}
 	}
 	if f == "json" {
-		out.JSON(c.App.Writer)
+		out.JSON(reportWriter(c))
 	} else {
-		out.Text(c.App.Writer, c.App.ErrWriter)
+		out.Text(reportWriter(c), c.App.ErrWriter)
 	}
 	return fail
+}
+
+// reportWriter is where apply's report goes: standard output, or standard
+// error when --feedback - puts the feedback there (standard output then
+// holds the feedback alone, a --format json report included).
+func reportWriter(c *cli.Context) io.Writer {
+	if c.String("feedback") == "-" {
+		return c.App.ErrWriter
+	}
+	return c.App.Writer
 }
 
 // stdoutTerminal reports whether the app's standard output is a terminal.
@@ -156,7 +167,7 @@ func readable(items []step.Item) *noBlocksError {
 
 func reportUnreadable(c *cli.Context, f string, err *noBlocksError) error {
 	if f == "json" {
-		report.Unreadable(c.App.Writer, err.errs, exitCode(err.Class()))
+		report.Unreadable(reportWriter(c), err.errs, exitCode(err.Class()))
 		return &reported{class: err.Class()}
 	}
 	return err
