@@ -77,10 +77,22 @@ func exitOf(err error) int {
 // itself; the class is that of the step that did); when every step applied,
 // refused if the policy refused a program (it was not run, the step's files
 // were), program failed if a program failed or timed out.
+//
+// Exit 2 promises that nothing changed: a step whose own arguments cannot
+// be used (class usage or no_block) after a step that was committed is a
+// failed step, exit 1.
 func failure(rs []step.Result) error {
+	committed := false
 	for _, r := range rs {
 		if r.Status == step.StatusFailed && r.Reason != step.ReasonRolledBack {
-			return &reported{class: r.Class}
+			c := r.Class
+			if committed && (c == step.ClassUsage || c == step.ClassNoBlock) {
+				c = step.ClassStepFailed
+			}
+			return &reported{class: c}
+		}
+		if r.Status == step.StatusApplied {
+			committed = true
 		}
 	}
 	if p := step.ProgramTrouble(rs); p != nil {
