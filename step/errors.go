@@ -1,6 +1,10 @@
 package step
 
-import "errors"
+import (
+	"errors"
+	"slices"
+	"strings"
+)
 
 // Class is what kind of failure an error is. Every error a caller acts on
 // has one, through the Classed interface, so that no caller reads message
@@ -66,7 +70,8 @@ func ClassOf(err error) Class {
 }
 
 // HintOf is the hint of the outermost error in err's chain that has a
-// non-empty one, or "".
+// non-empty one, or "". Joined errors (errors.Join) give every distinct
+// hint of theirs, separated by "; ".
 func HintOf(err error) string {
 	for err != nil {
 		if h, ok := err.(Hinted); ok {
@@ -78,12 +83,14 @@ func HintOf(err error) string {
 		case interface{ Unwrap() error }:
 			err = u.Unwrap()
 		case interface{ Unwrap() []error }:
+			// Several problems (errors.Join): each one's advice, once.
+			var hints []string
 			for _, e := range u.Unwrap() {
-				if s := HintOf(e); s != "" {
-					return s
+				if s := HintOf(e); s != "" && !slices.Contains(hints, s) {
+					hints = append(hints, s)
 				}
 			}
-			return ""
+			return strings.Join(hints, "; ")
 		default:
 			return ""
 		}
