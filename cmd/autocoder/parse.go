@@ -33,11 +33,7 @@ func parseCommand() *cli.Command {
 				fail = &reported{class: step.ClassStepFailed}
 			}
 			if f == "json" {
-				steps, errs := report.Count(items)
-				if items == nil {
-					items = []step.Item{}
-				}
-				report.JSON(c.App.Writer, map[string]any{"items": items, "steps": steps, "errors": errs, "reading": reading})
+				report.ParseJSON(c.App.Writer, items, reading)
 			} else {
 				// How the text was read (its encoding, a skipped
 				// reasoning section) comes first: it explains the rest.

@@ -1,10 +1,14 @@
 package report
 
 import (
+	"bytes"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/autocoder/autocoder/protocol"
 	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/termsafe"
 )
@@ -79,4 +83,85 @@ func Items(w io.Writer, items []step.Item) {
 			fmt.Fprintf(w, "       repaired at line %d, column %d: %s\n", r.Pos.Line, r.Pos.Col, r.What)
 		}
 	}
+}
+
+// ParseJSON writes what parse --format json does: every item (a step, or
+// the error of a block that could not be read), how many of each, and how
+// the text was read. Content is text, as the response wrote it: a JSON
+// string, not encoding/json's base64 of a []byte. Only content that is not
+// text (not UTF-8, or holding a NUL byte) is base64, and says so beside it
+// ("encoding": "base64"), so that a script decodes exactly those bytes.
+func ParseJSON(w io.Writer, items []step.Item, reading protocol.Reading) error {
+	steps, errs := Count(items)
+	views := []itemJSON{}
+	for _, it := range items {
+		v := itemJSON{Start: it.Start, End: it.End, Err: it.Err}
+		if it.Step != nil {
+			v.Step = &stepJSON{Step: it.Step}
+			for _, op := range it.Step.Ops {
+				v.Step.Ops = append(v.Step.Ops, opView(op))
+			}
+		}
+		views = append(views, v)
+	}
+	return JSON(w, map[string]any{"items": views, "steps": steps, "errors": errs, "reading": reading})
+}
+
+// The JSON views of parse's items: the shallower fields hide the embedded
+// ones of the same name.
+type (
+	itemJSON struct {
+		Step  *stepJSON        `json:"step,omitempty"`
+		Err   *step.ParseError `json:"error,omitempty"`
+		Start int              `json:"start"`
+		End   int              `json:"end"`
+	}
+	stepJSON struct {
+		*step.Step
+		Ops []opJSON `json:"ops,omitempty"`
+	}
+	opJSON struct {
+		step.Op
+		Content *string `json:"content,omitempty"`
+		// Encoding is "base64" when Content is binary, and absent when it
+		// is text.
+		Encoding string     `json:"encoding,omitempty"`
+		Edits    []editJSON `json:"edits,omitempty"`
+	}
+	editJSON struct {
+		step.Edit
+		Old string `json:"old"`
+		New string `json:"new"`
+		// Encoding is "base64" when Old or New is binary: both are then
+		// base64.
+		Encoding string `json:"encoding,omitempty"`
+	}
+)
+
+func opView(op step.Op) opJSON {
+	v := opJSON{Op: op}
+	if op.Content != nil || op.HasContent {
+		c := string(op.Content)
+		if isBinary(op.Content) {
+			c, v.Encoding = base64.StdEncoding.EncodeToString(op.Content), "base64"
+		}
+		v.Content = &c
+	}
+	for _, e := range op.Edits {
+		ev := editJSON{Edit: e, Old: e.Old, New: e.New}
+		if isBinary([]byte(e.Old)) || isBinary([]byte(e.New)) {
+			ev.Old = base64.StdEncoding.EncodeToString([]byte(e.Old))
+			ev.New = base64.StdEncoding.EncodeToString([]byte(e.New))
+			ev.Encoding = "base64"
+		}
+		v.Edits = append(v.Edits, ev)
+	}
+	return v
+}
+
+// isBinary reports content that a JSON string cannot carry as it is: bytes
+// that are not UTF-8 (encoding/json would replace them) or a NUL byte (no
+// text holds one; git takes it as the sign of a binary file too).
+func isBinary(b []byte) bool {
+	return !utf8.Valid(b) || bytes.IndexByte(b, 0) >= 0
 }

@@ -5,7 +5,7 @@
 // its own format; report answers the user, on standard output and
 // standard error.
 //
-// Start with Run (apply's report). Items is parse's, Log, Undone and Redone
+// Start with Run (apply's report). Items and ParseJSON are parse's, Log, Undone and Redone
 // are the history commands'; Error writes the "autocoder: error:" and
 // "autocoder: hint:" lines every command ends a failure with; JSON is the
 // one encoder of --format json.
