@@ -57,6 +57,12 @@ func formatFlag() *cli.StringFlag {
 	return &cli.StringFlag{Name: "format", Value: "text", Usage: "output `FORMAT`: text or json"}
 }
 
+// quietFlag is --quiet (-q) of the commands that report step by step:
+// nothing on success, but every error and the exit code as without it.
+func quietFlag() *cli.BoolFlag {
+	return &cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing on success: only errors (the exit code says the rest); --format json is unchanged"}
+}
+
 func format(c *cli.Context) (string, error) {
 	f := c.String("format")
 	if f != "text" && f != "json" {

@@ -27,6 +27,7 @@ func applyCommand() *cli.Command {
 			&cli.BoolFlag{Name: "allow-programs", Usage: "let the response run any program for this run (autocoder.toml [programs] otherwise decides)"},
 			&cli.BoolFlag{Name: "interactive", Aliases: []string{"i"}, Usage: "show each step's diff, then apply, skip or quit (needs a terminal)"},
 			&cli.BoolFlag{Name: "clipboard", Usage: "read the response from the system clipboard and put the executor's answer back on it"},
+			quietFlag(),
 			&cli.StringFlag{Name: "feedback", Usage: "write the executor's answer in the response's dialect to `FILE` (- for standard output, which then holds it alone: the report goes to standard error)"},
 		},
 		Action: runApply,
@@ -120,7 +121,8 @@ func runApply(c *cli.Context) (err error) {
 	}
 	out := report.Run{Branch: branch, DryRun: c.Bool("dry-run"), Results: results, Code: exitOf(fail), CodeOf: exitCode,
 		Subject: func(s *step.Step) string { return txn.Subject(s, e.Repo.Root) },
-		Patch:   patch, PatchRaw: !stdoutTerminal(c) && c.String("feedback") != "-", Allowed: programs{cfg: cfg, allowAll: c.Bool("allow-programs")}.Allowed}
+		Patch:   patch, PatchRaw: !stdoutTerminal(c) && c.String("feedback") != "-", Allowed: programs{cfg: cfg, allowAll: c.Bool("allow-programs")}.Allowed,
+		Quiet: c.Bool("quiet")}
 	if branch != "" && "refs/heads/"+branch != before.Branch {
 		// The run moved HEAD to a new work branch: say from where, and how
 		// the work comes back there.

@@ -13,7 +13,7 @@ func undoCommand() *cli.Command {
 		Name:      "undo",
 		Usage:     "drop the newest N steps (default 1) of the current work branch",
 		ArgsUsage: "[N]",
-		Flags: []cli.Flag{formatFlag(), &cli.BoolFlag{Name: "force",
+		Flags: []cli.Flag{formatFlag(), quietFlag(), &cli.BoolFlag{Name: "force",
 			Usage: "undo also steps that the branch's upstream or the branch it was made from already contains"}},
 		Action: func(c *cli.Context) (err error) {
 			f, err := format(c)
@@ -41,7 +41,9 @@ func undoCommand() *cli.Command {
 			if f == "json" {
 				return report.UndoneJSON(c.App.Writer, undone)
 			}
-			report.Undone(c.App.Writer, undone)
+			if !c.Bool("quiet") {
+				report.Undone(c.App.Writer, undone)
+			}
 			return nil
 		},
 	}
@@ -51,7 +53,7 @@ func redoCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "redo",
 		Usage: "put back the most recently undone step",
-		Flags: []cli.Flag{formatFlag()},
+		Flags: []cli.Flag{formatFlag(), quietFlag()},
 		Action: func(c *cli.Context) (err error) {
 			f, err := format(c)
 			if err != nil {
@@ -72,7 +74,9 @@ func redoCommand() *cli.Command {
 			if f == "json" {
 				return report.RedoneJSON(c.App.Writer, r)
 			}
-			report.Redone(c.App.Writer, r)
+			if !c.Bool("quiet") {
+				report.Redone(c.App.Writer, r)
+			}
 			return nil
 		},
 	}

@@ -34,6 +34,12 @@ type Run struct {
 	// Allowed is the program policy, to say in a dry run which programs
 	// would run; nil: every program is listed as it would be asked for.
 	Allowed func(step.Program) (bool, string)
+	// Quiet (--quiet) leaves out of the text what went well: the lines of
+	// the steps that applied with no trouble and the work branch lines.
+	// A failed step, a program that failed or was refused, and every
+	// error and hint are still written; the JSON output and a dry run's
+	// patch are the same.
+	Quiet bool
 }
 
 // result is a result as the JSON output writes it: with its class and exit
@@ -88,6 +94,9 @@ func (r Run) Text(out, errw io.Writer) {
 		out = termsafe.Writer{W: errw}
 	}
 	for _, res := range r.Results {
+		if r.Quiet && res.Status != step.StatusFailed && step.ProgramTrouble([]step.Result{res}) == nil {
+			continue
+		}
 		id := res.StepID
 		if res.ParseErr != nil {
 			id = fmt.Sprintf("(block at line %d)", res.ParseErr.Pos.Line)
@@ -149,7 +158,7 @@ func (r Run) Text(out, errw io.Writer) {
 	if r.DryRun {
 		fmt.Fprint(patchOut, r.Patch)
 	}
-	if r.Branch != "" && !r.DryRun {
+	if r.Branch != "" && !r.DryRun && !r.Quiet {
 		if r.SwitchedFrom != "" || r.StartCommit != "" {
 			from := r.SwitchedFrom
 			if from == "" {
