@@ -11,6 +11,10 @@ const (
 	StatusFailed    Status = "failed"    // rolled back, nothing of it remains
 	StatusSkipped   Status = "skipped"   // not tried: an earlier step failed (for an op: an earlier op or step failed); feedback says "not attempted"
 	StatusRead      Status = "read"      // a read-only step: feedback, no commit
+	// StatusRolledBack is an op that was done, then undone with its step:
+	// a later op of the step failed, or --atomic or an interrupt took the
+	// step back. Nothing of it remains; feedback never calls it applied.
+	StatusRolledBack Status = "rolled_back"
 )
 
 // ReplaceResult is what the matcher did with one Edit.

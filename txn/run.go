@@ -121,11 +121,14 @@ func (e *Engine) run(ctx context.Context, items []step.Item, o RunOptions) (resu
 			if results[i].Status == step.StatusApplied {
 				results[i].Status = step.StatusFailed
 				results[i].Error = "rolled back by --atomic: a later step failed"
+				why := "a later step failed and --atomic took this one back"
 				if interrupted {
 					results[i].Error = "rolled back: the run was interrupted before it ended"
+					why = "the run was interrupted and took this step back"
 				}
 				results[i].Reason = step.ReasonRolledBack
 				results[i].Commit, results[i].ProgramCommit = "", ""
+				rolledBack(&results[i], why)
 			}
 		}
 	}
@@ -301,12 +304,26 @@ func cancelled(ctx context.Context) error {
 func failed(r *step.Result, err error) step.Result {
 	r.Status, r.Error, r.Hint = step.StatusFailed, err.Error(), step.HintOf(err)
 	r.Class, r.Reason = step.ClassOf(err), reasonOf(err)
-	why := "this step failed before it"
+	why, back := "this step failed before it", "the step failed after it and was taken back whole"
 	if n := len(r.Ops); n > 0 && r.Ops[n-1].Status == step.StatusFailed {
 		why = "an earlier operation of this step failed"
+		back = "a later operation of this step failed, and the step was taken back whole"
 	}
+	rolledBack(r, back)
 	notAttempted(r, why)
 	return *r
+}
+
+// rolledBack marks the ops of r that were done as rolled back: their step
+// was taken back whole, so nothing of them remains and no answer may call
+// them applied.
+func rolledBack(r *step.Result, why string) {
+	for i := range r.Ops {
+		if r.Ops[i].Status == step.StatusApplied {
+			r.Ops[i].Status = step.StatusRolledBack
+			r.Ops[i].Message = "rolled back, not applied: " + why
+		}
+	}
 }
 
 // notAttempted completes the result of a step that failed or was skipped:

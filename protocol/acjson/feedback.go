@@ -27,7 +27,7 @@ type answerMeta struct {
 }
 
 type fileAction struct {
-	Status   string        `json:"status"` // success, failure or not_attempted
+	Status   string        `json:"status"` // success, failure, rolled_back or not_attempted
 	Action   string        `json:"action"` // the request's own action_type
 	Path     string        `json:"path"`
 	Replaces []replaceInfo `json:"replaces,omitempty"`
@@ -191,6 +191,8 @@ func answerFor(r step.Result) answer {
 			fa.Status = "failure"
 		case step.StatusSkipped:
 			fa.Status = "not_attempted" // an earlier operation or step failed
+		case step.StatusRolledBack:
+			fa.Status = "rolled_back" // done, then undone with its step: the file is as before
 		}
 		fa.Action = kindActions[or.Kind]
 		if src != nil && i < len(src.Actions) {

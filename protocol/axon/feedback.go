@@ -139,6 +139,14 @@ func writeOp(b *strings.Builder, op step.OpResult) {
 			status, op.Message = op.Message, ""
 		}
 	}
+	if op.Status == step.StatusRolledBack {
+		// Done, then undone with its step: the message says it was not
+		// applied, and why.
+		status = "rolled back"
+		if strings.HasPrefix(op.Message, status) {
+			status, op.Message = op.Message, ""
+		}
+	}
 	fmt.Fprintf(b, "  %s%s: %s", op.Kind, target, status)
 	if op.Message != "" {
 		fmt.Fprintf(b, " (%s)", op.Message)

@@ -75,6 +75,10 @@ type ErrorData struct {
 	// were not tried, the failing one or an earlier request having failed:
 	// "write b.txt", "program test".
 	NotAttempted []string `json:"notAttempted,omitempty"`
+	// RolledBack lists the operations of the request that were done and
+	// then undone with it (a later one failed, or --atomic took the request
+	// back): nothing of them remains.
+	RolledBack []string `json:"rolledBack,omitempty"`
 }
 
 // rpcCodes are the reference's JSON-RPC codes for its app codes; any other
@@ -306,17 +310,24 @@ func ErrorFor(r step.Result) *RPCError {
 	}
 	e.Data.Output = out.String()
 	e.Data.NotAttempted = notAttempted(r)
+	e.Data.RolledBack = opsWith(r, step.StatusRolledBack)
 	return e
+}
+
+// opsWith names the ops of r whose status is s: "write b.txt".
+func opsWith(r step.Result, s step.Status) []string {
+	var out []string
+	for _, op := range r.Ops {
+		if op.Status == s {
+			out = append(out, strings.TrimSpace(string(op.Kind)+" "+op.Path))
+		}
+	}
+	return out
 }
 
 // notAttempted names the ops and programs of r that were not tried.
 func notAttempted(r step.Result) []string {
-	var out []string
-	for _, op := range r.Ops {
-		if op.Status == step.StatusSkipped {
-			out = append(out, strings.TrimSpace(string(op.Kind)+" "+op.Path))
-		}
-	}
+	out := opsWith(r, step.StatusSkipped)
 	for _, p := range r.Programs {
 		if p.Status == step.ProgramNotAttempted {
 			out = append(out, "program "+p.Name)

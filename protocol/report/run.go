@@ -126,6 +126,11 @@ func (r Run) Text(out, errw io.Writer) {
 			if op.Status == step.StatusRead && op.Output != "" {
 				fmt.Fprint(out, indent(op.Output))
 			}
+			if op.Status == step.StatusRolledBack {
+				// Done, then undone with its failed step: said, so that
+				// nobody takes the file for changed.
+				fmt.Fprintf(out, "    %s %s: %s\n", op.Kind, op.Path, op.Message)
+			}
 		}
 		for _, pr := range res.Programs {
 			fmt.Fprintf(out, "    program %s: %s (exit code %d)\n", pr.Name, pr.Status, pr.ReturnCode)
