@@ -55,8 +55,8 @@ func (r *Report) Print(w io.Writer, branch, base string) {
 	count := map[step.Status]int{}
 	steps := 0
 	for _, res := range r.Results() {
-		if res.Step != nil && res.Step.Finish {
-			continue
+		if res.Runtime || res.Step != nil && res.Step.Finish {
+			continue // a report on live programs, or the finish: not a step
 		}
 		steps++
 		count[res.Status]++

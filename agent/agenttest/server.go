@@ -32,6 +32,10 @@ type Answer struct {
 	CutAfter int
 	// NoUsage leaves out the usage counts, as some local servers do.
 	NoUsage bool
+	// Hang, with CutAfter, keeps the streamed answer open after the cut
+	// instead of ending it, until the client goes away or the server
+	// closes: a model still writing when the user presses Ctrl-C.
+	Hang bool
 }
 
 // Request is one request the server received.
@@ -59,6 +63,14 @@ type Server struct {
 	models   []string // when set, the only models known (others get 404)
 	answers  []Answer
 	requests []Request
+	closing  chan struct{} // closed by Close: a hanging answer ends
+	once     sync.Once
+}
+
+// Close ends the answers still hanging, then shuts the server down.
+func (s *Server) Close() {
+	s.once.Do(func() { close(s.closing) })
+	s.Server.Close()
 }
 
 // SetKey makes key the only API key accepted; others get 401.
@@ -79,7 +91,7 @@ func (s *Server) SetModels(models ...string) {
 // they run out it answers "(no more scripted answers)", which holds no
 // block and so ends a run.
 func New(answers ...Answer) *Server {
-	s := &Server{answers: answers}
+	s := &Server{answers: answers, closing: make(chan struct{})}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }
@@ -179,6 +191,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		n := min(len(text), 40)
 		chunk(map[string]any{"content": text[:n]}, nil, nil)
 		text = text[n:]
+	}
+	if a.CutAfter > 0 && a.Hang {
+		select { // still writing, as far as the client can tell
+		case <-r.Context().Done():
+		case <-s.closing:
+		}
+		return
 	}
 	if a.CutAfter > 0 {
 		return // the connection ends here: no finish_reason, no [DONE]

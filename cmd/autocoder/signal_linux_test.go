@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autocoder/autocoder/agent/agenttest"
 	"github.com/autocoder/autocoder/gitops/gittest"
 )
 
@@ -74,4 +75,128 @@ func TestSignalStopsProgramsAndExits128PlusSignal(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Ctrl-C during autocoder run, with a program that keeps running since turn
+// 1, takes back the turn in flight whole (whether the model is still
+// writing it or its steps are being applied), stops every program with its
+// children, exits 130 and leaves nothing uncommitted: the work branch ends
+// at turn 1's commit and git status is clean.
+func TestRunInterruptRollsBackTheTurnAndStopsPrograms(t *testing.T) {
+	gittest.Isolate(t)
+	turn1 := func(pids string) string {
+		return "#####--\n" + `{"metadata": {"step_id": "s1", "reason": "start the server"}, "type": "operate",
+ "file_operations": [{"action_type": "create_file", "path": "one.txt", "file_content": "one\n"}],
+ "program_operations": [{"name": "server", "keep_running": true,
+   "command": "echo $$ > ` + pids + `/live.pid; sleep 1000 & echo $! > ` + pids + `/child.pid; while :; do echo tick >> ticks.log; sleep 0.1; done"}]}` + "\n--#####\n"
+	}
+	for _, tc := range []struct {
+		name  string
+		turn2 func(pids string) agenttest.Answer
+		wait  string // the file whose presence says turn 2 is under way ("" : the second request)
+	}{
+		{"applying", func(pids string) agenttest.Answer {
+			return agenttest.Answer{Text: "#####--\n" + `{"metadata": {"step_id": "s2"}, "file_operations": [{"action_type": "create_file", "path": "two.txt", "file_content": "two\n"}]}` + "\n--#####\n" +
+				"#####--\n" + `{"metadata": {"step_id": "s3"}, "program_operations": [{"name": "long", "command": "echo $$ > ` + pids + `/long.pid; sleep 60"}]}` + "\n--#####\n"}
+		}, "long.pid"},
+		{"streaming", func(string) agenttest.Answer {
+			text := "#####--\n" + `{"metadata": {"step_id": "s2"}, "file_operations": [{"action_type": "create_file", "path": "two.txt", "file_content": "two\n"}]}` + "\n--#####\n"
+			return agenttest.Answer{Text: text, CutAfter: 60, Hang: true}
+		}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
+			pids := t.TempDir()
+			srv := agenttest.New(agenttest.Answer{Text: turn1(pids)}, tc.turn2(pids),
+				agenttest.Answer{Text: "#####--\n{\"type\": \"finish\", \"metadata\": {\"summary\": \"never reached\"}}\n--#####\n"})
+			defer srv.Close()
+			cmd := exec.Command("autocoder", "-C", g.Dir, "run", "--allow-programs", "--model", "m", "--lang", "en", "start and go on")
+			cmd.Env = append(os.Environ(), "OPENAI_BASE_URL="+srv.URL(), "OPENAI_API_KEY=k")
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			underway := func() bool {
+				if tc.wait == "" {
+					return len(srv.Requests()) >= 2
+				}
+				b, _ := os.ReadFile(filepath.Join(pids, tc.wait))
+				return len(bytes.TrimSpace(b)) > 0
+			}
+			deadline := time.Now().Add(20 * time.Second)
+			for !underway() {
+				if time.Now().After(deadline) {
+					t.Fatalf("turn 2 never got under way:\n%s", out.String())
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			time.Sleep(200 * time.Millisecond)
+			start := time.Now()
+			cmd.Process.Signal(syscall.SIGINT)
+			err := cmd.Wait()
+			if el := time.Since(start); el > 10*time.Second {
+				t.Errorf("autocoder took %v to stop", el)
+			}
+			if code := cmd.ProcessState.ExitCode(); code != 130 {
+				t.Errorf("exit code %d (%v), want 130; output:\n%s", code, err, out.String())
+			}
+			if !strings.Contains(out.String(), "interrupted") {
+				t.Errorf("the output does not say the run was interrupted:\n%s", out.String())
+			}
+			// The summary counts steps, not the reports on the live program.
+			if !strings.Contains(out.String(), "steps: ") || strings.Contains(out.String(), " read") {
+				t.Errorf("the summary's step count is wrong (no step read anything):\n%s", out.String())
+			}
+			// Turn 1 is kept, turn 2 is gone, nothing is left uncommitted.
+			// (The live program's file, ticks.log, is committed by program
+			// commits of its own.)
+			if got := g.Git("log", "--format=%s", "--invert-grep", "--grep=^Record the files changed by", "main..autocoder/main"); got != "Start the server\n" {
+				t.Errorf("the work branch holds, past main, besides program commits:\n%swant turn 1's one commit", got)
+			}
+			if g.MustRead("one.txt") != "one\n" {
+				t.Error("turn 1's file is gone")
+			}
+			if _, ok := g.Read("two.txt"); ok {
+				t.Error("two.txt of the interrupted turn is in the work tree")
+			}
+			if st := g.Git("status", "--porcelain", "--untracked-files=all"); st != "" {
+				t.Errorf("git status after the interrupt:\n%s", st)
+			}
+			g.Fsck()
+			// Every program is gone: the live one's process group (its
+			// shell and the sleep it left in the background) and the
+			// turn's own.
+			for _, f := range []string{"live.pid", "child.pid", "long.pid"} {
+				b, err := os.ReadFile(filepath.Join(pids, f))
+				if err != nil {
+					continue // long.pid: only the applying case runs it
+				}
+				pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+				if pid <= 0 {
+					t.Fatalf("%s holds %q", f, b)
+				}
+				if alive(pid) {
+					syscall.Kill(pid, syscall.SIGKILL)
+					t.Errorf("%s: process %d outlived autocoder", f, pid)
+				}
+				if f == "live.pid" {
+					if err := syscall.Kill(-pid, 0); err != syscall.ESRCH {
+						syscall.Kill(-pid, syscall.SIGKILL)
+						t.Errorf("the live program's process group %d is still there (%v)", pid, err)
+					}
+				}
+			}
+		})
+	}
+}
+
+// alive is a process that exists and is not a zombie.
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	st, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	return !bytes.Contains(st, []byte(") Z"))
 }
