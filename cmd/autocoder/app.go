@@ -37,7 +37,15 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			showCommand(),
 			mcpCommand(),
 			demoCommand(),
+			completionCommand(),
 		},
+		EnableBashCompletion: true, // completion.go
+		CustomAppHelpTemplate: cli.AppHelpTemplate + examplesSection([]string{
+			"autocoder apply response.md       # apply a model's response, one commit per step",
+			"autocoder log                     # the steps on the work branch",
+			"autocoder undo                    # drop the newest one",
+			"autocoder demo                    # see it work in a throwaway repository",
+		}),
 		CommandNotFound: func(c *cli.Context, name string) {},
 	}
 	app.Action = func(c *cli.Context) error {

@@ -19,6 +19,13 @@ func applyCommand() *cli.Command {
 		Name:      "apply",
 		Usage:     "apply every instruction block of a response, one commit per step",
 		ArgsUsage: "[FILE|-]",
+		CustomHelpTemplate: examples(
+			"autocoder apply response.md                       # every block, one commit per step",
+			"xclip -o | autocoder apply -                      # the response on standard input",
+			"autocoder apply --dry-run response.md > p.patch   # change nothing: the patch (git apply p.patch)",
+			"autocoder apply --feedback answer.md response.md  # the answer for the model, in its dialect",
+			"autocoder apply --format json response.md         # for a script: the results as JSON",
+		),
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "dry-run", Usage: "change nothing; print the patch the steps would make (git apply accepts it) on standard output, the steps and the programs they would run on standard error"},
 			&cli.BoolFlag{Name: "atomic", Usage: "apply all steps or none"},

@@ -19,6 +19,10 @@ func demoCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "demo",
 		Usage: "run autocoder on bundled example responses in a throwaway repository",
+		CustomHelpTemplate: examples(
+			"autocoder demo                    # in a new temporary folder",
+			"autocoder demo --dir /tmp/try-it  # in a new or empty folder",
+		),
 		Flags: []cli.Flag{&cli.StringFlag{Name: "dir", Usage: "make the repository in `DIR` (default: a new temporary folder)"}},
 		Action: func(c *cli.Context) error {
 			out := c.App.Writer

@@ -16,6 +16,10 @@ func mcpCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "mcp",
 		Usage: "serve the FlyCode tools over MCP on standard input and output",
+		CustomHelpTemplate: examples(
+			"claude mcp add autocoder -- autocoder mcp   # Claude Code, in the repository",
+			"autocoder mcp --root ~/src/project          # what an MCP client's configuration starts",
+		),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "root", Aliases: []string{"C"}, Usage: "the repository `DIR` (default: the client's roots, then the working folder)"},
 			&cli.StringFlag{Name: "branch", Usage: "work branch `NAME` for the tool calls' commits"},

@@ -14,7 +14,11 @@ func parseCommand() *cli.Command {
 		Name:      "parse",
 		Usage:     "print the steps a response holds, with repairs and errors (changes nothing)",
 		ArgsUsage: "[FILE|-]",
-		Flags:     []cli.Flag{formatFlag()},
+		CustomHelpTemplate: examples(
+			"autocoder parse response.md                 # the steps, repairs and errors, with line numbers",
+			"autocoder parse --format json - < response.md # the same as JSON, content as text",
+		),
+		Flags: []cli.Flag{formatFlag()},
 		Action: func(c *cli.Context) error {
 			f, err := format(c)
 			if err != nil {

@@ -13,6 +13,10 @@ func promptCommand() *cli.Command {
 		Name:      "prompt",
 		Usage:     "print the system prompt that teaches a model a dialect (" + strings.Join(prompt.Dialects, ", ") + ")",
 		ArgsUsage: "DIALECT",
+		CustomHelpTemplate: examples(
+			"autocoder prompt axon --lang en     # the Axon prompt, in English",
+			"autocoder prompt autocoder > system.md",
+		),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "lang", Value: prompt.Langs[0], Usage: "the prompt's `LANGUAGE`: " + strings.Join(prompt.Langs, " or ")},
 		},

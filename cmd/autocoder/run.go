@@ -24,6 +24,10 @@ func runCommand() *cli.Command {
 		Name:      "run",
 		Usage:     "drive a model through the loop: prompt, answer, apply, feedback, until it finishes",
 		ArgsUsage: "TASK|-",
+		CustomHelpTemplate: examples(
+			"autocoder run --model gpt-4o \"add a --verbose flag to main.go\"",
+			"OPENAI_BASE_URL=http://localhost:11434/v1 autocoder run --model qwen2.5-coder - < task.md",
+		),
 		Description: "Talks to an OpenAI-compatible chat API: OPENAI_BASE_URL (or [model] base_url), the key in\n" +
 			"OPENAI_API_KEY (or the variable [model] api_key_env names), --model (or [model] model).",
 		Flags: []cli.Flag{

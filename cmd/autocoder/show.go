@@ -11,7 +11,11 @@ func showCommand() *cli.Command {
 		Name:      "show",
 		Usage:     "show a step: its commit, its files, the block the model wrote and, for autocoder run, the turn it came from",
 		ArgsUsage: "STEP",
-		Flags:     []cli.Flag{formatFlag()},
+		CustomHelpTemplate: examples(
+			"autocoder show axon-1     # a step by its id (autocoder log lists them)",
+			"autocoder show 1a2b3c4d   # or by its commit",
+		),
+		Flags: []cli.Flag{formatFlag()},
 		Action: func(c *cli.Context) (err error) {
 			f, err := format(c)
 			if err != nil {

@@ -13,6 +13,10 @@ func undoCommand() *cli.Command {
 		Name:      "undo",
 		Usage:     "drop the newest N steps (default 1) of the current work branch",
 		ArgsUsage: "[N]",
+		CustomHelpTemplate: examples(
+			"autocoder undo      # drop the newest step",
+			"autocoder undo 3    # drop the newest three",
+		),
 		Flags: []cli.Flag{formatFlag(), quietFlag(), &cli.BoolFlag{Name: "force",
 			Usage: "undo also steps that the branch's upstream or the branch it was made from already contains"}},
 		Action: func(c *cli.Context) (err error) {
@@ -53,6 +57,9 @@ func redoCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "redo",
 		Usage: "put back the most recently undone step",
+		CustomHelpTemplate: examples(
+			"autocoder undo && autocoder redo   # drop the newest step, then put it back",
+		),
 		Flags: []cli.Flag{formatFlag(), quietFlag()},
 		Action: func(c *cli.Context) (err error) {
 			f, err := format(c)
@@ -86,6 +93,10 @@ func logCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "log",
 		Usage: "list the steps on the current work branch, newest first",
+		CustomHelpTemplate: examples(
+			"autocoder log                  # the steps, newest first",
+			"autocoder log --format json    # for a script",
+		),
 		Flags: []cli.Flag{formatFlag()},
 		Action: func(c *cli.Context) (err error) {
 			f, err := format(c)

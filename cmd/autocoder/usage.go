@@ -83,6 +83,11 @@ func dashes(name string) string {
 // argument that is not a flag. After "--" everything is an argument, as
 // before. A flag's value is kept with it (--branch NAME).
 func interspersed(app *cli.App, args []string) []string {
+	if n := len(args); n > 0 && args[n-1] == completionFlag {
+		// Shell completion asks with the flag last, where urfave/cli
+		// looks for it: it stays there.
+		return append(interspersed(app, args[:n-1]), completionFlag)
+	}
 	if len(args) < 2 {
 		return args
 	}

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/urfave/cli/v2"
+)
+
+// Every command of the app, and the app itself, shows examples in its
+// help: an EXAMPLES section whose lines run that command.
+func TestEveryCommandHasExamples(t *testing.T) {
+	app := newApp(strings.NewReader(""), io.Discard, io.Discard)
+	if len(app.Commands) == 0 {
+		t.Fatal("no commands")
+	}
+	var walk func(path []string, cmds []*cli.Command)
+	walk = func(path []string, cmds []*cli.Command) {
+		for _, cmd := range cmds {
+			p := append(append([]string{}, path...), cmd.Name)
+			checkExamples(t, p)
+			walk(p, cmd.Subcommands)
+		}
+	}
+	checkExamples(t, nil)
+	walk(nil, app.Commands)
+}
+
+// checkExamples runs `autocoder PATH... --help` and checks its EXAMPLES.
+func checkExamples(t *testing.T, path []string) {
+	t.Helper()
+	var out, errw bytes.Buffer
+	args := append(append([]string{"autocoder"}, path...), "--help")
+	if code := run(args, strings.NewReader(""), &out, &errw); code != 0 {
+		t.Errorf("%s: exit %d\n%s", strings.Join(args, " "), code, errw.String())
+		return
+	}
+	_, ex, ok := strings.Cut(out.String(), "\nEXAMPLES:\n")
+	name := strings.Join(append([]string{"autocoder"}, path...), " ")
+	if !ok {
+		t.Errorf("%s: no EXAMPLES section in its help:\n%s", name, out.String())
+		return
+	}
+	n := 0
+	for _, line := range strings.Split(ex, "\n") {
+		if strings.HasPrefix(line, "   ") && strings.Contains(line, name) {
+			n++
+		}
+	}
+	if n == 0 {
+		t.Errorf("%s: no example runs %q:\n%s", name, name, ex)
+	}
+}
