@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -248,7 +249,10 @@ func (l *loader) checkKeys(md toml.MetaData) {
 			}
 		}
 		e := &Error{File: l.name, Key: s, Msg: "unknown key"}
-		if m := closest(s, knownKeys); m != "" {
+		if len(k) == 2 && k[0] == "model" && secretName(k[1]) {
+			// The key itself, written where the name of its variable goes.
+			e.Fix = keyHint
+		} else if m := closest(s, knownKeys); m != "" {
 			e.Fix = fmt.Sprintf("did you mean %s? keys are lower case with underscores", m)
 		} else if len(k) == 2 && known[k[0]] {
 			e.Fix = fmt.Sprintf("remove it; the keys of [%s] are %s", k[0], strings.Join(tableKeys(k[0]), ", "))
@@ -256,6 +260,9 @@ func (l *loader) checkKeys(md toml.MetaData) {
 			e.Fix = "remove it; the known keys are " + strings.Join(leafKeys(), ", ")
 		}
 		l.place(e)
+		if e.Fix == keyHint {
+			e.Quote = "" // the line holds the key: not echoed to a terminal or a log
+		}
 		l.errs = append(l.errs, e)
 	}
 	for _, k := range md.Undecoded() {
@@ -296,6 +303,9 @@ func leafKeys() []string {
 func (l *loader) bad(key, msg, hint string) {
 	e := &Error{File: l.name, Key: key, Msg: msg, Fix: hint}
 	l.place(e)
+	if strings.Contains(hint, keyHint) {
+		e.Quote = "" // the line holds the key: not echoed to a terminal or a log
+	}
 	l.errs = append(l.errs, e)
 }
 
@@ -460,6 +470,45 @@ func (l *loader) list(v value, key string, dst *[]string) {
 	*dst = out
 }
 
+// keyHint says where an API key goes: never in autocoder.toml, which is
+// committed, but in a variable that [model] api_key_env names.
+const keyHint = `never write the key itself in autocoder.toml (it is committed): put it in an environment variable and write its NAME, e.g. api_key_env = "DEEPSEEK_API_KEY"`
+
+// secretName is a key of [model] or of a URL's query that would hold a key
+// or a password.
+func secretName(k string) bool {
+	k = strings.ToLower(k)
+	for _, w := range []string{"key", "token", "secret", "password", "passwd", "auth"} {
+		if strings.Contains(k, w) && k != "api_key_env" {
+			return true
+		}
+	}
+	return false
+}
+
+// envName is the name of an environment variable as shells write them,
+// and not a key: keys (sk-…, gsk_…, AIza…, hex) have dashes, start with a
+// digit, or mix lower-case letters and digits over many characters, which
+// variable names do not.
+func envName(s string) bool {
+	lower, digits := 0, 0
+	for i, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z':
+			lower++
+		case r >= '0' && r <= '9':
+			if i == 0 {
+				return false
+			}
+			digits++
+		case r >= 'A' && r <= 'Z', r == '_':
+		default:
+			return false
+		}
+	}
+	return s != "" && !(len(s) >= 20 && lower > 0 && digits >= 3)
+}
+
 // validate checks what each value means, now that all have their types.
 func (l *loader) validate(c Config) {
 	if !slices.Contains(prompt.Dialects, c.Model.Dialect) {
@@ -470,9 +519,18 @@ func (l *loader) validate(c Config) {
 		l.bad("model.lang", fmt.Sprintf("no prompt in %q", c.Model.Lang),
 			"write lang = one of "+strings.Join(quoteAll(prompt.Langs), ", "))
 	}
-	if k := c.Model.APIKeyEnv; k != "" && (strings.ContainsAny(k, "= \t") || strings.HasPrefix(k, "sk-")) {
-		l.bad("model.api_key_env", "holds something that is not the name of an environment variable",
-			`write the variable's NAME, e.g. api_key_env = "DEEPSEEK_API_KEY", never the key itself: this file is committed`)
+	if k := c.Model.APIKeyEnv; k != "" && !envName(k) {
+		l.bad("model.api_key_env", "holds something that is not the name of an environment variable (a key?)", keyHint)
+	}
+	if u, err := url.Parse(c.Model.BaseURL); err == nil && c.Model.BaseURL != "" {
+		_, pw := u.User.Password()
+		secret := pw
+		for q := range u.Query() {
+			secret = secret || secretName(q)
+		}
+		if secret {
+			l.bad("model.base_url", "holds a password or a key", "write the URL without it; "+keyHint)
+		}
 	}
 	if msg := checkBranchPrefix(c.Apply.BranchPrefix); msg != "" {
 		l.bad("apply.branch_prefix", msg, `write branch_prefix = "autocoder/": letters, digits, "-", "_" and "/", ending with "/"`)

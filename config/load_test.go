@@ -384,3 +384,46 @@ func TestModelTable(t *testing.T) {
 		}
 	}
 }
+
+// [model] never holds the API key itself, only the name of the variable
+// that does: a key-looking api_key_env, a key under a key of its own
+// (api_key, token, …) or inside base_url is refused, each with a hint that
+// names api_key_env; real variable names pass.
+func TestModelTableRefusesTheKeyItself(t *testing.T) {
+	for _, tc := range []struct{ text, key string }{
+		{"[model]\napi_key_env = \"sk-proj-abc123\"\n", "model.api_key_env"},
+		{"[model]\napi_key_env = \"gsk_4f9a8B7c6D5e4F3g2H1i0J9k8L7m\"\n", "model.api_key_env"},
+		{"[model]\napi_key_env = \"AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY\"\n", "model.api_key_env"},
+		{"[model]\napi_key_env = \"0123456789abcdef0123456789abcdef\"\n", "model.api_key_env"},
+		{"[model]\napi_key_env = \"Bearer abc\"\n", "model.api_key_env"},
+		{"[model]\napi_key = \"sk-abc\"\n", "model.api_key"},
+		{"[model]\nkey = \"abc\"\n", "model.key"},
+		{"[model]\ntoken = \"abc\"\n", "model.token"},
+		{"[model]\nopenai_api_key = \"abc\"\n", "model.openai_api_key"},
+		{"[model]\nbase_url = \"https://me:sk-abc@api.example.com/v1\"\n", "model.base_url"},
+		{"[model]\nbase_url = \"https://api.example.com/v1?api_key=abc\"\n", "model.base_url"},
+	} {
+		_, err := Load(writeConfig(t, tc.text))
+		var ce *Error
+		if !errors.As(err, &ce) || ce.Key != tc.key || ce.Line == 0 || !strings.Contains(ce.Hint(), "api_key_env") || !strings.Contains(ce.Hint(), "never") {
+			t.Errorf("%q: %v (hint %q)", tc.text, err, hintOf(err))
+		}
+		if secret := tc.text[strings.IndexByte(tc.text, '"')+1 : strings.LastIndexByte(tc.text, '"')]; err != nil && strings.Contains(err.Error(), secret) {
+			t.Errorf("%q: the error repeats the key: %v", tc.text, err)
+		}
+	}
+	for _, name := range []string{"OPENAI_API_KEY", "DEEPSEEK_API_KEY", "my_key", "DASHSCOPE_API_KEY2"} {
+		c, err := Load(writeConfig(t, "[model]\napi_key_env = \""+name+"\"\nbase_url = \"http://localhost:11434/v1\"\n"))
+		if err != nil || c.Model.APIKeyEnv != name {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+func hintOf(err error) string {
+	var ce *Error
+	if errors.As(err, &ce) {
+		return ce.Hint()
+	}
+	return ""
+}
