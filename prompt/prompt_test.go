@@ -134,3 +134,38 @@ func TestUnknown(t *testing.T) {
 	}
 	var _ step.Hinted = ue
 }
+
+// TestEveryAnswerTaught: each prompt, in each language, names every status
+// and field the executor's answer in its dialect can hold, so that a model
+// reading the answer knows what each means (protocol's
+// TestFeedbackTellsEveryOutcomeApart holds the answers).
+func TestEveryAnswerTaught(t *testing.T) {
+	programs := []string{step.ProgramSuccess, step.ProgramFailure, step.ProgramTimeout, step.ProgramRefused,
+		step.ProgramRunning, step.ProgramTerminated, step.ProgramNotAttempted}
+	words := map[string][]string{
+		"autocoder": append([]string{"`success`", "`failure`", "`refused`", "`rolled_back`", "`not_attempted`",
+			"program_runtime_feedback", "file_actions", "program_execs", "replaces", "already_applied"}, quoted(programs)...),
+		"mcp": {"INVALID_INPUT", "NOT_FOUND", "FORBIDDEN", "POLICY_BLOCKED", "CONFLICT", "NOT_EXECUTED", "INTERNAL_ERROR",
+			"data.notAttempted", "data.rolledBack", "`status:`", "`timeout`", "`running`", "`terminated`"},
+		"axon": {"`applied`", "`unchanged`", "`read`", "`failed`", "`skipped`", "`not attempted`",
+			"`rolled back, not applied`", "`refused by the safety policy`"},
+	}
+	for _, d := range Dialects {
+		for _, lang := range Langs {
+			text, _ := Text(d, lang)
+			for _, w := range words[d] {
+				if !strings.Contains(text, w) {
+					t.Errorf("%s.%s does not teach %s", d, lang, w)
+				}
+			}
+		}
+	}
+}
+
+func quoted(ws []string) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = "`" + w + "`"
+	}
+	return out
+}

@@ -27,7 +27,7 @@ type answerMeta struct {
 }
 
 type fileAction struct {
-	Status   string        `json:"status"` // success, failure, rolled_back or not_attempted
+	Status   string        `json:"status"` // success, failure, refused, rolled_back or not_attempted
 	Action   string        `json:"action"` // the request's own action_type
 	Path     string        `json:"path"`
 	Replaces []replaceInfo `json:"replaces,omitempty"`
@@ -189,6 +189,9 @@ func answerFor(r step.Result) answer {
 		switch or.Status {
 		case step.StatusFailed:
 			fa.Status = "failure"
+			if r.Class == step.ClassRefused {
+				fa.Status = "refused" // by the safety policy: not to be sent again as it is
+			}
 		case step.StatusSkipped:
 			fa.Status = "not_attempted" // an earlier operation or step failed
 		case step.StatusRolledBack:

@@ -116,14 +116,16 @@ func writeStep(b *strings.Builder, r step.Result) {
 			// The step's error is this op's, already said above.
 			op.Error, op.Hint = "", ""
 		}
-		writeOp(b, op)
+		writeOp(b, op, r.Class == step.ClassRefused)
 	}
 	for _, p := range r.Programs {
 		writeProgram(b, p)
 	}
 }
 
-func writeOp(b *strings.Builder, op step.OpResult) {
+// writeOp writes one op's line; refused: the step failed by the safety
+// policy, so its failed op was refused (not to be retried as it is).
+func writeOp(b *strings.Builder, op step.OpResult, refused bool) {
 	target := op.Path
 	if op.To != "" {
 		target += " -> " + op.To
@@ -132,6 +134,9 @@ func writeOp(b *strings.Builder, op step.OpResult) {
 		target = " " + target
 	}
 	status := string(op.Status)
+	if op.Status == step.StatusFailed && refused {
+		status = "refused by the safety policy"
+	}
 	if op.Status == step.StatusSkipped {
 		// An earlier operation or step failed; the message says which.
 		status = "not attempted"

@@ -155,6 +155,15 @@ func resultText(r step.Result, req *Request) string {
 		var b strings.Builder
 		for _, p := range r.Programs {
 			fmt.Fprintf(&b, "exit code: %d\n", p.ReturnCode)
+			if p.Status != step.ProgramSuccess && p.Status != step.ProgramFailure && p.Status != "" {
+				// -1 alone does not tell a timeout from a program still
+				// running or one stopped: the status line does.
+				fmt.Fprintf(&b, "status: %s", p.Status)
+				if p.Error != "" {
+					fmt.Fprintf(&b, ": %s", p.Error)
+				}
+				b.WriteByte('\n')
+			}
 			if p.Stdout != "" {
 				b.WriteString("--- stdout\n" + p.Stdout)
 				if !strings.HasSuffix(p.Stdout, "\n") {
@@ -202,6 +211,16 @@ func meta(r step.Result) map[string]any {
 	for _, op := range r.Ops {
 		if op.Message != "" {
 			msgs = append(msgs, op.Message)
+		}
+		// An edit that changed nothing says why: sent twice, or old and
+		// new texts equal.
+		for _, rr := range op.Replaces {
+			switch {
+			case rr.NoOp:
+				msgs = append(msgs, fmt.Sprintf("%s: edit %d is a no-op: the old and new texts are equal, nothing changed", op.Path, rr.Index+1))
+			case rr.AlreadyApplied:
+				msgs = append(msgs, fmt.Sprintf("%s: edit %d was already applied: nothing changed", op.Path, rr.Index+1))
+			}
 		}
 	}
 	if msgs != nil {
