@@ -43,6 +43,7 @@ type liveEngine interface {
 type Config struct {
 	BaseURL    string // the API's base URL, ".../v1"
 	APIKey     string // the key itself (never stored: only the variable's name is configured)
+	APIKeyEnv  string // the name of the variable APIKey came from, for the hint of a refused key
 	Model      string
 	MaxRetries int  // retries of a 429, a 5xx or a lost connection, with backoff
 	NoStream   bool // ask for whole answers instead of a stream

@@ -37,6 +37,8 @@ type client struct {
 	api    openai.Client
 	model  string
 	stream bool
+	keyEnv string // the variable that holds the key ("" unknown)
+	noKey  bool   // that variable is empty
 }
 
 func newClient(c Config) *client {
@@ -48,7 +50,7 @@ func newClient(c Config) *client {
 		// Retry-After; a 401 or 404 is never retried.
 		option.WithMaxRetries(c.MaxRetries),
 	}
-	return &client{api: openai.NewClient(opts...), model: c.Model, stream: !c.NoStream}
+	return &client{api: openai.NewClient(opts...), model: c.Model, stream: !c.NoStream, keyEnv: c.APIKeyEnv, noKey: c.APIKey == ""}
 }
 
 func (c *client) params(msgs []Message) openai.ChatCompletionNewParams {
@@ -184,6 +186,12 @@ func (c *client) apiError(ctx context.Context, err error) error {
 	switch {
 	case ae.StatusCode == http.StatusUnauthorized || ae.StatusCode == http.StatusForbidden:
 		me.Fix = "the API key was refused: set the variable that holds it (OPENAI_API_KEY, or the one [model] api_key_env names) to a valid key"
+		if c.keyEnv != "" {
+			me.Fix = fmt.Sprintf("the API key was refused: set the variable that holds it (%s, named by [model] api_key_env) to a valid key", c.keyEnv)
+			if c.noKey {
+				me.Fix += "; " + c.keyEnv + " is not set"
+			}
+		}
 	case ae.StatusCode == http.StatusNotFound || ae.Code == "model_not_found":
 		me.Fix = fmt.Sprintf("the server does not know the model %q (or the URL has no chat API): check --model and OPENAI_BASE_URL; GET %s/models lists the models", c.model, "<base URL>")
 	case ae.StatusCode == http.StatusTooManyRequests || ae.StatusCode >= 500:

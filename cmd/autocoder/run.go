@@ -158,7 +158,7 @@ func agentConfig(c *cli.Context, m config.Model) (agent.Config, error) {
 		MaxTokens:  m.MaxTokens,
 	}
 	if m.APIKeyEnv != "" {
-		ac.APIKey = os.Getenv(m.APIKeyEnv)
+		ac.APIKey, ac.APIKeyEnv = os.Getenv(m.APIKeyEnv), m.APIKeyEnv
 	}
 	if c.IsSet("max-turns") {
 		ac.MaxTurns = c.Int("max-turns")
