@@ -4,12 +4,12 @@ package step
 // commit of the user's own among them (Kind "user", no StepID). The engine
 // lists them (log, undo, redo); protocol/report writes them.
 type LogEntry struct {
-	StepID  string `json:"step_id"`
-	Kind    string `json:"kind"` // "step" or "user"
-	Commit  string `json:"commit"`
+	StepID  string `json:"step_id" jsonschema:"the step id (the Autocoder-Step trailer); empty for a commit of the user's own"`
+	Kind    string `json:"kind" jsonschema:"step, or user for a commit of the user's own on the work branch"` // "step" or "user"
+	Commit  string `json:"commit" jsonschema:"the commit id, 40 hex digits"`
 	Subject string `json:"subject"`
 	Author  string `json:"author"`
-	Date    string `json:"date"`
+	Date    string `json:"date" jsonschema:"the author date: 2006-01-02 15:04:05 -0700"`
 }
 
 // CommitInfo is what `autocoder show` tells about one step: its commit, the
@@ -18,6 +18,6 @@ type CommitInfo struct {
 	LogEntry
 	Branch  string   `json:"branch"`
 	Message string   `json:"message"`
-	Files   []string `json:"files"` // "A path", "M path", "D path"
-	Block   string   `json:"block,omitempty"`
+	Files   []string `json:"files" jsonschema:"the paths the commit changed, each after A (added), M (modified) or D (deleted) and a space"` // "A path", "M path", "D path"
+	Block   string   `json:"block,omitempty" jsonschema:"the block the model wrote, as the response held it (the commit's git note)"`
 }

@@ -6,11 +6,11 @@ import "fmt"
 // Nothing of it is applied. The dialect readers return it; the engine reports
 // it in the block's place in the run.
 type ParseError struct {
-	Dialect string `json:"dialect"`
+	Dialect string `json:"dialect" jsonschema:"autocoder-json, mcp or axon"`
 	Pos     Pos    `json:"pos"`
 	Msg     string `json:"message"`
-	Quote   string `json:"quote,omitempty"` // the offending text, short
-	Fix     string `json:"hint,omitempty"`  // what to write instead: the hint
+	Quote   string `json:"quote,omitempty" jsonschema:"the text the error is about, short"` // the offending text, short
+	Fix     string `json:"hint,omitempty" jsonschema:"what to write instead"`               // what to write instead: the hint
 	// Source is the dialect's record of the request when the block could be
 	// read far enough to have one (an MCP request with invalid arguments
 	// still has an id to answer to).

@@ -20,8 +20,8 @@ const (
 // ReplaceResult is what the matcher did with one Edit.
 type ReplaceResult struct {
 	Index          int    `json:"index"`
-	Tier           string `json:"tier,omitempty"` // which matcher tier matched
-	Matches        int    `json:"matches"`
+	Tier           string `json:"tier,omitempty" jsonschema:"the matcher tier that found the old text: exact, or a tolerant one"` // which matcher tier matched
+	Matches        int    `json:"matches" jsonschema:"how many places the old text matched"`
 	AlreadyApplied bool   `json:"already_applied,omitempty"`
 	// NoOp: the edit's old and new texts are equal, so it changes nothing.
 	// It is a warning, not a failure: the step goes on without it.
@@ -29,7 +29,7 @@ type ReplaceResult struct {
 	// AppliedAt: the old text occurs at these lines too, where the edit
 	// was already applied; the one occurrence left was the place.
 	AppliedAt []int `json:"applied_at,omitempty"`
-	StartLine int   `json:"start_line,omitempty"` // 1-based, in the file before the edit
+	StartLine int   `json:"start_line,omitempty" jsonschema:"the first line replaced, 1-based, in the file before the edit"` // 1-based, in the file before the edit
 	EndLine   int   `json:"end_line,omitempty"`
 }
 
@@ -39,22 +39,22 @@ type OpResult struct {
 	Path     string          `json:"path"`
 	To       string          `json:"to,omitempty"`
 	Status   Status          `json:"status"`
-	Message  string          `json:"message,omitempty"` // e.g. "replaced an existing file"
-	Output   string          `json:"output,omitempty"`  // read kinds: the data
+	Message  string          `json:"message,omitempty"`                                 // e.g. "replaced an existing file"
+	Output   string          `json:"output,omitempty" jsonschema:"what a read op read"` // read kinds: the data
 	Replaces []ReplaceResult `json:"replaces,omitempty"`
 	Error    string          `json:"error,omitempty"`
 	Hint     string          `json:"hint,omitempty"`
-	Diff     string          `json:"diff,omitempty"` // --dry-run: unified diff
+	Diff     string          `json:"diff,omitempty" jsonschema:"a dry run: the op's change as a unified diff"` // --dry-run: unified diff
 }
 
 // ProgramResult is the outcome of one program.
 type ProgramResult struct {
 	Name       string  `json:"name"`
-	Status     string  `json:"status"` // one of the Program* statuses
+	Status     string  `json:"status" jsonschema:"success, failure, timeout, refused, running, terminated or not_attempted"` // one of the Program* statuses
 	Stdout     string  `json:"stdout"`
 	Stderr     string  `json:"stderr"`
-	ReturnCode int     `json:"returncode"` // -1 when the program did not run or was killed
-	Runtime    float64 `json:"runtime"`    // seconds it ran, as seed 001's program_checks report it
+	ReturnCode int     `json:"returncode" jsonschema:"the exit code; -1 when the program did not run or was killed"` // -1 when the program did not run or was killed
+	Runtime    float64 `json:"runtime" jsonschema:"seconds it ran"`                                                  // seconds it ran, as seed 001's program_checks report it
 	Error      string  `json:"error,omitempty"`
 	Hint       string  `json:"hint,omitempty"` // what to do, for a refused program
 }
@@ -97,16 +97,16 @@ func ProgramTrouble(rs []Result) *ProgramResult {
 // nil and ParseErr is set).
 type Result struct {
 	Step     *Step       `json:"-"`
-	ParseErr *ParseError `json:"parse_error,omitempty"`
-	StepID   string      `json:"step_id"`
+	ParseErr *ParseError `json:"parse_error,omitempty" jsonschema:"for a block that could not be read: why"`
+	StepID   string      `json:"step_id" jsonschema:"the step's id: the block's own, or one autocoder gave it"`
 	Status   Status      `json:"status"`
-	Commit   string      `json:"commit,omitempty"`
+	Commit   string      `json:"commit,omitempty" jsonschema:"the step's commit, when it made one"`
 	// ProgramCommit records the files the step's programs changed.
-	ProgramCommit string          `json:"program_commit,omitempty"`
+	ProgramCommit string          `json:"program_commit,omitempty" jsonschema:"the commit of the files the step's programs changed"`
 	Ops           []OpResult      `json:"ops,omitempty"`
 	Programs      []ProgramResult `json:"programs,omitempty"`
-	Error         string          `json:"error,omitempty"`
-	Hint          string          `json:"hint,omitempty"`
+	Error         string          `json:"error,omitempty" jsonschema:"what failed: why"`
+	Hint          string          `json:"hint,omitempty" jsonschema:"what to do about it"`
 	// Class is the class of a failure (step.ClassOf of its error): cmd maps
 	// it to the exit code and each dialect's feedback to its own codes. It
 	// means nothing unless Status is failed; its zero value is internal, so
@@ -115,10 +115,10 @@ type Result struct {
 	// Runtime marks the report on live programs between turns (seed 001's
 	// program_runtime_feedback): Programs only, no ops, no commit but
 	// ProgramCommit (the files they changed meanwhile).
-	Runtime bool `json:"runtime,omitempty"`
+	Runtime bool `json:"runtime,omitempty" jsonschema:"a report on programs that keep running, between turns: programs only"`
 	// Reason is finer than Class, for the feedback writers (see the Reason*
 	// constants): derived from the error's type, never from its wording.
-	Reason string `json:"reason,omitempty"`
+	Reason string `json:"reason,omitempty" jsonschema:"finer than class: why the step failed or was not attempted"`
 }
 
 // The failure classes of Result.Reason.

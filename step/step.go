@@ -11,9 +11,9 @@ import "time"
 // Pos is a place in the response text: a byte offset and a 1-based line and
 // column. Every step, op and error keeps one so that messages can point at it.
 type Pos struct {
-	Offset int `json:"offset"`
-	Line   int `json:"line"`
-	Col    int `json:"col"`
+	Offset int `json:"offset" jsonschema:"the byte offset in the response"`
+	Line   int `json:"line" jsonschema:"1-based"`
+	Col    int `json:"col" jsonschema:"1-based, in characters"`
 }
 
 // OpKind names what an Op does to the repository.

@@ -13,7 +13,23 @@ func LogJSON(w io.Writer, branch string, entries []step.LogEntry) error {
 	if entries == nil {
 		entries = []step.LogEntry{}
 	}
-	return JSON(w, map[string]any{"branch": branch, "steps": entries})
+	return JSON(w, logJSON{Branch: branch, Steps: entries})
+}
+
+// logJSON is log --format json (schema/log.schema.json).
+type logJSON struct {
+	Branch string          `json:"branch" jsonschema:"the current work branch"`
+	Steps  []step.LogEntry `json:"steps" jsonschema:"its commits since it started, newest first: the steps, and the user's own commits (kind user)"`
+}
+
+// undoneJSON is undo --format json (schema/undo.schema.json).
+type undoneJSON struct {
+	Undone []step.LogEntry `json:"undone" jsonschema:"the steps taken away, newest first"`
+}
+
+// redoneJSON is redo --format json (schema/redo.schema.json).
+type redoneJSON struct {
+	Redone step.LogEntry `json:"redone" jsonschema:"the step put back: its new commit"`
 }
 
 // Log writes what log prints: a count of the steps (and of the user's own
@@ -41,7 +57,7 @@ func Log(w io.Writer, branch string, entries []step.LogEntry) {
 
 // UndoneJSON writes what undo --format json does.
 func UndoneJSON(w io.Writer, undone []step.LogEntry) error {
-	return JSON(w, map[string]any{"undone": undone})
+	return JSON(w, undoneJSON{Undone: undone})
 }
 
 // Undone writes what undo prints: one line per step taken away, and how to
@@ -55,7 +71,7 @@ func Undone(w io.Writer, undone []step.LogEntry) {
 
 // RedoneJSON writes what redo --format json does.
 func RedoneJSON(w io.Writer, r step.LogEntry) error {
-	return JSON(w, map[string]any{"redone": r})
+	return JSON(w, redoneJSON{Redone: r})
 }
 
 // Redone writes what redo prints: the step put back.

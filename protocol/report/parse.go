@@ -104,17 +104,25 @@ func ParseJSON(w io.Writer, items []step.Item, reading protocol.Reading) error {
 		}
 		views = append(views, v)
 	}
-	return JSON(w, map[string]any{"items": views, "steps": steps, "errors": errs, "reading": reading})
+	return JSON(w, parseJSON{Errors: errs, Items: views, Reading: reading, Steps: steps})
+}
+
+// parseJSON is parse --format json (schema/parse.schema.json).
+type parseJSON struct {
+	Errors  int              `json:"errors" jsonschema:"how many blocks could not be read"`
+	Items   []itemJSON       `json:"items" jsonschema:"the blocks in document order: each a step or the error of a block that could not be read"`
+	Reading protocol.Reading `json:"reading" jsonschema:"how the text was read: its encoding and the reasoning sections skipped"`
+	Steps   int              `json:"steps" jsonschema:"how many steps were read"`
 }
 
 // The JSON views of parse's items: the shallower fields hide the embedded
 // ones of the same name.
 type (
 	itemJSON struct {
-		Step  *stepJSON        `json:"step,omitempty"`
-		Err   *step.ParseError `json:"error,omitempty"`
-		Start int              `json:"start"`
-		End   int              `json:"end"`
+		Step  *stepJSON        `json:"step,omitempty" jsonschema:"the step the block holds"`
+		Err   *step.ParseError `json:"error,omitempty" jsonschema:"why the block could not be read"`
+		Start int              `json:"start" jsonschema:"the byte offset of the block in the response"`
+		End   int              `json:"end" jsonschema:"the byte offset just after the block"`
 	}
 	stepJSON struct {
 		*step.Step
@@ -122,10 +130,10 @@ type (
 	}
 	opJSON struct {
 		step.Op
-		Content *string `json:"content,omitempty"`
+		Content *string `json:"content,omitempty" jsonschema:"the content, as text; base64 when encoding says so"`
 		// Encoding is "base64" when Content is binary, and absent when it
 		// is text.
-		Encoding string     `json:"encoding,omitempty"`
+		Encoding string     `json:"encoding,omitempty" jsonschema:"base64 when content is binary (not UTF-8, or a NUL byte); absent for text"`
 		Edits    []editJSON `json:"edits,omitempty"`
 	}
 	editJSON struct {
@@ -134,7 +142,7 @@ type (
 		New string `json:"new"`
 		// Encoding is "base64" when Old or New is binary: both are then
 		// base64.
-		Encoding string `json:"encoding,omitempty"`
+		Encoding string `json:"encoding,omitempty" jsonschema:"base64 when old or new is binary: both are then base64"`
 	}
 )
 

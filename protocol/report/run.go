@@ -47,8 +47,8 @@ type Run struct {
 // says so in its reason instead).
 type result struct {
 	step.Result
-	Class string `json:"class,omitempty"`
-	Code  int    `json:"code,omitempty"`
+	Class string `json:"class,omitempty" jsonschema:"a failed step's class of failure: internal, usage, no_block, step_failed, precondition, refused, program_failed"`
+	Code  int    `json:"code,omitempty" jsonschema:"the exit code of a failed step's class"`
 }
 
 // JSON writes the run as apply --format json does: the branch, whether it
@@ -64,7 +64,24 @@ func (r Run) JSON(w io.Writer) error {
 			}
 		}
 	}
-	return JSON(w, map[string]any{"branch": r.Branch, "dry_run": r.DryRun, "results": out, "exit_code": r.Code})
+	return JSON(w, runJSON{Branch: r.Branch, DryRun: r.DryRun, Results: out, ExitCode: r.Code})
+}
+
+// runJSON is apply --format json (schema/apply.schema.json). The fields
+// are in the order encoding/json gave the map this was before.
+type runJSON struct {
+	Branch   string   `json:"branch" jsonschema:"the work branch after the run; empty when HEAD is not on one"`
+	DryRun   bool     `json:"dry_run" jsonschema:"true for --dry-run: nothing was changed and no commit made"`
+	ExitCode int      `json:"exit_code" jsonschema:"the exit code of the process (0 all applied, 1 a step failed, 2 usage or no block, 3 a precondition, 4 refused, 5 a program failed)"`
+	Results  []result `json:"results" jsonschema:"one result per block of the response, in order, then one per program that kept running"`
+}
+
+// unreadableJSON is apply --format json for a response with no readable
+// block.
+type unreadableJSON struct {
+	Errors   []*step.ParseError `json:"errors" jsonschema:"why each block could not be read, with its position in the response"`
+	ExitCode int                `json:"exit_code" jsonschema:"the exit code of the process: 2"`
+	Results  [0]struct{}        `json:"results" jsonschema:"always empty: nothing was applied"`
 }
 
 // Unreadable writes the JSON output of a response with no readable block:
@@ -73,7 +90,7 @@ func Unreadable(w io.Writer, errs []*step.ParseError, code int) error {
 	if errs == nil {
 		errs = []*step.ParseError{}
 	}
-	return JSON(w, map[string]any{"results": []any{}, "errors": errs, "exit_code": code})
+	return JSON(w, unreadableJSON{Errors: errs, ExitCode: code})
 }
 
 // Text is the human output: one line per step on out (its status, id,

@@ -21,12 +21,27 @@ type Turn struct {
 // ShowJSON writes what show --format json does: the step, and the turn it
 // came from when there is one.
 func ShowJSON(w io.Writer, info *step.CommitInfo, turn *Turn) error {
-	out := map[string]any{"step": info}
+	out := showJSON{Step: info}
 	if turn != nil {
-		out["run"] = map[string]any{"record": turn.Record, "model": turn.Model, "task": turn.Task, "turn": turn.N,
-			"answer": turn.Answer, "feedback": turn.Feedback}
+		out.Run = &turnJSON{Record: turn.Record, Model: turn.Model, Task: turn.Task, Turn: turn.N,
+			Answer: turn.Answer, Feedback: turn.Feedback}
 	}
 	return JSON(w, out)
+}
+
+// showJSON is show --format json (schema/show.schema.json).
+type showJSON struct {
+	Run  *turnJSON        `json:"run,omitempty" jsonschema:"the turn of autocoder run the step came from; absent when it came from elsewhere"`
+	Step *step.CommitInfo `json:"step" jsonschema:"the step's commit"`
+}
+
+type turnJSON struct {
+	Answer   string `json:"answer" jsonschema:"the model's answer that turn"`
+	Feedback string `json:"feedback" jsonschema:"the executor's answer to it"`
+	Model    string `json:"model"`
+	Record   string `json:"record" jsonschema:"the file that records the run"`
+	Task     string `json:"task"`
+	Turn     int    `json:"turn" jsonschema:"the turn's number, from 1"`
 }
 
 // Show writes what show prints: the step's commit and message, its files,
