@@ -145,6 +145,11 @@ func TestRunInterruptRollsBackTheTurnAndStopsPrograms(t *testing.T) {
 			if !strings.Contains(out.String(), "interrupted") {
 				t.Errorf("the output does not say the run was interrupted:\n%s", out.String())
 			}
+			// The answer streams: what the model wrote of turn 2 before
+			// the interrupt was on the terminal already.
+			if tc.wait == "" && !strings.Contains(out.String(), `{"metadata": {"step_id": "s2"}, "file_op`) {
+				t.Errorf("the part of turn 2 the model sent is not in the output:\n%s", out.String())
+			}
 			// The summary counts steps, not the reports on the live program.
 			if !strings.Contains(out.String(), "steps: ") || strings.Contains(out.String(), " read") {
 				t.Errorf("the summary's step count is wrong (no step read anything):\n%s", out.String())
