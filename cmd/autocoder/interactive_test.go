@@ -44,6 +44,55 @@ gamma
 func TestApplyInteractiveThroughAPty(t *testing.T) {
 	gittest.Isolate(t)
 	g := gittest.NewWithCommit(t, map[string]string{"README": "hello\n"})
+	screen, err := applyInteractive(t, g, "a", "s", "a")
+	if err != nil {
+		t.Fatalf("exit: %v\n%s", err, screen)
+	}
+	for _, want := range []string{"apply step axon-1?", "+alpha", "apply step axon-2?", "+beta", "apply step axon-3?", "+gamma"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the terminal lacks %q:\n%s", want, screen)
+		}
+	}
+	if log := g.Git("log", "--format=%s", "main..autocoder/main"); strings.Count(log, "\n") != 2 || strings.Contains(log, "b.txt") {
+		t.Errorf("steps on the branch:\n%s", log)
+	}
+	if _, ok := g.Read("b.txt"); ok {
+		t.Error("the skipped step was applied")
+	}
+	if g.MustRead("c.txt") != "gamma\n" {
+		t.Error("the step after the skipped one was not applied")
+	}
+	g.AssertClean()
+}
+
+// Quit keeps the steps applied before it and applies none after; the
+// report says so.
+func TestApplyInteractiveQuit(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"README": "hello\n"})
+	screen, _ := applyInteractive(t, g, "a", "q")
+	if strings.Contains(screen, "apply step axon-3?") {
+		t.Errorf("asked again after quit:\n%s", screen)
+	}
+	if !strings.Contains(screen, "you quit here") {
+		t.Errorf("the report does not say the rest was not applied because of quit:\n%s", screen)
+	}
+	if log := g.Git("log", "--format=%s", "main..autocoder/main"); strings.Count(log, "\n") != 1 {
+		t.Errorf("steps on the branch:\n%s", log)
+	}
+	for _, f := range []string{"b.txt", "c.txt"} {
+		if _, ok := g.Read(f); ok {
+			t.Errorf("%s was applied after quit", f)
+		}
+	}
+	g.AssertClean()
+}
+
+// applyInteractive runs apply -i on threeSteps in a pseudo-terminal,
+// typing each answer when its question shows, and returns the screen and
+// how the command ended.
+func applyInteractive(t *testing.T, g *gittest.Repo, answers ...string) (string, error) {
+	t.Helper()
 	resp := filepath.Join(t.TempDir(), "plan.md")
 	os.WriteFile(resp, []byte(threeSteps), 0o666)
 	cmd := exec.Command(os.Args[0], "-C", g.Dir, "apply", "-i", resp)
@@ -79,34 +128,18 @@ func TestApplyInteractiveThroughAPty(t *testing.T) {
 		}
 		mu.Lock()
 		defer mu.Unlock()
+		cmd.Process.Kill()
 		t.Fatalf("no question %d after 20s; the terminal shows:\n%s", n, out.String())
 	}
-	for i, answer := range []string{"a", "s", "a"} {
+	for i, answer := range answers {
 		waitFor(i + 1)
 		io.WriteString(tty, answer+"\n")
 	}
 	err = cmd.Wait()
+	time.Sleep(50 * time.Millisecond) // the reader drains what the command wrote last
 	mu.Lock()
-	screen := out.String()
-	mu.Unlock()
-	if err != nil {
-		t.Fatalf("exit: %v\n%s", err, screen)
-	}
-	for _, want := range []string{"apply step axon-1?", "+alpha", "apply step axon-2?", "+beta", "apply step axon-3?", "+gamma"} {
-		if !strings.Contains(screen, want) {
-			t.Errorf("the terminal lacks %q:\n%s", want, screen)
-		}
-	}
-	if log := g.Git("log", "--format=%s", "main..autocoder/main"); strings.Count(log, "\n") != 2 || strings.Contains(log, "b.txt") {
-		t.Errorf("steps on the branch:\n%s", log)
-	}
-	if _, ok := g.Read("b.txt"); ok {
-		t.Error("the skipped step was applied")
-	}
-	if g.MustRead("c.txt") != "gamma\n" {
-		t.Error("the step after the skipped one was not applied")
-	}
-	g.AssertClean()
+	defer mu.Unlock()
+	return out.String(), err
 }
 
 // Without a terminal, apply -i refuses (exit 2) and changes nothing: the

@@ -123,6 +123,9 @@ func (r Run) Text(out, errw io.Writer) {
 			commit = res.Commit[:12]
 		}
 		fmt.Fprintf(out, "%-9s  %-14s %-12s %s\n", res.Status, id, commit, r.describe(res))
+		if res.Status == step.StatusSkipped && res.Error != "" {
+			fmt.Fprintf(out, "    %s\n", res.Error) // why, when it is not an earlier failure: apply -i's skip or quit
+		}
 		if r.DryRun && res.Step != nil && res.Status != step.StatusFailed && res.Status != step.StatusSkipped {
 			for _, pr := range res.Step.Programs {
 				fmt.Fprintf(out, "    program %s\n", r.program(pr))
