@@ -170,6 +170,13 @@ func TestRunInterruptRollsBackTheTurnAndStopsPrograms(t *testing.T) {
 				t.Errorf("git status after the interrupt:\n%s", st)
 			}
 			g.Fsck()
+			// The conversation is kept, and says how it ended.
+			recs, _ := filepath.Glob(filepath.Join(g.Dir, ".git", "autocoder", "runs", "*.json"))
+			if len(recs) != 1 {
+				t.Errorf("run records: %v", recs)
+			} else if b, _ := os.ReadFile(recs[0]); !bytes.Contains(b, []byte(`"stop": "interrupted"`)) {
+				t.Errorf("the run record does not say it was interrupted:\n%s", b)
+			}
 			// Every program is gone: the live one's process group (its
 			// shell and the sleep it left in the background) and the
 			// turn's own.
