@@ -391,3 +391,40 @@ func BenchmarkRunTrue(b *testing.B) {
 		}
 	}
 }
+
+// A live program's output is capped per report as Run's is: each Take
+// keeps the start and the end of what was written since the last one, with
+// the cut said, and a later Take has only the newer output.
+func TestLiveOutputIsCappedPerTake(t *testing.T) {
+	dir := t.TempDir()
+	go1 := filepath.Join(dir, "go1")
+	l, err := Start(context.Background(), Spec{Shell: true, Dir: dir, MaxOutput: 64, Timeout: time.Minute,
+		Command: "printf START; seq 1 2000; printf END; touch burst1; while [ ! -f go1 ]; do sleep 0.01; done; printf NEXT; seq 1 3; echo; touch done1; sleep 60"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Stop()
+	waitFile := func(name string) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+				return
+			}
+		}
+		t.Fatalf("the program never wrote %s", name)
+	}
+	waitFile("burst1")
+	time.Sleep(50 * time.Millisecond) // the pipe's reader catches up
+	out, _, _ := l.Take()
+	s := string(out)
+	if !strings.HasPrefix(s, "START1\n2\n") || !strings.HasSuffix(s, "1999\n2000\nEND") ||
+		!strings.Contains(s, "[... autocoder cut ") || strings.Contains(s, "\n1000\n") {
+		t.Fatalf("first report %q", s)
+	}
+	os.WriteFile(go1, nil, 0o666)
+	waitFile("done1")
+	time.Sleep(50 * time.Millisecond)
+	if o, _, _ := l.Take(); string(o) != "NEXT1\n2\n3\n\n" {
+		t.Fatalf("second report %q: not only the new output", o)
+	}
+}
