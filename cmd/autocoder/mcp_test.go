@@ -175,6 +175,16 @@ func TestMCPToolsAndCalls(t *testing.T) {
 	if text, isErr := m.call("fs_write", map[string]any{"path": "/etc/evil", "mode": "overwrite", "content": "x"}); !isErr || !strings.HasPrefix(text, "FORBIDDEN: ") {
 		t.Fatalf("a write outside the repository: %v %q", isErr, text)
 	}
+	// A batch whose second file is refused: the first was written, then
+	// rolled back with the call, and the answer says so.
+	if text, isErr := m.call("fs_writeBatch", map[string]any{"files": []any{
+		map[string]any{"path": "first.txt", "content": "1\n"}, map[string]any{"path": ".git/hooks/x", "content": "2\n"}}}); !isErr ||
+		!strings.HasPrefix(text, "FORBIDDEN: ") || !strings.Contains(text, "rolled back, not applied: write first.txt") {
+		t.Fatalf("a batch refused halfway: %v %q", isErr, text)
+	}
+	if _, ok := g.Read("first.txt"); ok {
+		t.Fatal("first.txt of the refused batch is there")
+	}
 	// Programs are off: the refusal says what to do, and names no flag.
 	if text, isErr := m.call("shell_exec", map[string]any{"command": "true"}); !isErr || strings.Contains(text, "--") || !strings.Contains(text, "autocoder.toml") {
 		t.Fatalf("a program refused: %v %q", isErr, text)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/autocoder/autocoder/protocol/tjson"
 	"github.com/autocoder/autocoder/step"
@@ -77,6 +78,14 @@ func CallResult(r step.Result) (text string, isError bool) {
 	// failed, but the call did not do what it asked), are errors.
 	if e := ErrorFor(r); e != nil && (r.Status == step.StatusFailed || e.Data.AppCode == CodePolicyBlocked) {
 		msg := e.Message
+		// What of the call was undone, or not tried: a model must not
+		// believe a file of it changed.
+		if len(e.Data.RolledBack) > 0 {
+			msg += "\nrolled back, not applied: " + strings.Join(e.Data.RolledBack, ", ")
+		}
+		if len(e.Data.NotAttempted) > 0 {
+			msg += "\nnot attempted: " + strings.Join(e.Data.NotAttempted, ", ")
+		}
 		if e.Data.Hint != "" {
 			msg += "\nhint: " + e.Data.Hint
 		}
