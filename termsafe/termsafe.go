@@ -77,3 +77,16 @@ func (w Writer) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// Raw is w without the escaping of the Writers wrapped around it: for the
+// sequences autocoder writes itself (colour), never for text that came
+// from a response.
+func Raw(w io.Writer) io.Writer {
+	for {
+		tw, ok := w.(Writer)
+		if !ok {
+			return w
+		}
+		w = tw.W
+	}
+}

@@ -138,6 +138,13 @@ func runApply(c *cli.Context) (err error) {
 			out.StartCommit = before.Hash.String()[:12]
 		}
 	}
+	// The step lines go where the report goes, but a dry run's go to
+	// standard error; the patch goes where the report goes.
+	lines := reportWriter(c)
+	if out.DryRun {
+		lines = c.App.ErrWriter
+	}
+	out.StatusColor, out.PatchColor = colorful(lines), colorful(reportWriter(c))
 	if f == "json" {
 		out.JSON(reportWriter(c))
 	} else {

@@ -34,6 +34,10 @@ type Run struct {
 	// Allowed is the program policy, to say in a dry run which programs
 	// would run; nil: every program is listed as it would be asked for.
 	Allowed func(step.Program) (bool, string)
+	// StatusColor colours the status words of the step lines, PatchColor
+	// a dry run's patch: cmd sets them when that output is a terminal and
+	// NO_COLOR is not set (color.go).
+	StatusColor, PatchColor bool
 	// Quiet (--quiet) leaves out of the text what went well: the lines of
 	// the steps that applied with no trouble and the work branch lines.
 	// A failed step, a program that failed or was refused, and every
@@ -122,7 +126,8 @@ func (r Run) Text(out, errw io.Writer) {
 		if len(res.Commit) >= 12 {
 			commit = res.Commit[:12]
 		}
-		fmt.Fprintf(out, "%-9s  %-14s %-12s %s\n", res.Status, id, commit, r.describe(res))
+		painter{w: out, on: r.StatusColor}.status(res.Status, 9)
+		fmt.Fprintf(out, "  %-14s %-12s %s\n", id, commit, r.describe(res))
 		if res.Status == step.StatusSkipped && res.Error != "" {
 			fmt.Fprintf(out, "    %s\n", res.Error) // why, when it is not an earlier failure: apply -i's skip or quit
 		}
@@ -181,7 +186,7 @@ func (r Run) Text(out, errw io.Writer) {
 		}
 	}
 	if r.DryRun {
-		fmt.Fprint(patchOut, r.Patch)
+		painter{w: patchOut, on: r.PatchColor && !r.PatchRaw}.patch(r.Patch)
 	}
 	if r.Branch != "" && !r.DryRun && !r.Quiet {
 		if r.SwitchedFrom != "" || r.StartCommit != "" {
