@@ -18,8 +18,9 @@ type outcome struct {
 // outcomes are issue 12's list, each as the engine reports it: applied,
 // already applied, no-op, refused, failed, rolled back, not attempted, and
 // a program that ran, failed, timed out, was refused, is still running, was
-// stopped, or was not attempted. Texts an outcome shares with another are
-// the same, so that only the outcome itself can tell them apart.
+// stopped, or was not attempted, and the report on live programs between
+// turns. Texts an outcome shares with another are the same, so that only
+// the outcome itself can tell them apart.
 func outcomes(dialect string) []outcome {
 	edit := step.Op{Kind: step.OpReplace, Path: "a.go", Edits: []step.Edit{{Old: "x := 1", New: "x := 2"}}}
 	write := step.Op{Kind: step.OpWrite, Path: "b.go", Content: []byte("package b\n")}
@@ -85,6 +86,12 @@ func outcomes(dialect string) []outcome {
 	add("program stopped", program(step.StatusApplied, step.ProgramResult{Status: step.ProgramTerminated, ReturnCode: -1, Runtime: 1.5}))
 	add("program not attempted", program(step.StatusSkipped, step.ProgramResult{Status: step.ProgramNotAttempted, ReturnCode: -1,
 		Error: "not attempted: an earlier step failed"}))
+	// Between turns of a run: what a program that keeps running wrote since
+	// the last answer (seed 001's program_runtime_feedback).
+	r = step.Result{Step: &step.Step{ID: "s1", Dialect: dialect, Reason: "the programs that keep running"}, StepID: "s1",
+		Status: step.StatusRead, Runtime: true,
+		Programs: []step.ProgramResult{{Name: "test", Status: step.ProgramRunning, ReturnCode: -1, Runtime: 1.5, Stdout: "ok\n"}}}
+	add("live program's new output", r)
 	return out
 }
 
