@@ -38,6 +38,7 @@ type client struct {
 	model  string
 	stream bool
 	keyEnv string // the variable that holds the key ("" unknown)
+	base   string // the base URL, for hints
 	noKey  bool   // that variable is empty
 }
 
@@ -50,7 +51,8 @@ func newClient(c Config) *client {
 		// Retry-After; a 401 or 404 is never retried.
 		option.WithMaxRetries(c.MaxRetries),
 	}
-	return &client{api: openai.NewClient(opts...), model: c.Model, stream: !c.NoStream, keyEnv: c.APIKeyEnv, noKey: c.APIKey == ""}
+	return &client{api: openai.NewClient(opts...), model: c.Model, stream: !c.NoStream, keyEnv: c.APIKeyEnv, noKey: c.APIKey == "",
+		base: strings.TrimRight(c.BaseURL, "/")}
 }
 
 func (c *client) params(msgs []Message) openai.ChatCompletionNewParams {
@@ -193,7 +195,7 @@ func (c *client) apiError(ctx context.Context, err error) error {
 			}
 		}
 	case ae.StatusCode == http.StatusNotFound || ae.Code == "model_not_found":
-		me.Fix = fmt.Sprintf("the server does not know the model %q (or the URL has no chat API): check --model and OPENAI_BASE_URL; GET %s/models lists the models", c.model, "<base URL>")
+		me.Fix = fmt.Sprintf("the server does not know the model %q (or the URL has no chat API): check --model and OPENAI_BASE_URL; GET %s/models lists the models", c.model, c.base)
 	case ae.StatusCode == http.StatusTooManyRequests || ae.StatusCode >= 500:
 		me.Fix = "the server stayed busy or failing after the retries: wait and run the command again, or raise [model] max_retries"
 	default:
