@@ -326,6 +326,11 @@ func TestInterruptTakesBackTheTurnInFlight(t *testing.T) {
 	if _, ok := f.g.Read("b.txt"); ok {
 		t.Error("b.txt of the interrupted turn is still there")
 	}
+	// The step taken back says so, down to its op: not applied.
+	if rs := rep.Turns[1].Results; len(rs) == 0 || rs[0].Reason != step.ReasonRolledBack || len(rs[0].Ops) != 1 ||
+		rs[0].Ops[0].Status != step.StatusRolledBack || rs[0].Commit != "" {
+		t.Errorf("turn 2's first result: %+v", rs)
+	}
 	f.g.AssertClean()
 	f.g.Fsck()
 }

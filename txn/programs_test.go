@@ -116,5 +116,9 @@ func TestVerifyFailureRollsTheStepBack(t *testing.T) {
 	if r.Status != step.StatusFailed || !strings.Contains(r.Hint, "syntax error on line 1") {
 		t.Fatalf("status %s hint %q", r.Status, r.Hint)
 	}
+	// The edit was done, then undone with the step: never reported applied.
+	if len(r.Ops) != 1 || r.Ops[0].Status != step.StatusRolledBack || !strings.HasPrefix(r.Ops[0].Message, "rolled back, not applied") {
+		t.Fatalf("ops %+v", r.Ops)
+	}
 	g.AssertRestored(before)
 }
