@@ -3,9 +3,16 @@ package main
 import (
 	"bytes"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/autocoder/autocoder/protocol"
+	"github.com/autocoder/autocoder/protocol/acjson"
+	"github.com/autocoder/autocoder/protocol/axon"
+	"github.com/autocoder/autocoder/protocol/fence"
+	"github.com/autocoder/autocoder/protocol/mcp"
 	"github.com/autocoder/autocoder/shellwords"
 )
 
@@ -74,4 +81,82 @@ func readmeCommands(text string) [][]string {
 		}
 	}
 	return out
+}
+
+// TestREADMEDialectExamplesRead feeds the README's examples of the three
+// dialects (its ````response blocks) through the reader, as `autocoder
+// parse` reads them: each gives steps with no error and no repair (an
+// example that needed one would teach it), and together they show all
+// three dialects. The README also names every operation of every dialect.
+func TestREADMEDialectExamplesRead(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown := map[string]bool{}
+	for _, blk := range fence.Scan(b) {
+		if blk.Info != "response" {
+			continue
+		}
+		items, _ := protocol.Read(blk.Content) // as autocoder parse reads it
+		if len(items) == 0 {
+			t.Errorf("README line %d: no block read", blk.Line)
+		}
+		for _, it := range items {
+			if it.Err != nil {
+				t.Errorf("README line %d: %v", blk.Line, it.Err)
+				continue
+			}
+			shown[it.Step.Dialect] = true
+			for _, r := range it.Step.Repairs {
+				t.Errorf("README line %d: the example needed a repair at its line %d: %s", blk.Line, r.Pos.Line, r.What)
+			}
+		}
+	}
+	for _, d := range []string{"autocoder-json", "mcp", "axon"} {
+		if !shown[d] {
+			t.Errorf("the README shows no example of %s (a ````response block)", d)
+		}
+	}
+	names := append(append(acjson.ActionTypes(), mcp.ToolNames()...), axon.Acts()...)
+	for _, n := range names {
+		if !bytes.Contains(b, []byte("`"+n+"`")) {
+			t.Errorf("the README does not name the operation `%s`", n)
+		}
+	}
+}
+
+// TestREADMEHasNoOutsideLinks: the README holds what a user needs, with no
+// link out of the repository (a page that moves or goes away): no http(s)
+// address but a local server's in an example, and no relative link that
+// leaves the repository or names a file it does not have.
+func TestREADMEHasNoOutsideLinks(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	for _, u := range regexp.MustCompile(`(?i)https?://[^\s)>\]"'`+"`"+`]+`).FindAllString(text, -1) {
+		host := strings.ToLower(strings.SplitN(strings.SplitN(u, "://", 2)[1], "/", 2)[0])
+		host, _, _ = strings.Cut(host, ":")
+		if host != "localhost" && host != "127.0.0.1" {
+			t.Errorf("the README links outside the repository: %s", u)
+		}
+	}
+	for _, m := range regexp.MustCompile(`\]\(([^)\s]+)\)`).FindAllStringSubmatch(text, -1) {
+		target, _, _ := strings.Cut(m[1], "#")
+		if target == "" || strings.Contains(target, "://") {
+			continue // an anchor in the README; an address is checked above
+		}
+		if strings.HasPrefix(target, "/") || strings.Contains(target, "..") {
+			t.Errorf("the README links out of the repository: %s", m[1])
+			continue
+		}
+		if _, err := os.Stat(filepath.Join("../..", target)); err != nil {
+			t.Errorf("the README links to %s, which the repository does not have", m[1])
+		}
+	}
+	if strings.Contains(text, "../") {
+		t.Errorf("the README points out of the repository (../): %q", text[max(0, strings.Index(text, "../")-40):strings.Index(text, "../")+20])
+	}
 }
