@@ -51,8 +51,9 @@ func (r *Repo) Attributes() *Attributes {
 	return r.attrs
 }
 
-// ForgetAttributes drops what the attribute reader cached (a step wrote a
-// .gitattributes file).
+// ForgetAttributes drops the attribute rules the reader cached (a step
+// wrote a .gitattributes file; a session's next call), so that they are
+// read again. The core configuration is kept (see gitConfig).
 func (r *Repo) ForgetAttributes() {
 	r.attrsMu.Lock()
 	r.attrs = nil
@@ -66,7 +67,7 @@ func (a *Attributes) load() {
 			// git's one built-in macro.
 			"binary": parseAttrs("-diff -merge -text"),
 		}
-		cfg := a.r.gitConfig("core.autocrlf", "core.eol", "core.attributesfile")
+		cfg := a.r.gitConfig()
 		switch strings.ToLower(cfg["core.autocrlf"]) {
 		case "true", "yes", "on", "1":
 			a.autocrlf = "true"
@@ -107,10 +108,19 @@ func (a *Attributes) load() {
 	})
 }
 
-// gitConfig reads config keys as git sees them (all scopes, includes).
-// One `git config` per engine: reading the global and system files and
-// their includes ourselves would be a second implementation of git's.
-func (r *Repo) gitConfig(keys ...string) map[string]string {
+// gitConfig reads the core keys the attribute reader needs as git sees
+// them (all scopes, includes). One `git config` per Repo, which a session
+// keeps open: reading the global and system files and their includes
+// ourselves would be a second implementation of git's. ForgetAttributes
+// drops the .gitattributes rules, not this.
+func (r *Repo) gitConfig() map[string]string {
+	r.coreOnce.Do(func() {
+		r.coreCfg = r.readGitConfig("core.autocrlf", "core.eol", "core.attributesfile")
+	})
+	return r.coreCfg
+}
+
+func (r *Repo) readGitConfig(keys ...string) map[string]string {
 	out := map[string]string{}
 	cmd := exec.Command("git", "config", "-z", "--get-regexp", `^core\.(autocrlf|eol|attributesfile|safecrlf)$`)
 	cmd.Dir = r.Root

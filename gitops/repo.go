@@ -29,6 +29,11 @@ type Repo struct {
 
 	attrsMu sync.Mutex
 	attrs   *Attributes // see Attributes
+	// coreCfg is what gitConfig read, once per Repo: a session keeps its
+	// configuration, as it keeps its identity (a `git config` per call
+	// cost a process start, 2-3 ms).
+	coreOnce sync.Once
+	coreCfg  map[string]string
 }
 
 // UnsupportedError is a repository that autocoder refuses rather than risk

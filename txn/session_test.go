@@ -2,8 +2,10 @@ package txn_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -121,4 +123,47 @@ func TestGitGCBetweenStepsOfOneEngine(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(g.Dir, "b")); string(b) != "two\n" {
 		t.Fatalf("b = %q after s2", b)
 	}
+}
+
+// A session's calls run no git command: the identity and the core
+// configuration are read once, on the first call (a process start costs
+// milliseconds, more than the rest of a call). git is replaced here, after
+// the first call, by one that records each run and fails.
+func TestSessionRunsNoGitPerCall(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the stand-in git is a shell script")
+	}
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n", "d/b.txt": "b\n"})
+	e := open(t, g.Dir, txn.Options{SplitIndex: true})
+	defer e.Close()
+	ctx := context.Background()
+	mustApply(t, e, mkStep("s1", write("a.txt", "one\n")))
+	if err := e.Release(); err != nil {
+		t.Fatal(err)
+	}
+
+	bin := t.TempDir()
+	ran := filepath.Join(bin, "ran")
+	os.WriteFile(filepath.Join(bin, "git"), []byte("#!/bin/sh\necho \"git $*\" >> '"+ran+"'\nexit 1\n"), 0o755)
+	path := os.Getenv("PATH")
+	os.Setenv("PATH", bin+string(os.PathListSeparator)+path)
+	for i, p := range []string{"a.txt", "d/b.txt", "a.txt"} {
+		if err := e.Acquire(ctx, time.Second); err != nil {
+			t.Fatal(err)
+		}
+		r := e.Apply(ctx, mkStep(fmt.Sprint("call", i), write(p, fmt.Sprint("call ", i, "\n"))))
+		if err := e.Release(); err != nil || r.Status != step.StatusApplied {
+			os.Setenv("PATH", path)
+			t.Fatalf("call %d: %s %s %v", i, r.Status, r.Error, err)
+		}
+	}
+	os.Setenv("PATH", path)
+	if b, err := os.ReadFile(ran); err == nil {
+		t.Errorf("a call ran git:\n%s", b)
+	}
+	if got := g.Git("status", "--porcelain"); got != "" {
+		t.Errorf("status:\n%s", got)
+	}
+	g.Fsck()
 }
