@@ -93,10 +93,7 @@ func (e *Engine) Flush() error {
 		}
 	}
 	e.debt = nil
-	if err := os.Remove(e.debtPath()); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	return nil
+	return retireFile(e.debtPath())
 }
 
 func (e *Engine) debtPath() string { return e.priv.Path("index-debt.json") }
@@ -149,11 +146,7 @@ func (e *Engine) owe(paths []pathChange, ix *gitops.Index) error {
 		return nil
 	}
 	b, _ := json.Marshal(e.debt)
-	tmp := e.debtPath() + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o666); err != nil {
-		return err
-	}
-	return os.Rename(tmp, e.debtPath())
+	return replaceFile(e.debtPath(), b)
 }
 
 func sortedKeys(m map[string]entry) []string {

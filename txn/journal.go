@@ -81,32 +81,55 @@ func (e *Engine) writeJournal(p *plan) error {
 	if err != nil {
 		return err
 	}
-	tmp := e.journalPath() + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return fmt.Errorf("write journal: %w", err)
-	}
-	// No fsync, as git by default fsyncs none of the files a commit writes:
-	// what the journal protects against is a killed process, and the kernel
-	// keeps written data across that. (An fsync here also flushed the
-	// previous step's 10 MB index on ext4, a third of a step at 100k files.)
-	_, err = f.Write(b)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, e.journalPath())
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := replaceFile(e.journalPath(), b); err != nil {
 		return fmt.Errorf("write journal: %w", err)
 	}
 	return nil
 }
 
 func (e *Engine) clearJournal() error {
-	if err := os.Remove(e.journalPath()); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := retireFile(e.journalPath()); err != nil {
 		return fmt.Errorf("clear journal: %w", err)
 	}
 	return nil
+}
+
+// replaceFile writes one of the engine's own files (the journal, the index
+// debt) whole: into name+".tmp", then renamed over name, so that a reader
+// (recovery) sees the old content or the new, never a torn file.
+//
+// No fsync, as git by default fsyncs none of the files a commit writes:
+// what these files protect against is a killed process, and the kernel
+// keeps written data across that. (An fsync here also flushed the previous
+// step's 10 MB index on ext4, a third of a step at 100k files.)
+func replaceFile(name string, b []byte) error {
+	tmp := name + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, name)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}
+
+// retireFile removes name as replaceFile's reader sees it: renamed back to
+// name+".tmp", where the next replaceFile reuses the file. Creating a file
+// (a new inode) costs far more than rewriting one on some file systems
+// (0.5-0.9 ms against 20 µs on the ext4 the benchmarks ran on), and these
+// two files are written at every step.
+func retireFile(name string) error {
+	err := os.Rename(name, name+".tmp")
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	return err
 }

@@ -167,3 +167,46 @@ func TestSessionRunsNoGitPerCall(t *testing.T) {
 	}
 	g.Fsck()
 }
+
+// The engine's own files written at every step (the journal, the index
+// debt) are rewritten in the file the previous step left, not created
+// anew: a new file costs 0.5-0.9 ms on the ext4 the benchmarks ran on, a
+// rewritten one 20 µs.
+func TestStepsReuseTheJournalFiles(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
+	e := open(t, g.Dir, txn.Options{SplitIndex: true})
+	defer e.Close()
+	ctx := context.Background()
+	stat := func() (journal, debt os.FileInfo) {
+		t.Helper()
+		dir := filepath.Join(g.Dir, ".git", "autocoder")
+		for _, f := range []string{"journal.json", "index-debt.json"} {
+			if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+				t.Fatalf("%s is still there after the call", f)
+			}
+		}
+		journal, _ = os.Stat(filepath.Join(dir, "journal.json.tmp"))
+		debt, _ = os.Stat(filepath.Join(dir, "index-debt.json.tmp"))
+		return
+	}
+	var j, d os.FileInfo
+	for i := range 3 {
+		if err := e.Acquire(ctx, time.Second); err != nil {
+			t.Fatal(err)
+		}
+		mustApply(t, e, mkStep(fmt.Sprint("s", i), write("a.txt", fmt.Sprint(i, "\n"))))
+		if err := e.Release(); err != nil {
+			t.Fatal(err)
+		}
+		j2, d2 := stat()
+		if i > 0 && (j == nil || j2 == nil || !os.SameFile(j, j2) || d == nil || d2 == nil || !os.SameFile(d, d2)) {
+			t.Fatalf("call %d wrote its journal or index debt into a new file", i)
+		}
+		j, d = j2, d2
+	}
+	if got := g.Git("status", "--porcelain"); got != "" {
+		t.Errorf("status:\n%s", got)
+	}
+	g.Fsck()
+}
