@@ -2,12 +2,16 @@ package gitops
 
 import (
 	"bytes"
+	"compress/zlib"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -28,27 +32,67 @@ const (
 	ModeTree    uint32 = 0o040000
 )
 
-// WriteObject stores a loose object and returns its name.
+// WriteObject stores a loose object and returns its name, as git writes
+// one (object-file.c): zlib at core.looseCompression's default (best
+// speed) into a temporary file in the object's fan-out folder, renamed to
+// its name. Not through go-git's writer, which puts the temporary file in
+// objects/pack: that changes the folder Refresh watches for new packs, and
+// a session then reopened the object store (and its pack indexes) at every
+// call.
 func (r *Repo) WriteObject(typ plumbing.ObjectType, data []byte) (Hash, error) {
 	h := plumbing.ComputeHash(typ, data)
 	if r.objects.HasEncodedObject(h) == nil {
 		return h, nil
 	}
-	o := r.objects.NewEncodedObject()
-	o.SetType(typ)
-	o.SetSize(int64(len(data)))
-	w, err := o.Writer()
-	if err != nil {
-		return ZeroHash, err
-	}
-	if _, err := w.Write(data); err != nil {
-		return ZeroHash, err
-	}
-	w.Close()
-	if _, err := r.objects.SetEncodedObject(o); err != nil {
+	if err := r.writeLoose(h, typ, data); err != nil {
 		return ZeroHash, fmt.Errorf("write %s object: %w", typ, err)
 	}
 	return h, nil
+}
+
+var zlibWriters = sync.Pool{New: func() any {
+	w, _ := zlib.NewWriterLevel(nil, zlib.BestSpeed)
+	return w
+}}
+
+func (r *Repo) writeLoose(h Hash, typ plumbing.ObjectType, data []byte) error {
+	var buf bytes.Buffer
+	zw := zlibWriters.Get().(*zlib.Writer)
+	defer zlibWriters.Put(zw)
+	zw.Reset(&buf)
+	zw.Write(fmt.Appendf(nil, "%s %d\x00", typ, len(data)))
+	zw.Write(data)
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	hex := h.String()
+	dir := filepath.Join(r.CommonDir, "objects", hex[:2])
+	f, err := os.CreateTemp(dir, "tmp_obj_")
+	if errors.Is(err, os.ErrNotExist) {
+		if err = os.MkdirAll(dir, 0o777); err == nil {
+			f, err = os.CreateTemp(dir, "tmp_obj_")
+		}
+	}
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(buf.Bytes())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	final := filepath.Join(dir, hex[2:])
+	if err == nil {
+		err = os.Rename(f.Name(), final)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		if _, serr := os.Lstat(final); serr == nil {
+			return nil // written meanwhile by someone else: the same bytes
+		}
+		return err
+	}
+	os.Chmod(final, 0o444) // as git leaves objects: read-only
+	return nil
 }
 
 // BlobHash is the name that content would have as a blob, without storing it.

@@ -1,10 +1,12 @@
 package gitops_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/autocoder/autocoder/gitops"
 	"github.com/autocoder/autocoder/gitops/gittest"
@@ -233,5 +235,50 @@ func TestReadObjectAfterGitGC(t *testing.T) {
 	if err != nil || string(b) != "written before gc\n" {
 		t.Fatalf("ReadBlob after gc = %q, %v", b, err)
 	}
+	g.Fsck()
+}
+
+// A loose object is written as git writes it: read-only, in its fan-out
+// folder (created when missing), by way of a temporary file there that does
+// not stay; git reads it back (cat-file, fsck). objects/pack is not
+// touched: Refresh reopens the object store, and rereads every pack index,
+// when that folder changes.
+func TestWriteObjectLikeGit(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
+	r := openRepo(t, g.Dir)
+	pack := filepath.Join(g.Dir, ".git", "objects", "pack")
+	before, err := os.Stat(pack)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond) // a change of the folder would show in its mtime
+	for i := range 50 {
+		content := fmt.Sprintf("blob %d\n", i)
+		h, err := r.WriteBlob([]byte(content))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again, err := r.WriteBlob([]byte(content)); err != nil || again != h {
+			t.Fatalf("writing it again: %s %v", again, err)
+		}
+		if got := g.Git("cat-file", "-p", h.String()); got != content {
+			t.Fatalf("git reads %q, want %q", got, content)
+		}
+		fi, err := os.Stat(filepath.Join(g.Dir, ".git", "objects", h.String()[:2], h.String()[2:]))
+		if err != nil || fi.Mode().Perm() != 0o444 {
+			t.Fatalf("the loose object: %v %v, want read-only", fi.Mode(), err)
+		}
+	}
+	after, _ := os.Stat(pack)
+	if !after.ModTime().Equal(before.ModTime()) {
+		t.Error("writing objects changed objects/pack")
+	}
+	filepath.Walk(filepath.Join(g.Dir, ".git", "objects"), func(p string, fi os.FileInfo, err error) error {
+		if err == nil && strings.HasPrefix(fi.Name(), "tmp_") {
+			t.Errorf("%s left behind", p)
+		}
+		return nil
+	})
 	g.Fsck()
 }
