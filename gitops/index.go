@@ -130,6 +130,11 @@ type Index struct {
 	// by WriteIndex), git's istate->timestamp for racy checks; 0 if there
 	// was no file.
 	mtimeSec, mtimeNsec uint32
+	// rawMtime bounds the mtime of every raw slot that could be racy (see
+	// racyRawFree), once rawMtimeKnown; data's entries never change, so
+	// the bound holds until data is replaced.
+	rawMtime      uint32
+	rawMtimeKnown bool
 
 	// The split index (index_split.go). While reading: link is the file's
 	// link extension and stripped the number of leading entries without a

@@ -381,6 +381,7 @@ func (ix *Index) writeShared() error {
 	}
 	ix.base = &idxBase{hash: hash, slots: shared.slots}
 	ix.data, ix.names, ix.slots = data, shared.names, append([]idxSlot(nil), shared.slots...)
+	ix.rawMtimeKnown = false
 	ix.fresh, ix.freshNames = nil, nil
 	ix.sum, ix.checkpoints, ix.hashDone = nil, nil, nil
 	return nil

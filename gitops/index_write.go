@@ -43,10 +43,36 @@ func (ix *Index) racy(s *idxSlot) bool {
 		e := &ix.fresh[s.off]
 		mode, mtime, size = e.Mode, e.Stat.MtimeSec, e.Stat.Size
 	} else {
-		d := ix.data[s.off:]
-		mode, mtime, size = binary.BigEndian.Uint32(d[24:]), binary.BigEndian.Uint32(d[8:]), binary.BigEndian.Uint32(d[36:])
+		if ix.racyRawFree() {
+			return false
+		}
+		mode, mtime, size = ix.rawRacyFields(s)
 	}
 	return mode != idxModeGitlink && size != 0 && ix.mtimeSec <= mtime
+}
+
+func (ix *Index) rawRacyFields(s *idxSlot) (mode, mtime, size uint32) {
+	d := ix.data[s.off:]
+	return binary.BigEndian.Uint32(d[24:]), binary.BigEndian.Uint32(d[8:]), binary.BigEndian.Uint32(d[36:])
+}
+
+// racyRawFree reports that no raw slot is racy: each is older than the
+// index file. A session writes the index at every call, and without this
+// each write looked at the stat data of all 100k entries twice (the split
+// diff, settleRacy), 1-2 ms; the bound is taken once per data.
+func (ix *Index) racyRawFree() bool {
+	if !ix.rawMtimeKnown {
+		var max uint32
+		for i := range ix.slots {
+			if s := &ix.slots[i]; !s.fresh {
+				if mode, mtime, size := ix.rawRacyFields(s); mode != idxModeGitlink && size != 0 && mtime > max {
+					max = mtime
+				}
+			}
+		}
+		ix.rawMtime, ix.rawMtimeKnown = max, true
+	}
+	return ix.rawMtime < ix.mtimeSec
 }
 
 // idxWriter hashes what it writes and remembers the first error. While
@@ -374,9 +400,10 @@ func WriteIndex(lock *LockFile, ix *Index) error {
 // their stat data back: git would then take a file changed in the second of
 // the earlier write for clean.
 func (ix *Index) settleRacy() {
+	rawFree := ix.racyRawFree()
 	for i := range ix.slots {
 		s := &ix.slots[i]
-		if !ix.racy(s) {
+		if (rawFree && !s.fresh) || !ix.racy(s) {
 			continue
 		}
 		e := ix.entry(s)
