@@ -16,6 +16,8 @@
 // in lock_unix.go and lock_windows.go. stat.go, with stat_linux.go,
 // stat_darwin.go, stat_windows.go and stat_other.go, is git's stat data.
 // state.go tells whether a rebase, merge or the like is under way.
+// spare.go is the pool of files a session makes between its calls, so that
+// a call renames files into place instead of making them.
 // The subpackage gitpath is the one test of whether a path is inside .git
 // (every spelling git refuses); it links no git library.
 package gitops

@@ -40,6 +40,8 @@ type LockFile struct {
 	own  string // our private name for the same file, or ""
 	f    *os.File
 	done bool
+	// spares keeps the file that Commit replaces (see Spares.Keep), or nil.
+	spares *Spares
 }
 
 // LockWait is how long Lock and LockVia wait for a lock that someone else
@@ -157,6 +159,7 @@ func (l *LockFile) Commit() error {
 		l.remove()
 		return fmt.Errorf("write %s: %w", l.path, err)
 	}
+	l.spares.Keep(l.path)
 	if err := os.Rename(l.lock, l.path); err != nil {
 		l.remove()
 		return fmt.Errorf("write %s: %w", l.path, err)

@@ -50,6 +50,15 @@ func (r *Repo) WriteObject(typ plumbing.ObjectType, data []byte) (Hash, error) {
 	return h, nil
 }
 
+// tmpObjectFile opens a new temporary file in the object folder dir: a
+// spare (see Spares) when there is one, else one made there.
+func (r *Repo) tmpObjectFile(dir string) (*os.File, error) {
+	if tmp := tmpObjectName(dir); r.spares.take(tmp) {
+		return os.OpenFile(tmp, os.O_WRONLY|os.O_TRUNC, 0)
+	}
+	return os.CreateTemp(dir, "tmp_obj_")
+}
+
 var zlibWriters = sync.Pool{New: func() any {
 	w, _ := zlib.NewWriterLevel(nil, zlib.BestSpeed)
 	return w
@@ -67,10 +76,10 @@ func (r *Repo) writeLoose(h Hash, typ plumbing.ObjectType, data []byte) error {
 	}
 	hex := h.String()
 	dir := filepath.Join(r.CommonDir, "objects", hex[:2])
-	f, err := os.CreateTemp(dir, "tmp_obj_")
+	f, err := r.tmpObjectFile(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		if err = os.MkdirAll(dir, 0o777); err == nil {
-			f, err = os.CreateTemp(dir, "tmp_obj_")
+			f, err = r.tmpObjectFile(dir)
 		}
 	}
 	if err != nil {

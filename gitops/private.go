@@ -72,7 +72,13 @@ func (r *Repo) lockVia(p *Private, target string) (*LockFile, error) {
 	if !ok {
 		return nil, fmt.Errorf("lock %s: not a file autocoder writes", target)
 	}
-	return LockVia(file, p.own(target))
+	own := p.own(target)
+	r.spares.take(own) // LockVia then rewrites it rather than make it
+	l, err := LockVia(file, own)
+	if l != nil {
+		l.spares = r.spares
+	}
+	return l, err
 }
 
 // ReleaseStaleLocks removes the lock files that a killed autocoder took

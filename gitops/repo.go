@@ -34,6 +34,8 @@ type Repo struct {
 	// cost a process start, 2-3 ms).
 	coreOnce sync.Once
 	coreCfg  map[string]string
+	// spares, when set, gives the files written under .git (see spare.go).
+	spares *Spares
 }
 
 // UnsupportedError is a repository that autocoder refuses rather than risk

@@ -80,6 +80,9 @@ type Engine struct {
 	live       []*liveProgram
 	liveBefore map[string]string
 	liveSeq    int
+
+	// spares are files made between a session's calls (see Release).
+	spares *gitops.Spares
 }
 
 // BusyError is another autocoder process working in the same repository.
@@ -183,6 +186,7 @@ func (e *Engine) Close() error {
 	}
 	e.live = nil
 	ferr := e.Flush()
+	e.spares.Remove()
 	e.Policy.Close()
 	e.plock.Unlock()
 	e.plock = nil

@@ -104,11 +104,17 @@ func (e *Engine) clearJournal() error {
 // step's 10 MB index on ext4, a third of a step at 100k files.)
 func replaceFile(name string, b []byte) error {
 	tmp := name + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE, 0o666)
 	if err != nil {
 		return err
 	}
+	// Written over and then cut, not truncated first: truncating frees
+	// the file's block, which costs 0.1 ms there, and the new content
+	// takes it again.
 	_, err = f.Write(b)
+	if err == nil {
+		err = f.Truncate(int64(len(b)))
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

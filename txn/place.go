@@ -148,6 +148,9 @@ func (e *Engine) placeFile(p *plan, rel string, t entry, forward bool) error {
 		os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", rel, err)
 	}
+	if keep {
+		e.spares.Keep(full) // freed between calls, not during this one
+	}
 	if err := os.Rename(tmp, full); err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", rel, err)

@@ -15,12 +15,25 @@ import (
 
 // Release ends a call: it writes the index (Flush) and releases the
 // repository lock. The engine stays usable: Acquire starts the next call.
+// Until then, it makes spare files for the next call's writes under .git
+// (gitops.Spares: a new file costs up to a millisecond on some file
+// systems, and a one-file call needs seven).
 func (e *Engine) Release() error {
 	err := e.Flush()
 	e.plock.Unlock()
 	e.plock = nil
+	if e.spares == nil {
+		e.spares = e.priv.Spares()
+		e.Repo.UseSpares(e.spares)
+	}
+	e.spares.Fill(spareFiles)
 	return err
 }
+
+// spareFiles is how many spare files a session keeps: a one-file step at
+// depth d makes d+5 files under .git (blob, trees, commit, the ref's and
+// the index's locks).
+const spareFiles = 16
 
 // Acquire starts a call of an engine that Release ended: it takes the
 // repository lock again, waiting up to wait while another autocoder holds it
@@ -32,6 +45,7 @@ func (e *Engine) Acquire(ctx context.Context, wait time.Duration) error {
 	if e.plock != nil {
 		return nil
 	}
+	e.spares.Stop() // the call does not compete with making spares
 	if err := e.lockWait(ctx, wait); err != nil {
 		return err
 	}

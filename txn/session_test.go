@@ -210,3 +210,70 @@ func TestStepsReuseTheJournalFiles(t *testing.T) {
 	}
 	g.Fsck()
 }
+
+// Between a session's calls the engine makes the files the next call will
+// write under .git (gitops.Spares): the next call's commit object and its
+// branch ref are files made before it started. Close leaves no spare.
+func TestSessionMakesItsFilesAhead(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n", "d/b.txt": "b\n"})
+	e := open(t, g.Dir, txn.Options{SplitIndex: true})
+	ctx := context.Background()
+	mustApply(t, e, mkStep("s1", write("a.txt", "one\n")))
+	if err := e.Release(); err != nil {
+		t.Fatal(err)
+	}
+	spareDir := filepath.Join(g.Dir, ".git", "autocoder", "spare")
+	var spares []os.FileInfo
+	deadline := time.Now().Add(10 * time.Second)
+	for len(spares) < 10 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+		spares = spares[:0]
+		ents, _ := os.ReadDir(spareDir)
+		for _, ent := range ents {
+			if fi, err := ent.Info(); err == nil && !strings.Contains(ent.Name(), "gone") {
+				spares = append(spares, fi)
+			}
+		}
+	}
+	if len(spares) < 10 {
+		t.Fatalf("%d spare files after the call, want the pool filled", len(spares))
+	}
+	if err := e.Acquire(ctx, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	r := mustApply(t, e, mkStep("s2", write("d/b.txt", "two\n")))
+	if err := e.Release(); err != nil {
+		t.Fatal(err)
+	}
+	ref := strings.TrimSpace(g.Git("symbolic-ref", "HEAD"))
+	for _, f := range []string{
+		filepath.Join(".git", "objects", r.Commit[:2], r.Commit[2:]),
+		filepath.Join(".git", filepath.FromSlash(ref)),
+	} {
+		fi, err := os.Stat(filepath.Join(g.Dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		made := false
+		for _, s := range spares {
+			made = made || os.SameFile(fi, s)
+		}
+		if !made {
+			t.Errorf("%s was made during the call, not ahead of it", f)
+		}
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(spareDir); err == nil {
+		t.Error("spare files left after Close")
+	}
+	if got := g.Git("status", "--porcelain"); got != "" {
+		t.Errorf("status:\n%s", got)
+	}
+	if got := g.MustRead("d/b.txt"); got != "two\n" {
+		t.Errorf("d/b.txt: %q", got)
+	}
+	g.Fsck()
+}

@@ -1,0 +1,148 @@
+package gitops_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/autocoder/autocoder/gitops"
+	"github.com/autocoder/autocoder/gitops/gittest"
+)
+
+// spareFiles lists the files in the spare folder.
+func spareFiles(t *testing.T, dir string) []os.FileInfo {
+	t.Helper()
+	ents, _ := os.ReadDir(filepath.Join(dir, ".git", "autocoder", "spare"))
+	var out []os.FileInfo
+	for _, e := range ents {
+		if fi, err := e.Info(); err == nil {
+			out = append(out, fi)
+		}
+	}
+	return out
+}
+
+func fillTo(t *testing.T, s *gitops.Spares, dir string, n int) []os.FileInfo {
+	t.Helper()
+	s.Fill(n)
+	deadline := time.Now().Add(10 * time.Second)
+	for len(spareFiles(t, dir)) != n {
+		if time.Now().After(deadline) {
+			t.Fatalf("the spare folder holds %d files, want %d", len(spareFiles(t, dir)), n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	s.Stop()
+	return spareFiles(t, dir)
+}
+
+func isOneOf(fi os.FileInfo, list []os.FileInfo) bool {
+	for _, x := range list {
+		if os.SameFile(fi, x) {
+			return true
+		}
+	}
+	return false
+}
+
+// Spare files are made ahead (Fill) and taken by the files a call writes
+// under .git: a loose object (read-only, as git leaves it, and git reads
+// it) and a lock's private name. A private name that is already there (a
+// stale lock's, which must stay the same file as the lock to be proved
+// ours) is never replaced by a spare. Keep holds a replaced file until the
+// next Fill removes it; Remove leaves no spare folder; a new pool takes up
+// what a killed session left.
+func TestSpares(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
+	r := openRepo(t, g.Dir)
+	p, err := r.Private()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := p.Spares()
+	r.UseSpares(s)
+	spares := fillTo(t, s, g.Dir, 3)
+
+	h, err := r.WriteBlob([]byte("from a spare\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := filepath.Join(g.Dir, ".git", "objects", h.String()[:2], h.String()[2:])
+	fi, err := os.Stat(obj)
+	if err != nil || !isOneOf(fi, spares) || fi.Mode().Perm() != 0o444 {
+		t.Fatalf("the object %v (%v) is not a read-only spare", fi, err)
+	}
+	if got := g.Git("cat-file", "-p", h.String()); got != "from a spare\n" {
+		t.Fatalf("git reads %q", got)
+	}
+	if len(spareFiles(t, g.Dir)) != 2 {
+		t.Fatal("the spare was not taken out of the folder")
+	}
+
+	own := filepath.Join(g.Dir, ".git", "autocoder", "own-index")
+	l, err := r.LockIndex(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(own); err != nil || !isOneOf(fi, spares) {
+		t.Fatalf("the index lock's private name is not a spare: %v", err)
+	}
+	l.Rollback()
+	if err := os.WriteFile(own, nil, 0o666); err != nil { // as a killed run leaves it
+		t.Fatal(err)
+	}
+	stale, _ := os.Stat(own)
+	if l, err = r.LockIndex(p); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(own); err != nil || !os.SameFile(fi, stale) {
+		t.Fatal("a private name that was there was replaced by a spare")
+	}
+	lockFile, _ := os.Stat(filepath.Join(g.Dir, ".git", "index.lock"))
+	if !os.SameFile(lockFile, stale) {
+		t.Fatal("index.lock is not the private file")
+	}
+	l.Rollback()
+
+	// Keep: a file replaced by a rename stays in the spare folder until Fill.
+	old := filepath.Join(g.Dir, "a.txt")
+	before, _ := os.Stat(old)
+	s.Keep(old)
+	os.WriteFile(old+".new", []byte("new\n"), 0o666)
+	if err := os.Rename(old+".new", old); err != nil {
+		t.Fatal(err)
+	}
+	kept := ""
+	for _, fi := range spareFiles(t, g.Dir) {
+		if os.SameFile(fi, before) {
+			kept = filepath.Join(g.Dir, ".git", "autocoder", "spare", fi.Name())
+		}
+	}
+	if b, _ := os.ReadFile(kept); kept == "" || string(b) != "a\n" {
+		t.Fatal("the replaced file was not kept")
+	}
+	fillTo(t, s, g.Dir, 3)
+	if _, err := os.Stat(kept); err == nil {
+		t.Fatal("Fill did not remove the kept file")
+	}
+
+	// A killed session's spares: the next pool takes them up and removes them.
+	s2 := p.Spares()
+	s2.Remove()
+	if _, err := os.Stat(filepath.Join(g.Dir, ".git", "autocoder", "spare")); err == nil {
+		t.Fatal("the spare folder is still there after Remove")
+	}
+	filepath.Walk(filepath.Join(g.Dir, ".git", "objects"), func(p string, fi os.FileInfo, err error) error {
+		if err == nil && strings.HasPrefix(fi.Name(), "tmp_") {
+			t.Errorf("%s left behind", p)
+		}
+		return nil
+	})
+	if got := g.Git("status", "--porcelain"); got != " M a.txt\n" {
+		t.Errorf("status:\n%s", got)
+	}
+	g.Fsck()
+}
