@@ -35,8 +35,8 @@ func TestMain(m *testing.M) {
 //	gitok           fail unless git status is clean and git fsck --strict is silent
 //	fsck            fail unless git fsck --strict is silent
 //
-// and the model commands of model_test.go (fakemodel, modelrequests) and
-// xserver (xserver_test.go).
+// and the model commands of model_test.go (fakemodel, modelrequests),
+// xserver (xserver_test.go) and schema (schema_test.go).
 func TestScripts(t *testing.T) {
 	testscript.Run(t, scriptParams("testdata/script"))
 }
@@ -89,6 +89,7 @@ func scriptParams(dir string) testscript.Params {
 	}
 	maps.Copy(p.Cmds, modelCmds())
 	maps.Copy(p.Cmds, xCmds())
+	maps.Copy(p.Cmds, schemaCmds())
 	return p
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/autocoder/autocoder/gitops/gittest"
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/rogpeppe/go-internal/testscript"
 )
 
 // schemaDir holds the JSON Schema of every --format json output,
@@ -99,21 +100,50 @@ func TestJSONOutputsMatchTheirSchemas(t *testing.T) {
 // validate checks the JSON output against schemaDir/NAME.schema.json.
 func validate(t *testing.T, name string, output []byte) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(schemaDir, name+".schema.json"))
+	if err := matchSchema(name, output); err != nil {
+		t.Error(err)
+	}
+}
+
+// schemaCmds is the script command
+//
+//	schema NAME   fail unless the last command's stdout matches NAME.schema.json
+//
+// for the outputs a Go test cannot easily make (show of a step from
+// autocoder run, json_schema_run.txtar).
+func schemaCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		"schema": func(ts *testscript.TestScript, neg bool, args []string) {
+			if len(args) != 1 || neg {
+				ts.Fatalf("usage: schema NAME")
+			}
+			ts.Check(matchSchema(args[0], []byte(ts.ReadFile("stdout"))))
+		},
+	}
+}
+
+// matchSchema is nil when output matches schemaDir/NAME.schema.json; the
+// path is relative to this package's folder, where tests and scripts start.
+func matchSchema(name string, output []byte) error {
+	dir, err := filepath.Abs(schemaDir)
 	if err != nil {
-		t.Fatal(err)
+		return err
+	}
+	b, err := os.ReadFile(filepath.Join(dir, name+".schema.json"))
+	if err != nil {
+		return err
 	}
 	var s jsonschema.Schema
 	if err := json.Unmarshal(b, &s); err != nil {
-		t.Fatalf("%s: %v", name, err)
+		return fmt.Errorf("%s: %v", name, err)
 	}
 	rs, err := s.Resolve(nil)
 	if err != nil {
-		t.Fatalf("%s: %v", name, err)
+		return fmt.Errorf("%s: %v", name, err)
 	}
 	var v any
 	if err := json.Unmarshal(output, &v); err != nil {
-		t.Fatalf("%s: the output is not JSON: %v\n%s", name, err, output)
+		return fmt.Errorf("%s: the output is not JSON: %v\n%s", name, err, output)
 	}
 	if err := rs.Validate(v); err != nil {
 		// oneOf says only that no alternative matched: say why each did not.
@@ -125,6 +155,7 @@ func validate(t *testing.T, name string, output []byte) {
 				}
 			}
 		}
-		t.Errorf("%s: the output does not match %s.schema.json: %s\n%s", name, name, why, output)
+		return fmt.Errorf("%s: the output does not match %s.schema.json: %s\n%s", name, name, why, output)
 	}
+	return nil
 }
