@@ -169,3 +169,69 @@ func quoted(ws []string) []string {
 	}
 	return out
 }
+
+// TestEveryPromptTeachesTheLoop: each prompt has the sections issue 12
+// asks for (how the executor works, the block format, the operations, how
+// an edit quotes the old text, examples, the executor's answer, how to
+// finish), the Chinese one the same headings as the English one, and an
+// example with several blocks in one answer.
+func TestEveryPromptTeachesTheLoop(t *testing.T) {
+	sections := map[string][]string{
+		"autocoder": {"# How the executor works", "# The block", "# File operations", "## How an edit must quote the old text",
+			"# Programs", "# Examples", "# The executor's answer", "# Finishing"},
+		"mcp": {"# How the executor works", "# The block", "# The tools", "## Changing part of a file",
+			"# Examples", "# The executor's answer", "# Finishing"},
+		"axon": {"# How the executor works", "# The act block", "# The acts", "## How replace must quote the old text",
+			"# Examples", "# The executor's report", "# Finishing"},
+	}
+	// Lines starting "# " or "## ": the sections, and any such line of an
+	// example, which both languages show alike.
+	headings := func(text string) []string {
+		var out []string
+		for _, l := range strings.Split(text, "\n") {
+			if strings.HasPrefix(l, "# ") || strings.HasPrefix(l, "## ") {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	for _, d := range Dialects {
+		en, _ := Text(d, "en")
+		zh, _ := Text(d, "zh")
+		got := headings(en)
+		for _, s := range sections[d] {
+			if !strings.Contains(strings.Join(got, "\n")+"\n", s+"\n") {
+				t.Errorf("%s.en has no section %q; its headings: %q", d, s, got)
+			}
+		}
+		level := func(hs []string) (out []int) {
+			for _, h := range hs {
+				out = append(out, len(h)-len(strings.TrimLeft(h, "#")))
+			}
+			return out
+		}
+		if a, b := level(got), level(headings(zh)); !equalInts(a, b) {
+			t.Errorf("%s: the zh headings %q do not match the en ones %q", d, headings(zh), got)
+		}
+		exs, _ := examples(d)
+		several := false
+		for _, ex := range exs {
+			several = several || len(protocol.Parse([]byte(ex.Text))) >= 2
+		}
+		if !several {
+			t.Errorf("%s: no example sends several blocks in one answer", d)
+		}
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
