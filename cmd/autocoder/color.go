@@ -9,13 +9,14 @@ import (
 
 // colorful reports whether w may carry colour: it is a terminal (under the
 // escaping of termsafe.Writer), NO_COLOR is not set to anything
-// (no-color.org: any non-empty value), and TERM is not "dumb". A pipe or a
-// file never gets an escape sequence. What is coloured is
+// (no-color.org: any non-empty value), TERM is not "dumb", and on Windows
+// the console takes escape sequences (color_windows.go). A pipe or a file
+// never gets an escape sequence. What is coloured is
 // protocol/report's (color.go).
 func colorful(w io.Writer) bool {
 	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
 		return false
 	}
 	f, ok := termsafe.Raw(w).(*os.File)
-	return ok && isTerminal(f)
+	return ok && isTerminal(f) && vtColor(f)
 }
