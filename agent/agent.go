@@ -79,6 +79,9 @@ type Turn struct {
 	Elapsed  time.Duration `json:"elapsed_ns"`
 	Results  []step.Result `json:"results,omitempty"`
 	Feedback string        `json:"feedback,omitempty"`
+	// Limited: the model's output limit cut the answer (finish_reason
+	// length); the feedback told the model so.
+	Limited bool `json:"limited,omitempty"`
 }
 
 // Report is what a run did.
@@ -133,11 +136,11 @@ func Run(ctx context.Context, e Engine, c Config, task string) (*Report, error) 
 		t := Turn{N: n, Sent: msgs[len(msgs)-1]}
 		fmt.Fprintf(c.Progress, "autocoder: turn %d: asking %s\n", n, c.Model)
 		began := time.Now()
-		answer, u, err := cl.complete(ctx, msgs, c.Out)
+		answer, u, limited, err := cl.complete(ctx, msgs, c.Out)
 		if !strings.HasSuffix(answer, "\n") {
 			fmt.Fprintln(c.Out)
 		}
-		t.Answer, t.Usage, t.Elapsed = answer, u, time.Since(began)
+		t.Answer, t.Usage, t.Elapsed, t.Limited = answer, u, time.Since(began), limited
 		rep.Tokens += u.Total()
 		if err != nil {
 			rep.Turns = append(rep.Turns, t)
@@ -148,6 +151,9 @@ func Run(ctx context.Context, e Engine, c Config, task string) (*Report, error) 
 			}
 			rep.Stop = StopError
 			return rep, err
+		}
+		if limited {
+			fmt.Fprintf(c.Progress, "autocoder: turn %d: the answer was cut at the output limit (finish_reason length); the model is told\n", n)
 		}
 		items := protocol.Parse([]byte(answer))
 		if len(items) > 0 {
@@ -167,12 +173,21 @@ func Run(ctx context.Context, e Engine, c Config, task string) (*Report, error) 
 			rep.Err = err.Error()
 			return rep, &InterruptedError{Turn: n, Err: err}
 		}
-		if len(items) == 0 {
+		if len(items) == 0 && !limited {
 			rep.Turns = append(rep.Turns, t)
 			rep.Stop = StopNoBlock
 			return rep, nil
 		}
 		t.Feedback = string(protocol.Feedback(t.Results))
+		if limited {
+			// Not the model's choice to stop: without this it would not
+			// know that the end of its answer never arrived.
+			note := "Your answer was cut at the output limit (finish_reason: length): nothing after the cut arrived. The blocks before it are answered below; send the rest in your next answer, in smaller blocks."
+			if len(items) == 0 {
+				note = "Your answer was cut at the output limit (finish_reason: length) before any instruction block was complete: nothing was applied. Go on, in shorter answers."
+			}
+			t.Feedback = strings.TrimRight(note+"\n\n"+t.Feedback, "\n") + "\n"
+		}
 		rep.Turns = append(rep.Turns, t)
 		for _, r := range t.Results {
 			if r.Step != nil && r.Step.Finish && r.Status != step.StatusSkipped {

@@ -138,6 +138,39 @@ func TestLoopTurnByTurn(t *testing.T) {
 	f.g.Fsck()
 }
 
+// An answer the model's output limit cut (finish_reason length) does not
+// end the run as an answer without a block would: the model is told its
+// answer was cut, and the blocks it finished are applied as usual.
+func TestAnswerCutAtTheOutputLimit(t *testing.T) {
+	for _, stream := range []bool{true, false} {
+		t.Run(fmt.Sprintf("stream=%v", stream), func(t *testing.T) {
+			f := setup(t,
+				agenttest.Answer{Text: "Let me think about the whole design first, at length", FinishReason: "length"},
+				agenttest.Answer{Text: create("s1", "a.txt", "a\n") + "#####--\n{\"metadata\": {\"step_id\": \"s2\"", FinishReason: "length"},
+				agenttest.Answer{Text: finish("done")},
+			)
+			f.c.NoStream = !stream
+			rep, err := f.run(t, context.Background(), nil)
+			if err != nil || rep.Stop != agent.StopFinished || len(f.srv.Requests()) != 3 {
+				t.Fatalf("stop %s, err %v, %d requests", rep.Stop, err, len(f.srv.Requests()))
+			}
+			reqs := f.srv.Requests()
+			for i := 1; i < 3; i++ {
+				if m := reqs[i].Messages; !strings.Contains(m[len(m)-1].Content, "cut at the output limit") {
+					t.Errorf("request %d does not tell the model its answer was cut:\n%s", i+1, m[len(m)-1].Content)
+				}
+			}
+			if f.stepCommits(t) != 1 || f.g.MustRead("a.txt") != "a\n" {
+				t.Errorf("%d commits; the whole block of the cut answer was not applied", f.stepCommits(t))
+			}
+			if !strings.Contains(f.out.String(), "cut at the output limit") {
+				t.Errorf("the terminal does not say the answer was cut:\n%s", f.out.String())
+			}
+			f.g.AssertClean()
+		})
+	}
+}
+
 // An answer without any block ends the run: the model is done talking.
 func TestAnswerWithoutBlockEndsTheRun(t *testing.T) {
 	f := setup(t, agenttest.Answer{Text: "I need to know which file you mean."})

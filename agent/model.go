@@ -72,31 +72,32 @@ func (c *client) params(msgs []Message) openai.ChatCompletionNewParams {
 
 // complete asks the model for its next answer. Streamed text goes to out as
 // it arrives; the whole answer is returned only when the server said it
-// ended, so a cut stream never reaches the engine.
-func (c *client) complete(ctx context.Context, msgs []Message, out io.Writer) (string, Usage, error) {
+// ended, so a cut stream never reaches the engine. limited: the model's
+// output limit ended the answer (finish_reason length), not the model.
+func (c *client) complete(ctx context.Context, msgs []Message, out io.Writer) (text string, u Usage, limited bool, err error) {
 	p := c.params(msgs)
 	if !c.stream {
 		res, err := c.api.Chat.Completions.New(ctx, p)
 		if err != nil {
-			return "", Usage{}, c.apiError(ctx, err)
+			return "", Usage{}, false, c.apiError(ctx, err)
 		}
 		if len(res.Choices) == 0 {
-			return "", Usage{}, &ModelError{Msg: "the model's answer has no choices", Fix: "check that the server speaks the OpenAI chat completions API"}
+			return "", Usage{}, false, &ModelError{Msg: "the model's answer has no choices", Fix: "check that the server speaks the OpenAI chat completions API"}
 		}
 		text := res.Choices[0].Message.Content
 		io.WriteString(out, text)
-		return text, usageOf(res.Usage.PromptTokens, res.Usage.CompletionTokens, msgs, text), nil
+		return text, usageOf(res.Usage.PromptTokens, res.Usage.CompletionTokens, msgs, text), res.Choices[0].FinishReason == "length", nil
 	}
 	p.StreamOptions = openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}
 	s := c.api.Chat.Completions.NewStreaming(ctx, p)
 	defer s.Close()
 	var b strings.Builder
-	var u openai.CompletionUsage
+	var cu openai.CompletionUsage
 	ended := false
 	for s.Next() {
 		ch := s.Current()
 		if ch.Usage.TotalTokens > 0 || ch.Usage.PromptTokens > 0 {
-			u = ch.Usage
+			cu = ch.Usage
 		}
 		for _, choice := range ch.Choices {
 			if choice.Index != 0 {
@@ -106,23 +107,24 @@ func (c *client) complete(ctx context.Context, msgs []Message, out io.Writer) (s
 			io.WriteString(out, choice.Delta.Content)
 			if choice.FinishReason != "" {
 				ended = true
+				limited = choice.FinishReason == "length"
 			}
 		}
 	}
 	if err := s.Err(); err != nil {
-		return "", Usage{}, c.apiError(ctx, err)
+		return "", Usage{}, false, c.apiError(ctx, err)
 	}
 	if ctx.Err() != nil {
-		return "", Usage{}, context.Cause(ctx)
+		return "", Usage{}, false, context.Cause(ctx)
 	}
 	if !ended {
 		// An SSE stream that stops without a finish_reason (the server
 		// died, a proxy cut the connection) looks like a normal end to the
 		// client library: only the missing finish_reason tells.
-		return "", Usage{}, &ModelError{Msg: fmt.Sprintf("the answer stream was cut after %d bytes, before the model finished", b.Len()),
+		return "", Usage{}, false, &ModelError{Msg: fmt.Sprintf("the answer stream was cut after %d bytes, before the model finished", b.Len()),
 			Fix: "nothing of this answer was applied; run the command again, or try --no-stream if a proxy cuts long streams"}
 	}
-	return b.String(), usageOf(u.PromptTokens, u.CompletionTokens, msgs, b.String()), nil
+	return b.String(), usageOf(cu.PromptTokens, cu.CompletionTokens, msgs, b.String()), limited, nil
 }
 
 func usageOf(prompt, completion int64, msgs []Message, answer string) Usage {

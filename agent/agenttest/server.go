@@ -32,6 +32,9 @@ type Answer struct {
 	CutAfter int
 	// NoUsage leaves out the usage counts, as some local servers do.
 	NoUsage bool
+	// FinishReason is the answer's finish_reason; "" is "stop". "length"
+	// is an answer the model's output limit cut.
+	FinishReason string
 	// Hang, with CutAfter, keeps the streamed answer open after the cut
 	// instead of ending it, until the client goes away or the server
 	// closes: a model still writing when the user presses Ctrl-C.
@@ -157,9 +160,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	usage := map[string]int{"prompt_tokens": promptTokens, "completion_tokens": len(a.Text) / 4,
 		"total_tokens": promptTokens + len(a.Text)/4}
+	finish := a.FinishReason
+	if finish == "" {
+		finish = "stop"
+	}
 	if !req.Stream {
 		resp := map[string]any{"id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": req.Model,
-			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
+			"choices": []any{map[string]any{"index": 0, "finish_reason": finish,
 				"message": map[string]any{"role": "assistant", "content": a.Text}}}}
 		if !a.NoUsage {
 			resp["usage"] = usage
@@ -202,7 +209,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if a.CutAfter > 0 {
 		return // the connection ends here: no finish_reason, no [DONE]
 	}
-	chunk(map[string]any{}, "stop", nil)
+	chunk(map[string]any{}, finish, nil)
 	if req.IncludeUsage && !a.NoUsage {
 		chunk(nil, nil, usage)
 	}
