@@ -519,7 +519,10 @@ func (l *loader) validate(c Config) {
 		l.bad("model.lang", fmt.Sprintf("no prompt in %q", c.Model.Lang),
 			"write lang = one of "+strings.Join(quoteAll(prompt.Langs), ", "))
 	}
-	if k := c.Model.APIKeyEnv; k != "" && !envName(k) {
+	if k := c.Model.APIKeyEnv; strings.HasPrefix(k, "$") && envName(strings.Trim(k, "${}")) {
+		l.bad("model.api_key_env", "is a shell expansion; autocoder wants the variable's name",
+			fmt.Sprintf(`write the name alone: api_key_env = %q`, strings.Trim(k, "${}")))
+	} else if k != "" && !envName(k) {
 		l.bad("model.api_key_env", "holds something that is not the name of an environment variable (a key?)", keyHint)
 	}
 	if u, err := url.Parse(c.Model.BaseURL); err == nil && c.Model.BaseURL != "" {

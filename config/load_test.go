@@ -412,6 +412,11 @@ func TestModelTableRefusesTheKeyItself(t *testing.T) {
 			t.Errorf("%q: the error repeats the key: %v", tc.text, err)
 		}
 	}
+	// A shell expansion is the name written as a shell would read it.
+	_, err := Load(writeConfig(t, "[model]\napi_key_env = \"${MY_KEY_VAR}\"\n"))
+	if !strings.Contains(hintOf(err), `api_key_env = "MY_KEY_VAR"`) {
+		t.Errorf("${MY_KEY_VAR}: %v (hint %q)", err, hintOf(err))
+	}
 	for _, name := range []string{"OPENAI_API_KEY", "DEEPSEEK_API_KEY", "my_key", "DASHSCOPE_API_KEY2"} {
 		c, err := Load(writeConfig(t, "[model]\napi_key_env = \""+name+"\"\nbase_url = \"http://localhost:11434/v1\"\n"))
 		if err != nil || c.Model.APIKeyEnv != name {
