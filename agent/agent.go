@@ -171,7 +171,10 @@ func Run(ctx context.Context, e Engine, c Config, task string) (*Report, error) 
 			rep.Stop = StopInterrupted
 			err := context.Cause(ctx)
 			rep.Err = err.Error()
-			return rep, &InterruptedError{Turn: n, Err: err}
+			// The interrupt may come once the answer is applied whole
+			// (Run had ended): then its commits stay, and must not be
+			// called taken back.
+			return rep, &InterruptedError{Turn: n, Err: err, Kept: t.committed()}
 		}
 		if len(items) == 0 && !limited {
 			rep.Turns = append(rep.Turns, t)
@@ -200,14 +203,30 @@ func Run(ctx context.Context, e Engine, c Config, task string) (*Report, error) 
 }
 
 // InterruptedError is a run stopped by its context (Ctrl-C): the answer in
-// flight was not applied, or was taken back whole.
+// flight was not applied, or was taken back whole; or, Kept, the interrupt
+// came once it was applied, and no further turn was asked.
 type InterruptedError struct {
 	Turn int
 	Err  error
+	Kept bool
 }
 
 func (e *InterruptedError) Error() string {
+	if e.Kept {
+		return fmt.Sprintf("interrupted after turn %d was applied (%v): its steps are committed; no further turn was asked", e.Turn, e.Err)
+	}
 	return fmt.Sprintf("interrupted in turn %d (%v): that turn's answer was not applied or was taken back; earlier turns stay", e.Turn, e.Err)
+}
+
+// committed reports whether a step of the turn made a commit that stays
+// (the report on live programs, which the run's end adds, is not a step).
+func (t *Turn) committed() bool {
+	for _, r := range t.Results {
+		if !r.Runtime && (r.Commit != "" || r.ProgramCommit != "") {
+			return true
+		}
+	}
+	return false
 }
 
 // Unwrap returns the context's error.

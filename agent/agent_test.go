@@ -368,6 +368,54 @@ func TestInterruptTakesBackTheTurnInFlight(t *testing.T) {
 	f.g.Fsck()
 }
 
+// cancelAfter is an engine that cancels the run's context once turn n's
+// answer is applied whole, as a Ctrl-C just after it would.
+type cancelAfter struct {
+	e      *txn.Engine
+	n      int
+	turn   int
+	cancel context.CancelFunc
+}
+
+func (c *cancelAfter) Run(ctx context.Context, items []step.Item, o txn.RunOptions) []step.Result {
+	c.turn++
+	rs := c.e.Run(ctx, items, o)
+	if c.turn == c.n {
+		c.cancel()
+	}
+	return rs
+}
+
+// Ctrl-C just after an answer was applied whole keeps it and says so: the
+// run stops before asking again, and does not claim the turn was taken
+// back.
+func TestInterruptAfterTheTurnKeepsIt(t *testing.T) {
+	f := setup(t,
+		agenttest.Answer{Text: create("s1", "a.txt", "a\n")},
+		agenttest.Answer{Text: create("s2", "b.txt", "b\n")},
+		agenttest.Answer{Text: finish("never asked")},
+	)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rep, err := f.run(t, ctx, &cancelAfter{e: f.e, n: 2, cancel: cancel})
+	var ie *agent.InterruptedError
+	if !errors.As(err, &ie) || rep.Stop != agent.StopInterrupted || len(f.srv.Requests()) != 2 {
+		t.Fatalf("err %v, stop %s, %d requests", err, rep.Stop, len(f.srv.Requests()))
+	}
+	if f.stepCommits(t) != 2 || f.g.MustRead("b.txt") != "b\n" {
+		t.Fatalf("%d commits: turn 2, applied before the interrupt, is gone", f.stepCommits(t))
+	}
+	if strings.Contains(err.Error(), "taken back") || !strings.Contains(err.Error(), "turn 2 was applied") {
+		t.Errorf("the error misstates turn 2: %v", err)
+	}
+	var b bytes.Buffer
+	rep.Print(&b, "autocoder/main", "")
+	if strings.Contains(b.String(), "taken back") || !strings.Contains(b.String(), "2 commits") {
+		t.Errorf("the report misstates turn 2:\n%s", b.String())
+	}
+	f.g.AssertClean()
+}
+
 func TestReportSaysHowToReview(t *testing.T) {
 	f := setup(t, agenttest.Answer{Text: create("s1", "a.txt", "a\n")}, agenttest.Answer{Text: finish("wrote a")})
 	rep, err := f.run(t, context.Background(), nil)

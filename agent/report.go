@@ -47,8 +47,12 @@ var stopText = map[Stop]string{
 // Print says what the run did and how to review it: branch is the work
 // branch ("" when no step committed), base the commit the run started from.
 func (r *Report) Print(w io.Writer, branch, base string) {
+	why := stopText[r.Stop]
+	if r.Stop == StopInterrupted && len(r.Turns) > 0 && r.Turns[len(r.Turns)-1].committed() {
+		why = "interrupted once the last turn was applied; no further turn was asked"
+	}
 	fmt.Fprintf(w, "\nautocoder run: %d turn%s, %d tokens, %s: %s\n", len(r.Turns), plural(len(r.Turns)),
-		r.Tokens, r.Elapsed.Round(100*time.Millisecond), stopText[r.Stop])
+		r.Tokens, r.Elapsed.Round(100*time.Millisecond), why)
 	if r.Finished != "" {
 		fmt.Fprintf(w, "summary: %s\n", strings.TrimSpace(r.Finished))
 	}

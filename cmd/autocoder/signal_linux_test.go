@@ -142,8 +142,8 @@ func TestRunInterruptRollsBackTheTurnAndStopsPrograms(t *testing.T) {
 			if code := cmd.ProcessState.ExitCode(); code != 130 {
 				t.Errorf("exit code %d (%v), want 130; output:\n%s", code, err, out.String())
 			}
-			if !strings.Contains(out.String(), "interrupted") {
-				t.Errorf("the output does not say the run was interrupted:\n%s", out.String())
+			if !strings.Contains(out.String(), "interrupted; the turn in flight was not applied or was taken back") {
+				t.Errorf("the output does not say the run was interrupted and turn 2 taken back:\n%s", out.String())
 			}
 			// The answer streams: what the model wrote of turn 2 before
 			// the interrupt was on the terminal already.
