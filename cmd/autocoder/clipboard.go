@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/atotto/clipboard"
 
@@ -73,6 +74,17 @@ func writeClipboard(text []byte) error {
 	}
 	if err := clipboard.WriteAll(string(text)); err != nil {
 		return &ClipboardError{Op: "write", Err: err}
+	}
+	if runtime.GOOS != "darwin" && runtime.GOOS != "windows" {
+		// xclip, xsel and wl-copy return before the process they leave
+		// behind owns the selection: until it does, a paste gets what was
+		// there before. "The answer is on the clipboard" is said once it
+		// is (or after a short wait, should a clipboard manager change it).
+		for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if s, err := clipboard.ReadAll(); err == nil && s == string(text) {
+				break
+			}
+		}
 	}
 	return nil
 }

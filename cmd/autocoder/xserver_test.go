@@ -17,6 +17,8 @@ import (
 //	    start a virtual X server (Xvfb) for the rest of the script and set
 //	    DISPLAY to it. Scripts skip, saying why, where Xvfb or xclip is not
 //	    installed; .ci/run installs both, so CI never skips.
+//	copy FILE
+//	    put FILE's text on the clipboard (xclip) and wait until it is there.
 func xCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
 		"xserver": func(ts *testscript.TestScript, neg bool, args []string) {
@@ -50,6 +52,29 @@ func xCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string)
 				ts.Setenv("DISPLAY", ":"+n)
 			case <-time.After(20 * time.Second):
 				ts.Fatalf("Xvfb did not start within 20 s")
+			}
+		},
+		"copy": func(ts *testscript.TestScript, neg bool, args []string) {
+			if len(args) != 1 {
+				ts.Fatalf("usage: copy FILE")
+			}
+			want := ts.ReadFile(args[0])
+			env := append(os.Environ(), "DISPLAY="+ts.Getenv("DISPLAY"))
+			in := exec.Command("xclip", "-selection", "clipboard", "-in")
+			in.Env, in.Stdin = env, strings.NewReader(want)
+			ts.Check(in.Run())
+			// xclip's parent exits before the child that serves the
+			// selection owns it: wait until the clipboard holds the text,
+			// or autocoder may read what was there before.
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+				out := exec.Command("xclip", "-selection", "clipboard", "-out")
+				out.Env = env
+				if b, _ := out.Output(); string(b) == want {
+					return
+				}
+				if time.Now().After(deadline) {
+					ts.Fatalf("the clipboard does not hold %s after 10 s", args[0])
+				}
 			}
 		},
 	}
