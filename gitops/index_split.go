@@ -229,9 +229,10 @@ func compareKey(a []byte, as uint8, b []byte, bs uint8) int {
 func (ix *Index) splitDiff() (del, repl []int, replaced, added []IndexEntry) {
 	b := ix.base.slots
 	bi := 0
+	rawFree := ix.racyRawFree() // once, not per entry: this loop sees them all
 	for i := range ix.slots {
 		s := &ix.slots[i]
-		racy := ix.racy(s)
+		racy := (!rawFree || s.fresh) && ix.racy(s)
 		var same bool
 		if !s.fresh {
 			// A raw slot is a shared entry (raw slots point into the

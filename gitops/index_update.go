@@ -119,6 +119,35 @@ func (ix *Index) Update(set []IndexEntry, remove []string) error {
 	for _, r := range merged {
 		ndel += r[1] - r[0]
 	}
+	newSlot := func(e *IndexEntry) idxSlot {
+		if e.SkipWorktree || e.IntentToAdd {
+			ix.version = max(ix.version, 3) // version 2 has no extended flags
+		}
+		s := idxSlot{
+			off:     uint32(len(ix.fresh)),
+			nameOff: uint32(len(ix.freshNames)),
+			nameLen: uint32(len(e.Path)),
+			fresh:   true,
+			given:   true,
+		}
+		ix.fresh = append(ix.fresh, *e)
+		ix.freshNames = append(ix.freshNames, e.Path...)
+		return s
+	}
+	// Each entry replaces one of the same path and nothing else goes (a
+	// step that overwrites files): in place, not a copy of every slot
+	// (100k of them, 0.3 ms, at every call of a session).
+	inPlace := len(merged) == len(set)
+	for k := 0; inPlace && k < len(set); k++ {
+		inPlace = merged[k] == [2]int{ins[k], ins[k] + 1}
+	}
+	if inPlace {
+		for k := range set {
+			ix.slots[ins[k]] = newSlot(&set[k])
+		}
+		ix.invalidateTree(touched)
+		return nil
+	}
 
 	out := make([]idxSlot, 0, len(ix.slots)-ndel+len(set))
 	pos, di := 0, 0
@@ -141,20 +170,8 @@ func (ix *Index) Update(set []IndexEntry, remove []string) error {
 		}
 	}
 	for k := range set {
-		e := &set[k]
 		keep(ins[k])
-		if e.SkipWorktree || e.IntentToAdd {
-			ix.version = max(ix.version, 3) // version 2 has no extended flags
-		}
-		out = append(out, idxSlot{
-			off:     uint32(len(ix.fresh)),
-			nameOff: uint32(len(ix.freshNames)),
-			nameLen: uint32(len(e.Path)),
-			fresh:   true,
-			given:   true,
-		})
-		ix.fresh = append(ix.fresh, *e)
-		ix.freshNames = append(ix.freshNames, e.Path...)
+		out = append(out, newSlot(&set[k]))
 	}
 	keep(len(ix.slots))
 	ix.slots = out
