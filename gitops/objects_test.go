@@ -270,6 +270,19 @@ func TestWriteObjectLikeGit(t *testing.T) {
 			t.Fatalf("the loose object: %v %v, want read-only", fi.Mode(), err)
 		}
 	}
+	// A tree (stored without compression): git reads it as the same tree.
+	var changes []gitops.Change
+	for i := range 50 {
+		h, _ := r.WriteBlob([]byte(fmt.Sprintf("blob %d\n", i)))
+		changes = append(changes, gitops.Change{Path: fmt.Sprintf("d%d/f%d", i%3, i), Mode: gitops.ModeFile, Hash: h})
+	}
+	tree, err := r.EditTree(gitops.ZeroHash, changes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := g.Git("ls-tree", "-r", "--name-only", tree.String()); strings.Count(got, "\n") != 50 || !strings.Contains(got, "d1/f49\n") {
+		t.Fatalf("git ls-tree -r:\n%s", got)
+	}
 	after, _ := os.Stat(pack)
 	if !after.ModTime().Equal(before.ModTime()) {
 		t.Error("writing objects changed objects/pack")

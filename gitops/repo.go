@@ -36,6 +36,7 @@ type Repo struct {
 	coreCfg  map[string]string
 	// spares, when set, gives the files written under .git (see spare.go).
 	spares *Spares
+	trees  treeCache // see ReadTree
 }
 
 // UnsupportedError is a repository that autocoder refuses rather than risk
