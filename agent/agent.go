@@ -247,20 +247,40 @@ func outcome(rs []step.Result) string {
 	if len(rs) == 0 {
 		return "no instruction block"
 	}
-	count := map[step.Status]int{}
+	s, _ := tally(rs)
 	for _, r := range rs {
-		if r.Runtime {
-			continue // the report on live programs, not a step
+		if r.Step != nil && r.Step.Finish {
+			s = strings.TrimPrefix(s+", finish", ", ")
 		}
-		count[r.Status]++
+	}
+	return s
+}
+
+// tally counts the steps of rs by outcome, "2 applied, 1 rolled back", and
+// says how many there are: the report on live programs and the finish step
+// are not steps, and a step taken back whole (--atomic, an interrupt) is
+// rolled back rather than failed.
+func tally(rs []step.Result) (string, int) {
+	count := map[string]int{}
+	steps := 0
+	for _, r := range rs {
+		if r.Runtime || r.Step != nil && r.Step.Finish {
+			continue
+		}
+		steps++
+		k := string(r.Status)
+		if r.Status == step.StatusFailed && r.Reason == step.ReasonRolledBack {
+			k = "rolled back"
+		}
+		count[k]++
 	}
 	var parts []string
-	for _, s := range []step.Status{step.StatusApplied, step.StatusUnchanged, step.StatusRead, step.StatusFailed, step.StatusSkipped} {
-		if count[s] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", count[s], s))
+	for _, k := range []string{"applied", "unchanged", "read", "failed", "rolled back", "skipped"} {
+		if count[k] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", count[k], k))
 		}
 	}
-	return strings.Join(parts, ", ")
+	return strings.Join(parts, ", "), steps
 }
 
 func count(n int64) string { return fmt.Sprintf("%d", n) }

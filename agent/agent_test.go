@@ -359,6 +359,12 @@ func TestInterruptTakesBackTheTurnInFlight(t *testing.T) {
 	if _, ok := f.g.Read("b.txt"); ok {
 		t.Error("b.txt of the interrupted turn is still there")
 	}
+	// The summary counts it as rolled back, not as a failure of its own.
+	var b bytes.Buffer
+	rep.Print(&b, "autocoder/main", "")
+	if !strings.Contains(b.String(), "1 rolled back") {
+		t.Errorf("the summary does not count the step taken back:\n%s", b.String())
+	}
 	// The step taken back says so, down to its op: not applied.
 	if rs := rep.Turns[1].Results; len(rs) == 0 || rs[0].Reason != step.ReasonRolledBack || len(rs[0].Ops) != 1 ||
 		rs[0].Ops[0].Status != step.StatusRolledBack || rs[0].Commit != "" {

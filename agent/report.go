@@ -56,23 +56,8 @@ func (r *Report) Print(w io.Writer, branch, base string) {
 	if r.Finished != "" {
 		fmt.Fprintf(w, "summary: %s\n", strings.TrimSpace(r.Finished))
 	}
-	count := map[step.Status]int{}
-	steps := 0
-	for _, res := range r.Results() {
-		if res.Runtime || res.Step != nil && res.Step.Finish {
-			continue // a report on live programs, or the finish: not a step
-		}
-		steps++
-		count[res.Status]++
-	}
-	var parts []string
-	for _, s := range []step.Status{step.StatusApplied, step.StatusUnchanged, step.StatusRead, step.StatusFailed, step.StatusSkipped} {
-		if count[s] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", count[s], s))
-		}
-	}
-	if steps > 0 {
-		fmt.Fprintf(w, "steps: %d (%s)\n", steps, strings.Join(parts, ", "))
+	if parts, steps := tally(r.Results()); steps > 0 {
+		fmt.Fprintf(w, "steps: %d (%s)\n", steps, parts)
 	}
 	commits := r.Commits()
 	if len(commits) == 0 || branch == "" {

@@ -150,6 +150,9 @@ func TestRunInterruptRollsBackTheTurnAndStopsPrograms(t *testing.T) {
 			if tc.wait == "" && !strings.Contains(out.String(), `{"metadata": {"step_id": "s2"}, "file_op`) {
 				t.Errorf("the part of turn 2 the model sent is not in the output:\n%s", out.String())
 			}
+			if tc.wait != "" && !strings.Contains(out.String(), "1 rolled back") {
+				t.Errorf("the summary does not count turn 2's first step as rolled back:\n%s", out.String())
+			}
 			// The summary counts steps, not the reports on the live program.
 			if !strings.Contains(out.String(), "steps: ") || strings.Contains(out.String(), " read") {
 				t.Errorf("the summary's step count is wrong (no step read anything):\n%s", out.String())
