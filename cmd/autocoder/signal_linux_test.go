@@ -198,14 +198,46 @@ func TestRunInterruptRollsBackTheTurnAndStopsPrograms(t *testing.T) {
 					t.Errorf("%s: process %d outlived autocoder", f, pid)
 				}
 				if f == "live.pid" {
-					if err := syscall.Kill(-pid, 0); err != syscall.ESRCH {
+					if left := groupAlive(pid); len(left) > 0 {
 						syscall.Kill(-pid, syscall.SIGKILL)
-						t.Errorf("the live program's process group %d is still there (%v)", pid, err)
+						t.Errorf("the live program's process group %d is still there: processes %v", pid, left)
 					}
 				}
 			}
 		})
 	}
+}
+
+// groupAlive lists the processes of process group pgid that are not
+// zombies. (kill(-pgid, 0) also counts zombies, and a killed program whose
+// parent, autocoder, has exited waits as a zombie until PID 1 reaps it,
+// which in a container may be never.)
+func groupAlive(pgid int) []int {
+	var left []int
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		st, err := os.ReadFile("/proc/" + d.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp ...: comm may hold spaces and ')'.
+		i := bytes.LastIndexByte(st, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(st[i+1:]))
+		if len(f) < 3 || f[0] == "Z" {
+			continue
+		}
+		if g, _ := strconv.Atoi(f[2]); g == pgid {
+			left = append(left, pid)
+		}
+	}
+	return left
 }
 
 // alive is a process that exists and is not a zombie.
