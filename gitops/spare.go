@@ -27,8 +27,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
+	"time"
 )
 
 // Spares is the pool of spare files of one session. Sessions of several
@@ -44,7 +44,7 @@ type Spares struct {
 	gone  []string // files kept by Keep, for Fill to remove
 	off   bool     // the folder is on another file system than .git's files
 
-	stop atomic.Bool
+	stop chan struct{} // closed by Stop
 	done chan struct{} // closed when the running Fill ends; nil when none runs
 }
 
@@ -92,7 +92,7 @@ func (s *Spares) Keep(path string) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.off {
+	if s.off || len(s.gone) >= maxGone {
 		return
 	}
 	s.seq++
@@ -102,19 +102,41 @@ func (s *Spares) Keep(path string) {
 	}
 }
 
+// maxGone bounds the files Keep keeps while calls come back to back, with
+// no time for Fill between them: past it, a replaced file is freed at once.
+const maxGone = 64
+
+// fillDelay is how long Fill waits before it starts: a client that sends
+// its next call at once (a script, not a model) finds nothing running
+// that its call would wait for or compete with on the disk.
+const fillDelay = 5 * time.Millisecond
+
 // Fill removes the files Keep kept and makes spares, in the background,
-// until the pool holds n or until Stop. It returns at once.
+// from fillDelay on, until the pool holds n or until Stop. It returns at
+// once.
 func (s *Spares) Fill(n int) {
 	s.Stop()
-	s.stop.Store(false)
-	done := make(chan struct{})
-	s.done = done
+	stop, done := make(chan struct{}), make(chan struct{})
+	s.stop, s.done = stop, done
+	stopped := func() bool {
+		select {
+		case <-stop:
+			return true
+		default:
+			return false
+		}
+	}
 	go func() {
 		defer close(done)
+		select {
+		case <-stop:
+			return
+		case <-time.After(fillDelay):
+		}
 		if err := os.MkdirAll(s.dir, 0o777); err != nil {
 			return
 		}
-		for !s.stop.Load() {
+		for !stopped() {
 			s.mu.Lock()
 			if len(s.gone) > 0 {
 				name := s.gone[len(s.gone)-1]
@@ -148,7 +170,7 @@ func (s *Spares) Stop() {
 	if s == nil || s.done == nil {
 		return
 	}
-	s.stop.Store(true)
+	close(s.stop)
 	<-s.done
 	s.done = nil
 }

@@ -47,7 +47,7 @@ func isOneOf(fi os.FileInfo, list []os.FileInfo) bool {
 	return false
 }
 
-// Spare files are made ahead (Fill) and taken by the files a call writes
+// Spare files are made ahead (Fill, a moment after it is called) and taken by the files a call writes
 // under .git: a loose object (read-only, as git leaves it, and git reads
 // it) and a lock's private name. A private name that is already there (a
 // stale lock's, which must stay the same file as the lock to be proved
@@ -64,6 +64,12 @@ func TestSpares(t *testing.T) {
 	}
 	s := p.Spares()
 	r.UseSpares(s)
+	// A call that comes at once finds no Fill at work.
+	s.Fill(3)
+	s.Stop()
+	if n := len(spareFiles(t, g.Dir)); n != 0 {
+		t.Fatalf("Fill made %d files before its delay", n)
+	}
 	spares := fillTo(t, s, g.Dir, 3)
 
 	h, err := r.WriteBlob([]byte("from a spare\n"))

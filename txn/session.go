@@ -15,7 +15,8 @@ import (
 
 // Release ends a call: it writes the index (Flush) and releases the
 // repository lock. The engine stays usable: Acquire starts the next call.
-// Until then, it makes spare files for the next call's writes under .git
+// Until then (from a few milliseconds on, so that a call sent at once does
+// not meet it), it makes spare files for the next call's writes under .git
 // (gitops.Spares: a new file costs up to a millisecond on some file
 // systems, and a one-file call needs seven).
 func (e *Engine) Release() error {
