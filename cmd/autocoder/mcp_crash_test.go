@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/autocoder/autocoder/gitops/gittest"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// An MCP session killed (SIGKILL) at every point of its calls'
+// transactions, with the spare files it makes between calls in use: the
+// next session finishes or rolls back the call in flight, git finds the
+// repository consistent (status clean, fsck silent), every commit's tree
+// holds what its call wrote, and once that session ends nothing of
+// autocoder's is left under .git (no lock, journal or spare file).
+func TestMCPSessionKilledAtEveryPoint(t *testing.T) {
+	gittest.Isolate(t)
+	for k := 1; ; k++ {
+		g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n", "d/b.txt": "b\n", "d/e/c.txt": "c\n"})
+		cmd := exec.Command("autocoder", "mcp")
+		cmd.Dir = g.Dir
+		cmd.Env = append(os.Environ(), fmt.Sprintf("AUTOCODER_TEST_CRASH_AT=%d", k))
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		cs, err := sdk.NewClient(&sdk.Implementation{Name: "crash", Version: "1"}, nil).
+			Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		killed := false
+		for i, p := range []string{"a.txt", "d/b.txt", "d/e/c.txt", "a.txt"} {
+			time.Sleep(30 * time.Millisecond) // the session makes its spare files
+			res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "fs_write",
+				Arguments: map[string]any{"path": p, "mode": "overwrite", "content": fmt.Sprintf("call %d\n", i)}})
+			if err != nil {
+				killed = true
+				break
+			}
+			if res.IsError {
+				t.Fatalf("k=%d: call %d: %s", k, i, resultText(res))
+			}
+		}
+		cs.Close()
+		cancel()
+		if !killed {
+			if k < 4 {
+				t.Fatalf("the session was never killed: AUTOCODER_TEST_CRASH_AT has no effect")
+			}
+			return // past the last point
+		}
+
+		// The next session recovers, then works.
+		m := startMCP(t, g.Dir, nil)
+		m.mustCall("fs_write", map[string]any{"path": "d/new.txt", "mode": "overwrite", "content": "after\n"})
+		if err := m.close(); err != nil {
+			t.Fatalf("k=%d: %v", k, err)
+		}
+		if got := g.Git("status", "--porcelain"); got != "" {
+			t.Fatalf("k=%d: git status after recovery:\n%s", k, got)
+		}
+		g.Fsck()
+		// Each commit holds what its call wrote, in the one file it named.
+		for _, c := range strings.Fields(g.Git("rev-list", "main..HEAD")) {
+			paths := strings.Fields(g.Git("show", "--format=", "--name-only", c))
+			if len(paths) != 1 {
+				t.Fatalf("k=%d: commit %s changes %v", k, c, paths)
+			}
+			want := "call "
+			if paths[0] == "d/new.txt" {
+				want = "after\n"
+			}
+			if got := g.Git("show", c+":"+paths[0]); !strings.HasPrefix(got, want) {
+				t.Fatalf("k=%d: commit %s holds %q in %s", k, c, got, paths[0])
+			}
+		}
+		filepath.Walk(filepath.Join(g.Dir, ".git"), func(p string, fi os.FileInfo, err error) error {
+			if err != nil {
+				return nil
+			}
+			base := filepath.Base(p)
+			if strings.HasSuffix(base, ".lock") || base == "journal.json" || base == "index-debt.json" ||
+				strings.HasPrefix(base, "own-") || base == "spare" {
+				t.Errorf("k=%d: %s was left behind", k, p)
+			}
+			return nil
+		})
+		if t.Failed() {
+			return
+		}
+	}
+}
