@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -53,10 +54,17 @@ type Spares struct {
 // left.
 func (p *Private) Spares() *Spares {
 	s := &Spares{dir: filepath.Join(p.dir, "spare"), token: newSpareToken()}
+	if fi, err := os.Lstat(s.dir); err == nil && !fi.IsDir() {
+		// A symlink (to a folder of the user's, whose files would be
+		// taken and removed as spares) or a file: not a folder autocoder
+		// made, so it is neither read nor written; files are made anew.
+		s.off = true
+		return s
+	}
 	if ents, err := os.ReadDir(s.dir); err == nil {
 		for _, e := range ents {
 			switch name := filepath.Join(s.dir, e.Name()); {
-			case !e.Type().IsRegular():
+			case !e.Type().IsRegular() || !spareName.MatchString(e.Name()):
 			case strings.Contains(e.Name(), goneMark):
 				s.gone = append(s.gone, name)
 			default:
@@ -79,6 +87,11 @@ func newSpareToken() string {
 
 // goneMark is in the names of the files Keep keeps.
 const goneMark = "-gone-"
+
+// spareName spells the names Fill and Keep give (token, goneMark, seq):
+// a file in the folder named otherwise is not one autocoder made, and is
+// left alone.
+var spareName = regexp.MustCompile(`^[0-9]+-[0-9a-f]{8}(` + goneMark + `|-)[0-9]+$`)
 
 // Keep gives path's file a second name in the spare folder, so that
 // renaming another file over path (or removing it) does not free the file
@@ -136,6 +149,12 @@ func (s *Spares) Fill(n int) {
 		if err := os.MkdirAll(s.dir, 0o777); err != nil {
 			return
 		}
+		if fi, err := os.Lstat(s.dir); err != nil || !fi.IsDir() {
+			s.mu.Lock()
+			s.off = true // a symlink made meanwhile: see Spares
+			s.mu.Unlock()
+			return
+		}
 		for !stopped() {
 			s.mu.Lock()
 			if len(s.gone) > 0 {
@@ -187,7 +206,9 @@ func (s *Spares) Remove() {
 		os.Remove(n)
 	}
 	s.names, s.gone = nil, nil
-	os.Remove(s.dir) // only if empty: another session's spares stay
+	if fi, err := os.Lstat(s.dir); err == nil && fi.IsDir() {
+		os.Remove(s.dir) // only if empty: another session's spares stay
+	}
 }
 
 // take renames a spare to dst and reports whether it did: false when the

@@ -1,6 +1,8 @@
 package gitops_test
 
 import (
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -151,4 +153,121 @@ func TestSpares(t *testing.T) {
 		t.Errorf("status:\n%s", got)
 	}
 	g.Fsck()
+}
+
+// dirFiles is each file in dir (not below) with its content, and each
+// symlink with its target.
+func dirFiles(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, e := range ents {
+		p := filepath.Join(dir, e.Name())
+		if e.Type()&os.ModeSymlink != 0 {
+			target, _ := os.Readlink(p)
+			out[e.Name()] = "-> " + target
+			continue
+		}
+		b, _ := os.ReadFile(p)
+		out[e.Name()] = string(b)
+	}
+	return out
+}
+
+// The spare folder is autocoder's only when autocoder made it: a symlink
+// there (to a folder of the user's, on the same file system) or a file is
+// neither read nor written, and a file in the folder that autocoder did
+// not name is left alone. Before, every file the symlink reached was
+// taken as a spare (renamed into .git/objects and overwritten) or removed
+// at the end of the session, and a replaced work tree file was linked
+// there, outside the repository.
+func TestSparesTakeOnlyWhatAutocoderMade(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		make func(t *testing.T, spare, outside string)
+	}{
+		{"symlink to a folder", func(t *testing.T, spare, outside string) {
+			if err := os.Symlink(outside, spare); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"a file", func(t *testing.T, spare, outside string) {
+			if err := os.WriteFile(spare, []byte("not a folder\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"a file autocoder did not name", func(t *testing.T, spare, outside string) {
+			if err := os.Mkdir(spare, 0o777); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(spare, "notes.txt"), []byte("mine\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			gittest.Isolate(t)
+			g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
+			// Beside the repository, so that a rename from it succeeds.
+			outside := filepath.Join(filepath.Dir(g.Dir), "outside")
+			if err := os.Mkdir(outside, 0o777); err != nil {
+				t.Fatal(err)
+			}
+			for _, n := range []string{"precious.txt", "123-0123abcd-1", "123-0123abcd-gone-1"} {
+				if err := os.WriteFile(filepath.Join(outside, n), []byte("user data\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r := openRepo(t, g.Dir)
+			p, err := r.Private()
+			if err != nil {
+				t.Fatal(err)
+			}
+			priv := filepath.Join(g.Dir, ".git", "autocoder")
+			spare := filepath.Join(priv, "spare")
+			tc.make(t, spare, outside)
+			beforeOut, beforePriv := dirFiles(t, outside), dirFiles(t, priv)
+
+			s := p.Spares()
+			r.UseSpares(s)
+			for i := 0; i < 3; i++ { // a session's calls, and the pauses between them
+				s.Fill(4)
+				time.Sleep(100 * time.Millisecond)
+				s.Stop()
+				content := fmt.Sprintf("blob %d\n", i)
+				h, err := r.WriteBlob([]byte(content))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := g.Git("cat-file", "-p", h.String()); got != content {
+					t.Fatalf("git reads %q", got)
+				}
+				l, err := r.LockIndex(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				l.Rollback()
+				s.Keep(filepath.Join(g.Dir, "a.txt"))
+			}
+			s.Remove()
+
+			if got := dirFiles(t, outside); !maps.Equal(got, beforeOut) {
+				t.Errorf("the folder outside the repository changed:\n%q\nwas\n%q", got, beforeOut)
+			}
+			if tc.name == "a file autocoder did not name" {
+				if b, err := os.ReadFile(filepath.Join(spare, "notes.txt")); err != nil || string(b) != "mine\n" {
+					t.Errorf("a file autocoder did not make was taken: %q %v", b, err)
+				}
+			} else if got := dirFiles(t, priv); got["spare"] != beforePriv["spare"] {
+				t.Errorf("the spare path changed: %q, was %q", got["spare"], beforePriv["spare"])
+			}
+			if got := g.Git("status", "--porcelain"); got != "" {
+				t.Errorf("status:\n%s", got)
+			}
+			g.Fsck()
+		})
+	}
 }
