@@ -59,7 +59,11 @@ func runRun(c *cli.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	ac.Out, ac.Progress = c.App.Writer, c.App.ErrWriter
+	// The model's answer streams to the terminal, and its summary ends
+	// the report: shown, not obeyed (termsafe). Each streamed chunk is
+	// whole runes (a decoded JSON string).
+	out := termsafe.Writer{W: c.App.Writer}
+	ac.Out, ac.Progress = out, c.App.ErrWriter
 	base := ""
 	if h, err := e.Repo.ReadHEAD(); err == nil && !h.Hash.IsZero() {
 		base = h.Hash.String()
@@ -68,7 +72,7 @@ func runRun(c *cli.Context) (err error) {
 	if err := e.Flush(); err != nil && runErr == nil {
 		runErr = err
 	}
-	rep.Print(c.App.Writer, currentBranch(e), base)
+	rep.Print(out, currentBranch(e), base)
 	// The conversation is kept with the repository's own data, where
 	// `autocoder show` finds the turn a step came from.
 	if p, err := e.Repo.Private(); err == nil {

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/autocoder/autocoder/step"
+	"github.com/autocoder/autocoder/termsafe"
 )
 
 // LogJSON writes what log --format json does: the branch and its commits,
@@ -35,6 +36,7 @@ type redoneJSON struct {
 // Log writes what log prints: a count of the steps (and of the user's own
 // commits among them), then one line per commit, newest first.
 func Log(w io.Writer, branch string, entries []step.LogEntry) {
+	w = termsafe.Writer{W: w} // step ids and subjects are the response's
 	steps := 0
 	for _, en := range entries {
 		if en.Kind == "step" {
@@ -63,6 +65,7 @@ func UndoneJSON(w io.Writer, undone []step.LogEntry) error {
 // Undone writes what undo prints: one line per step taken away, and how to
 // put one back.
 func Undone(w io.Writer, undone []step.LogEntry) {
+	w = termsafe.Writer{W: w}
 	for _, u := range undone {
 		fmt.Fprintf(w, "undone  %-14s %s %s\n", u.StepID, u.Commit[:12], u.Subject)
 	}
@@ -76,5 +79,6 @@ func RedoneJSON(w io.Writer, r step.LogEntry) error {
 
 // Redone writes what redo prints: the step put back.
 func Redone(w io.Writer, r step.LogEntry) {
+	w = termsafe.Writer{W: w}
 	fmt.Fprintf(w, "redone  %-14s %s %s\n", r.StepID, r.Commit[:12], r.Subject)
 }

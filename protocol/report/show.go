@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/autocoder/autocoder/step"
+	"github.com/autocoder/autocoder/termsafe"
 )
 
 // Turn is the turn of `autocoder run` a step came from, as show tells it.
@@ -47,6 +48,9 @@ type turnJSON struct {
 // Show writes what show prints: the step's commit and message, its files,
 // the block the model wrote, and the turn of autocoder run it came from.
 func Show(w io.Writer, info *step.CommitInfo, turn *Turn) {
+	// The message, the block and the turn are the response's text (and
+	// the model's): shown, not obeyed.
+	w = termsafe.Writer{W: w}
 	fmt.Fprintf(w, "step %s, commit %s on %s\n", info.StepID, info.Commit, info.Branch)
 	fmt.Fprintf(w, "author %s, %s\n\n", info.Author, info.Date)
 	fmt.Fprint(w, indent(strings.TrimRight(info.Message, "\n")+"\n"))
