@@ -89,19 +89,7 @@ func (a *Attributes) load() {
 		default:
 			a.eolCRLF = runtime.GOOS == "windows" // "native"
 		}
-		gf := cfg["core.attributesfile"]
-		if gf == "" {
-			if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
-				gf = filepath.Join(x, "git", "attributes")
-			} else if h, err := os.UserHomeDir(); err == nil {
-				gf = filepath.Join(h, ".config", "git", "attributes")
-			}
-		} else if strings.HasPrefix(gf, "~/") {
-			if h, err := os.UserHomeDir(); err == nil {
-				gf = filepath.Join(h, gf[2:])
-			}
-		}
-		if gf != "" {
+		if gf := userConfigFile(cfg["core.attributesfile"], "attributes"); gf != "" {
 			a.global = a.readFile(gf, nil, true)
 		}
 		a.info = a.readFile(filepath.Join(a.r.CommonDir, "info", "attributes"), nil, true)
@@ -115,14 +103,36 @@ func (a *Attributes) load() {
 // drops the .gitattributes rules, not this.
 func (r *Repo) gitConfig() map[string]string {
 	r.coreOnce.Do(func() {
-		r.coreCfg = r.readGitConfig("core.autocrlf", "core.eol", "core.attributesfile")
+		r.coreCfg = r.readGitConfig("core.autocrlf", "core.eol", "core.attributesfile", "core.excludesfile")
 	})
 	return r.coreCfg
 }
 
+// userConfigFile is a per-user file of git's as git finds it: the
+// configured path (core.attributesFile, core.excludesFile; "~/" is the
+// home folder), else $XDG_CONFIG_HOME/git/<name>, else
+// ~/.config/git/<name>; "" when there is no home folder.
+func userConfigFile(configured, name string) string {
+	switch {
+	case configured != "" && strings.HasPrefix(configured, "~/"):
+		if h, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(h, configured[2:])
+		}
+		return ""
+	case configured != "":
+		return configured
+	case os.Getenv("XDG_CONFIG_HOME") != "":
+		return filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "git", name)
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(h, ".config", "git", name)
+	}
+	return ""
+}
+
 func (r *Repo) readGitConfig(keys ...string) map[string]string {
 	out := map[string]string{}
-	cmd := exec.Command("git", "config", "-z", "--get-regexp", `^core\.(autocrlf|eol|attributesfile|safecrlf)$`)
+	cmd := exec.Command("git", "config", "-z", "--get-regexp", `^core\.(autocrlf|eol|attributesfile|excludesfile|safecrlf)$`)
 	cmd.Dir = r.Root
 	b, err := cmd.Output()
 	if err != nil {

@@ -1,10 +1,17 @@
 package gitops
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
+	"io"
+	"os"
 	"os/exec"
+	"path"
+	"path/filepath"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/autocoder/autocoder/step"
 )
@@ -33,32 +40,238 @@ func (e *IgnoredError) Hint() string {
 }
 
 // Ignored reports, for each of paths that git would ignore, the rule that
-// ignores it (git check-ignore -v, one run for all paths). Tracked paths
-// are never ignored. A rule that un-ignores ("!pattern") does not count.
+// ignores it. A rule that un-ignores ("!pattern") does not count. The
+// caller asks about untracked paths only: git is asked with --no-index,
+// which would call a tracked path ignored too (see ignoreChecker).
 func (r *Repo) Ignored(paths []string) (map[string]*IgnoredError, error) {
 	if len(paths) == 0 {
 		return nil, nil
 	}
-	cmd := exec.Command("git", "check-ignore", "-v", "-z", "--stdin")
-	cmd.Dir = r.Root
-	cmd.Stdin = strings.NewReader(strings.Join(paths, "\x00") + "\x00")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 {
-		return nil, nil // none ignored
+	r.ignoreMu.Lock()
+	defer r.ignoreMu.Unlock()
+	if r.ignore == nil {
+		r.ignore = &ignoreChecker{r: r}
 	}
+	return r.ignore.ask(paths)
+}
+
+// ForgetIgnores stops the git check-ignore kept by the Repo, so that the
+// next question starts one that reads the rules afresh: a step wrote a
+// .gitignore (whose stat may not tell, within a file system's timestamp
+// granularity).
+func (r *Repo) ForgetIgnores() {
+	r.ignoreMu.Lock()
+	defer r.ignoreMu.Unlock()
+	if r.ignore != nil {
+		r.ignore.stop()
+	}
+}
+
+// ignoreChecker is one `git check-ignore --stdin` kept for the Repo's life
+// (a session's calls, a run's steps), asked path by path: a process start
+// costs 2-3 ms, most of a call that creates a file. git stays the one
+// implementation of the ignore rules.
+//
+// With --non-matching every path asked gets a record, so an answer is known
+// to be complete; GIT_FLUSH=1 makes git write each record at once (it
+// flushes after each path of --stdin, check_ignore_stdin_paths). With
+// --no-index git does not read the index (which would go stale in a kept
+// process) and takes no lock; the engine asks only about paths that are
+// not in its index.
+//
+// git reads the rules once: core.excludesFile and info/exclude when it
+// starts, a folder's .gitignore when it first looks into it. So the checker
+// keeps the stat of every rule file the process may have read (and of the
+// repository's config, where core.excludesFile is set; a change of it in
+// the user's global config is seen by the next Repo), taken before git
+// read it; before each question it stats them again, and any difference
+// (another file, size, mtime, ctime, or one appearing or going) stops the
+// process, to start a new one.
+type ignoreChecker struct {
+	r        *Repo
+	cmd      *exec.Cmd
+	in       io.WriteCloser
+	out      *bufio.Reader
+	stderr   *lockedBuffer
+	excludes string // core.excludesFile as git resolves it ("": none)
+	resolved bool   // excludes is set
+	// seen are the rule files the process may have read, with their stat
+	// (nil: absent) before it started or first looked at them.
+	seen map[string]os.FileInfo
+}
+
+// Ignore sources git reads once, besides the .gitignore of each folder.
+func (c *ignoreChecker) sources() []string {
+	return []string{filepath.Join(c.r.CommonDir, "config"), filepath.Join(c.r.CommonDir, "info", "exclude"), c.excludes}
+}
+
+func (c *ignoreChecker) ask(paths []string) (map[string]*IgnoredError, error) {
+	if c.cmd != nil && c.stale() {
+		c.stop()
+	}
+	res, err := c.query(paths)
 	if err != nil {
-		return nil, fmt.Errorf("git check-ignore: %v: %s", err, bytes.TrimSpace(stderr.Bytes()))
+		// A process that died or answered out of turn: once more with a
+		// new one, then the error is the step's.
+		c.stop()
+		res, err = c.query(paths)
+		if err != nil {
+			c.stop()
+		}
 	}
-	f := bytes.Split(out, []byte{0})
+	return res, err
+}
+
+// stale reports whether a rule file the process may have read changed.
+func (c *ignoreChecker) stale() bool {
+	for p, was := range c.seen {
+		if !sameStat(was, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *ignoreChecker) query(paths []string) (map[string]*IgnoredError, error) {
+	if c.cmd == nil {
+		if err := c.start(); err != nil {
+			return nil, err
+		}
+	}
+	// The .gitignore of each folder on the way, stated before git reads it.
+	for _, p := range paths {
+		for d := path.Dir(p); ; d = path.Dir(d) {
+			f := filepath.Join(c.r.Root, filepath.FromSlash(d), ".gitignore")
+			if _, ok := c.seen[f]; !ok {
+				c.seen[f], _ = os.Stat(f)
+			}
+			if d == "." {
+				break
+			}
+		}
+	}
+	// Written while the answers are read: the pipes hold 64 KiB each.
+	go func(in io.Writer) {
+		var b bytes.Buffer
+		for _, p := range paths {
+			b.WriteString(p)
+			b.WriteByte(0)
+		}
+		in.Write(b.Bytes())
+	}(c.in)
 	res := map[string]*IgnoredError{}
-	for i := 0; i+3 < len(f); i += 4 {
-		src, line, pat, p := string(f[i]), string(f[i+1]), string(f[i+2]), string(f[i+3])
+	for _, p := range paths {
+		var f [4]string
+		for i := range f {
+			b, err := c.out.ReadBytes(0)
+			if err != nil {
+				return nil, c.failed(err)
+			}
+			f[i] = string(b[:len(b)-1])
+		}
+		src, line, pat, got := f[0], f[1], f[2], f[3]
+		if got != p {
+			return nil, c.failed(fmt.Errorf("answered for %q when asked about %q", got, p))
+		}
 		if src == "" || strings.HasPrefix(pat, "!") {
 			continue
 		}
 		res[p] = &IgnoredError{Path: p, Source: src, Line: line, Pattern: pat}
 	}
 	return res, nil
+}
+
+func (c *ignoreChecker) failed(err error) error {
+	if msg := bytes.TrimSpace(c.stderr.Bytes()); len(msg) > 0 {
+		return fmt.Errorf("git check-ignore: %v: %s", err, msg)
+	}
+	return fmt.Errorf("git check-ignore: %v", err)
+}
+
+// start starts git check-ignore, stating the rule files it reads at once
+// first.
+func (c *ignoreChecker) start() error {
+	cfg := filepath.Join(c.r.CommonDir, "config")
+	if was, ok := c.seen[cfg]; !c.resolved || ok && !sameStat(was, cfg) {
+		// First start: the configuration the Repo read once; the
+		// repository's config changed since: read it again.
+		m := c.r.gitConfig()
+		if c.resolved {
+			m = c.r.readGitConfig("core.excludesfile")
+		}
+		c.excludes, c.resolved = userConfigFile(m["core.excludesfile"], "ignore"), true
+		if c.excludes != "" && !filepath.IsAbs(c.excludes) {
+			c.excludes = filepath.Join(c.r.Root, c.excludes) // as git, run there, reads it
+		}
+	}
+	c.seen = map[string]os.FileInfo{}
+	for _, p := range c.sources() {
+		if p != "" {
+			c.seen[p], _ = os.Stat(p)
+		}
+	}
+	cmd := exec.Command("git", "check-ignore", "-v", "-z", "--stdin", "--non-matching", "--no-index")
+	cmd.Dir = c.r.Root
+	cmd.Env = append(os.Environ(), "GIT_FLUSH=1")
+	c.stderr = &lockedBuffer{}
+	cmd.Stderr = c.stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("git check-ignore: %v", err)
+	}
+	c.cmd, c.in, c.out = cmd, in, bufio.NewReader(out)
+	return nil
+}
+
+// sameStat reports whether p is still the file was stated (nil: absent).
+// Symbolic links are followed: a user's excludes file is often one.
+func sameStat(was os.FileInfo, p string) bool {
+	now, _ := os.Stat(p)
+	return (was == nil) == (now == nil) && (was == nil || Unchanged(was, now))
+}
+
+// stop ends the process: at the end of its input git exits; one that does
+// not within a second is killed. Nothing of it is left (Wait reaps it).
+func (c *ignoreChecker) stop() {
+	if c.cmd == nil {
+		return
+	}
+	c.in.Close()
+	done := make(chan struct{})
+	go func() {
+		c.cmd.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Second):
+		c.cmd.Process.Kill()
+		<-done
+	}
+	c.cmd, c.in, c.out = nil, nil, nil
+}
+
+// lockedBuffer is a process's stderr, read while the process runs.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) Bytes() []byte {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]byte(nil), l.b.Bytes()...)
 }

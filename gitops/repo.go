@@ -37,6 +37,9 @@ type Repo struct {
 	// spares, when set, gives the files written under .git (see spare.go).
 	spares *Spares
 	trees  treeCache // see ReadTree
+	// ignore is the git check-ignore kept for the Repo's life (Ignored).
+	ignoreMu sync.Mutex
+	ignore   *ignoreChecker
 }
 
 // UnsupportedError is a repository that autocoder refuses rather than risk
@@ -201,8 +204,10 @@ func (r *Repo) checkFormat() error {
 	return nil
 }
 
-// Close releases the object store's open files.
+// Close releases the object store's open files and stops the git
+// check-ignore that Ignored kept.
 func (r *Repo) Close() error {
+	r.ForgetIgnores()
 	if r.storage != nil {
 		return r.storage.Close()
 	}

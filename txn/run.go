@@ -199,6 +199,9 @@ func (e *Engine) apply(ctx context.Context, s *step.Step) step.Result {
 	if err := w.guard(ch, held.ix); err != nil {
 		return fail(err)
 	}
+	if err := e.refuseIgnored(ch); err != nil {
+		return fail(err)
+	}
 	commit, p, err := e.buildCommit(s, head, headTree, w, ch)
 	if err != nil {
 		return fail(err)
@@ -218,9 +221,11 @@ func (e *Engine) apply(ctx context.Context, s *step.Step) step.Result {
 	}
 	e.clearRedo(p.Ref)
 	for _, c := range ch {
-		if path.Base(c.Path) == ".gitattributes" {
+		switch path.Base(c.Path) {
+		case ".gitattributes":
 			e.Repo.ForgetAttributes() // later steps see the rules as git will
-			break
+		case ".gitignore":
+			e.Repo.ForgetIgnores()
 		}
 	}
 	res.Status, res.Commit = step.StatusApplied, commit.String()
@@ -245,16 +250,15 @@ func (e *Engine) resolveStep(s *step.Step, overlay map[string]*file, res *step.R
 	if err = w.resolve(s, res); err != nil {
 		return
 	}
-	if ch, err = w.changes(headTree); err != nil {
-		return
-	}
-	err = e.refuseIgnored(ch)
+	ch, err = w.changes(headTree)
 	return
 }
 
 // refuseIgnored refuses a step that creates a file git ignores: git add
 // refuses it, and a commit holding it would put into history what the
-// user's rules keep out of it (build output, secrets in .env).
+// user's rules keep out of it (build output, secrets in .env). It runs
+// after guard, which refuses a new path the index holds (the user's staged
+// work): git is asked about untracked paths only (gitops.Repo.Ignored).
 func (e *Engine) refuseIgnored(ch []pathChange) error {
 	var created []string
 	for _, c := range ch {
@@ -534,6 +538,9 @@ func (e *Engine) dryRun(s *step.Step, overlay map[string]*file, p *dryPlan) step
 		return fail(err)
 	}
 	if err := w.guard(fresh, ix); err != nil {
+		return fail(err)
+	}
+	if err := e.refuseIgnored(ch); err != nil {
 		return fail(err)
 	}
 	diffs := map[string]string{}

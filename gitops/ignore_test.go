@@ -1,0 +1,67 @@
+package gitops
+
+import (
+	"testing"
+
+	"github.com/autocoder/autocoder/gitops/gittest"
+)
+
+// The git check-ignore kept by a Repo that died (killed, out of memory) is
+// started again at the next question, which is answered; Close stops it.
+func TestIgnoredRestartsADeadGit(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{".gitignore": "*.log\n"})
+	r, err := Open(g.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ask := func() {
+		t.Helper()
+		got, err := r.Ignored([]string{"a.log", "b.txt", "d/c.log"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 2 || got["a.log"] == nil || got["d/c.log"] == nil || got["a.log"].Pattern != "*.log" {
+			t.Fatalf("Ignored: %v", got)
+		}
+	}
+	ask()
+	first := r.ignore.cmd.Process.Pid
+	r.ignore.cmd.Process.Kill()
+	ask()
+	if r.ignore.cmd == nil || r.ignore.cmd.Process.Pid == first {
+		t.Fatal("the dead git check-ignore was not replaced")
+	}
+	r.Close()
+	if r.ignore.cmd != nil {
+		t.Fatal("Close left git check-ignore running")
+	}
+}
+
+// BenchmarkIgnored asks about one new path, as a call creating a file
+// does: of the git check-ignore kept by the Repo (kept), and of one started
+// for the question (fresh, what every call cost before a Repo kept one).
+//
+//	go test -run '^$' -bench BenchmarkIgnored ./gitops/
+func BenchmarkIgnored(b *testing.B) {
+	gittest.Isolate(b)
+	g := gittest.NewWithCommit(b, map[string]string{".gitignore": "*.log\n", "d/.gitignore": "*.tmp\n"})
+	for _, fresh := range []bool{false, true} {
+		b.Run(map[bool]string{false: "kept", true: "fresh"}[fresh], func(b *testing.B) {
+			r, err := Open(g.Dir)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer r.Close()
+			for i := 0; i < b.N; i++ {
+				if fresh {
+					r.ForgetIgnores()
+				}
+				if _, err := r.Ignored([]string{"d/new.txt"}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
