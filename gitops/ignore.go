@@ -100,13 +100,19 @@ type ignoreChecker struct {
 	seen map[string]os.FileInfo
 }
 
+// maxIgnoreFiles bounds the rule files a checker stats before a question
+// (a stat is about a microsecond; a restart 2-3 ms).
+const maxIgnoreFiles = 256
+
 // Ignore sources git reads once, besides the .gitignore of each folder.
 func (c *ignoreChecker) sources() []string {
 	return []string{filepath.Join(c.r.CommonDir, "config"), filepath.Join(c.r.CommonDir, "info", "exclude"), c.excludes}
 }
 
 func (c *ignoreChecker) ask(paths []string) (map[string]*IgnoredError, error) {
-	if c.cmd != nil && c.stale() {
+	// A session that visited many folders restarts rather than stat
+	// every .gitignore it ever saw before each question.
+	if c.cmd != nil && (len(c.seen) > maxIgnoreFiles || c.stale()) {
 		c.stop()
 	}
 	res, err := c.query(paths)

@@ -1,6 +1,7 @@
 package gitops
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/autocoder/autocoder/gitops/gittest"
@@ -36,6 +37,27 @@ func TestIgnoredRestartsADeadGit(t *testing.T) {
 	r.Close()
 	if r.ignore.cmd != nil {
 		t.Fatal("Close left git check-ignore running")
+	}
+}
+
+// A long session asking about new files in many folders keeps the rule
+// files it stats before each question bounded: past maxIgnoreFiles it
+// starts git again instead.
+func TestIgnoredStatsBoundedRuleFiles(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{".gitignore": "*.log\n"})
+	r, err := Open(g.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for i := range 3 * maxIgnoreFiles {
+		if _, err := r.Ignored([]string{fmt.Sprintf("d%d/x.txt", i)}); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(r.ignore.seen); n > maxIgnoreFiles+4 {
+			t.Fatalf("after %d folders the checker stats %d files before each question", i+1, n)
+		}
 	}
 }
 
