@@ -100,7 +100,7 @@ func Lock(path string) (*LockFile, error) {
 // and CreateHardLink on Windows (NTFS), and os.SameFile compares device and
 // inode there, volume and file index here: the proof works on both.
 func LockVia(path, own string) (*LockFile, error) {
-	f, err := os.OpenFile(own, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o666)
+	f, err := OpenOwn(own, os.O_RDWR|os.O_TRUNC)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}

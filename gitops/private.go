@@ -40,6 +40,20 @@ func (p *Private) Path(name string) string {
 	return filepath.Join(p.dir, filepath.FromSlash(name))
 }
 
+// OpenOwn opens name, a file of autocoder's own folder (see Path), with
+// flag and os.O_CREATE, never through a symlink: one standing at that name
+// (to a file of the user's, which the write would overwrite or the lock
+// empty) is not a file autocoder made; that name is removed and a file
+// made in its place. What the symlink points at is left as it is.
+func OpenOwn(name string, flag int) (*os.File, error) {
+	if fi, err := os.Lstat(name); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		if err := os.Remove(name); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+	}
+	return os.OpenFile(name, flag|os.O_CREATE, 0o666)
+}
+
 // ownPrefix starts the private name of every lock file taken through
 // lockVia; the rest is the escaped name of what it locks.
 const ownPrefix = "own-"
@@ -150,7 +164,7 @@ type ProcessLock struct{ f *os.File }
 // process holds it.
 func (p *Private) Lock() (*ProcessLock, error) {
 	path := filepath.Join(p.dir, "lock")
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
+	f, err := OpenOwn(path, os.O_RDWR)
 	if err != nil {
 		return nil, fmt.Errorf("take the autocoder lock: %w", err)
 	}

@@ -104,7 +104,7 @@ func (e *Engine) clearJournal() error {
 // step's 10 MB index on ext4, a third of a step at 100k files.)
 func replaceFile(name string, b []byte) error {
 	tmp := name + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE, 0o666)
+	f, err := gitops.OpenOwn(tmp, os.O_WRONLY)
 	if err != nil {
 		return err
 	}

@@ -238,3 +238,53 @@ func TestHeldHEADLockIsACleanRefusal(t *testing.T) {
 	}
 	g.AssertUnchanged(before)
 }
+
+// The files autocoder keeps in its own folder (.git/autocoder) are written
+// through their names, never through a symlink standing there: one to a
+// file of the user's (outside the repository here) would have it
+// overwritten by the journal, the index debt or the redo stack, or
+// emptied by the process lock. The symlink gives way to autocoder's file;
+// what it points at is left as it was, and the steps work.
+func TestOwnFilesAreNotWrittenThroughSymlinks(t *testing.T) {
+	for _, name := range []string{"lock", "journal.json.tmp", "index-debt.json.tmp", "redo/autocoder%main"} {
+		t.Run(name, func(t *testing.T) {
+			gittest.Isolate(t)
+			g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
+			target := filepath.Join(t.TempDir(), "precious.txt")
+			if err := os.WriteFile(target, []byte("the user's\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			plant := func() {
+				link := filepath.Join(g.Dir, ".git", "autocoder", filepath.FromSlash(name))
+				os.Remove(link)
+				if err := os.MkdirAll(filepath.Dir(link), 0o777); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(target, link); err != nil {
+					t.Fatal(err)
+				}
+			}
+			plant()
+			e := open(t, g.Dir, txn.Options{SplitIndex: true})
+			mustApply(t, e, mkStep("s1", write("a.txt", "one\n")))
+			mustApply(t, e, mkStep("s2", write("b.txt", "two\n")))
+			plant() // an apply removes the redo stack: undo then writes it
+			if _, err := e.Undo(1); err != nil {
+				t.Fatal(err)
+			}
+			if err := e.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if b, err := os.ReadFile(target); err != nil || string(b) != "the user's\n" {
+				t.Errorf("the symlink's target: %q (%v), want it unchanged", b, err)
+			}
+			if got := g.Git("status", "--porcelain"); got != "" {
+				t.Errorf("status:\n%s", got)
+			}
+			if got := g.Git("log", "--format=%s", "-1"); got != "Do s1\n" {
+				t.Errorf("HEAD is %q, want s1", got)
+			}
+			g.Fsck()
+		})
+	}
+}

@@ -331,7 +331,15 @@ func (e *Engine) writeRedo(branch string, stack []string) error {
 		return nil
 	}
 	os.MkdirAll(filepath.Dir(p), 0o777)
-	return os.WriteFile(p, []byte(strings.Join(stack, "\n")+"\n"), 0o666)
+	f, err := gitops.OpenOwn(p, os.O_WRONLY|os.O_TRUNC)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(strings.Join(stack, "\n") + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 func (e *Engine) clearRedo(branch string) { os.Remove(e.redoFile(branch)) }
