@@ -69,6 +69,27 @@ type plan struct {
 	// state was changed by the user after the crash; it is left as it is.
 	recovering bool
 	kept       []string
+	// reached is the paths a forward move has placed; only, when set, the
+	// paths a move touches (files and index entries), the others left as
+	// they are. The rollback of a failed forward move is limited to what
+	// it reached: a path it never got to is as it was, and rewriting it
+	// with its own content would make a new file (a new mtime) and need
+	// room that a full disk, a likely reason for the failure, lacks.
+	reached, only map[string]bool
+}
+
+// moving is the paths a move touches (see only), in the plan's order.
+func (p *plan) moving() []pathChange {
+	if p.only == nil {
+		return p.Paths
+	}
+	var out []pathChange
+	for _, c := range p.Paths {
+		if p.only[c.Path] {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 func (e *Engine) journalPath() string { return e.priv.Path("journal.json") }

@@ -107,8 +107,17 @@ func (e *Engine) placeFile(p *plan, rel string, t entry, forward bool) error {
 		}
 	}
 	if t.Mode == gitops.ModeSymlink {
-		os.Remove(full)
-		if err := os.Symlink(string(data), full); err != nil {
+		// Made beside it and renamed over it, as a file is: a failure
+		// leaves the path as it was (the rollback relies on it).
+		tmp := p.tmpName(e.Repo.Root, rel)
+		if err := os.Symlink(string(data), tmp); err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				return &ObstacleError{Path: e.relOf(tmp), What: "a file with autocoder's temporary name for this step"}
+			}
+			return fmt.Errorf("restore link %s: %w", rel, err)
+		}
+		if err := os.Rename(tmp, full); err != nil {
+			os.Remove(tmp)
 			return fmt.Errorf("restore link %s: %w", rel, err)
 		}
 		return nil

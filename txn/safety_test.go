@@ -288,3 +288,39 @@ func TestOwnFilesAreNotWrittenThroughSymlinks(t *testing.T) {
 		})
 	}
 }
+
+// A step that fails while writing its files takes back the files it
+// reached and no other: the ones after it are as they were, not rewritten
+// with their own content (a new file each, a new mtime, and on a full disk
+// room that is not there, which kept the journal and made every later
+// command finish a rollback of files the step never wrote).
+func TestRollbackTouchesOnlyTheFilesItReached(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n", "d/c.txt": "c\n"})
+	// Points: 1 after the journal, 2 after the first file.
+	t.Setenv("AUTOCODER_TEST_FAIL_AT", "2")
+	e := open(t, g.Dir, txn.Options{})
+	stat := func(p string) os.FileInfo {
+		fi, err := os.Lstat(filepath.Join(g.Dir, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi
+	}
+	untouched := map[string]os.FileInfo{"b.txt": stat("b.txt"), "d/c.txt": stat("d/c.txt")}
+	before := g.Snapshot()
+	r := e.Apply(context.Background(), mkStep("s1", write("a.txt", "one\n"), write("b.txt", "two\n"), write("d/c.txt", "three\n"), write("n/new.txt", "new\n")))
+	if r.Status != step.StatusFailed || !strings.Contains(r.Error, "injected") {
+		t.Fatalf("%s: %s, want the injected failure", r.Status, r.Error)
+	}
+	g.AssertRestored(before)
+	for p, fi := range untouched {
+		if !os.SameFile(fi, stat(p)) || !fi.ModTime().Equal(stat(p).ModTime()) {
+			t.Errorf("%s was rewritten by the rollback although the step never reached it", p)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(g.Dir, "n")); err == nil {
+		t.Error("the folder n of a file never written is left")
+	}
+	g.Fsck()
+}

@@ -38,6 +38,10 @@ func (e *Engine) execute(p *plan, held *heldIndex) error {
 			e.clearJournal()
 			return err
 		}
+		p.only = p.reached
+		if p.only == nil {
+			p.only = map[string]bool{}
+		}
 		if _, rb := e.moveTo(p, false, nil); rb != nil {
 			return fmt.Errorf("%w; rolling back failed too: %v; the journal %s is kept and the next autocoder command finishes the rollback", err, rb, e.journalPath())
 		}
@@ -78,6 +82,7 @@ func (e *Engine) moveTo(p *plan, forward bool, held *heldIndex) (wrote bool, err
 		}
 		return false, err
 	}
+	paths := p.moving()
 	release := func() {
 		if refTxn != nil {
 			refTxn.Rollback()
@@ -89,7 +94,7 @@ func (e *Engine) moveTo(p *plan, forward bool, held *heldIndex) (wrote bool, err
 	// Worktree files. Deletions first, so a file may replace a folder that
 	// the same plan empties, and the reverse.
 	for pass := 0; pass < 2; pass++ {
-		for _, c := range p.Paths {
+		for _, c := range paths {
 			t := target(c)
 			if (pass == 0) == t.Exists {
 				continue
@@ -99,10 +104,15 @@ func (e *Engine) moveTo(p *plan, forward bool, held *heldIndex) (wrote bool, err
 				p.kept = append(p.kept, c.Path)
 				continue
 			}
+			// placeFile leaves the path as it was when it fails.
 			if err := e.placeFile(p, c.Path, t, forward); err != nil {
 				release()
 				return true, err
 			}
+			if p.reached == nil {
+				p.reached = map[string]bool{}
+			}
+			p.reached[c.Path] = true
 			if err := e.crash.point(); err != nil {
 				release()
 				return true, err
@@ -130,7 +140,7 @@ func (e *Engine) moveTo(p *plan, forward bool, held *heldIndex) (wrote bool, err
 	// Index entries of the touched paths only.
 	var set []gitops.IndexEntry
 	var remove []string
-	for _, c := range p.Paths {
+	for _, c := range paths {
 		t := target(c)
 		if !t.Exists {
 			remove = append(remove, c.Path)
@@ -148,7 +158,7 @@ func (e *Engine) moveTo(p *plan, forward bool, held *heldIndex) (wrote bool, err
 		set = append(set, gitops.IndexEntry{Path: c.Path, Mode: t.Mode, Hash: t.Hash, Stat: st})
 	}
 	e.ixCache = nil // Update changes it in memory before it is on disk
-	if err := e.owe(p.Paths, held.ix); err != nil {
+	if err := e.owe(paths, held.ix); err != nil {
 		release()
 		return true, fmt.Errorf("record the index entries to write: %w", err)
 	}
