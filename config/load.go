@@ -213,6 +213,11 @@ func (l *loader) decodeError(err error) error {
 	if errors.As(err, &pe) {
 		e.Line, e.Col, e.Msg = pe.Position.Line, pe.Position.Col, pe.Message
 		e.Quote = l.lineText(pe.Position.Line)
+		if l.keyLine(pe.Position.Line) {
+			// The decoder's message quotes the value: the key, likely.
+			e.Msg, e.Err = "the line cannot be read as TOML (not shown: it may hold a key)", nil
+			e.Fix = `write the value in double quotes; ` + keyHint
+		}
 		return e
 	}
 	// Type mismatches of whole tables ("apply = 1") come as plain errors
@@ -326,9 +331,11 @@ func (l *loader) place(e *Error) {
 	}
 }
 
-// lineText returns line n (1-based) of the file, trimmed and short.
+// lineText returns line n (1-based) of the file, trimmed and short; ""
+// for a line that may hold a key (see keyLine), which is not echoed to a
+// terminal or a log.
 func (l *loader) lineText(n int) string {
-	if n <= 0 {
+	if n <= 0 || l.keyLine(n) {
 		return ""
 	}
 	lines := strings.Split(l.text, "\n")
@@ -336,6 +343,18 @@ func (l *loader) lineText(n int) string {
 		return ""
 	}
 	return short(strings.TrimSpace(lines[n-1]))
+}
+
+// keyLine reports whether line n sets api_key_env or a key whose name
+// says it holds a secret (see secretName): its value may be the key.
+func (l *loader) keyLine(n int) bool {
+	lines := strings.Split(l.text, "\n")
+	if n <= 0 || n > len(lines) {
+		return false
+	}
+	k, _, ok := strings.Cut(lines[n-1], "=")
+	k = strings.Trim(strings.TrimSpace(k), `"'`)
+	return ok && (k == "api_key_env" || secretName(k))
 }
 
 func leaf(key string) string { return key[strings.LastIndexByte(key, '.')+1:] }

@@ -389,6 +389,28 @@ func TestModelTable(t *testing.T) {
 // that does: a key-looking api_key_env, a key under a key of its own
 // (api_key, token, …) or inside base_url is refused, each with a hint that
 // names api_key_env; real variable names pass.
+// A line that would hold a key and cannot be read (the quotes forgotten,
+// a string left open, a list) is named by its line, never quoted: the
+// error reaches a terminal and logs, and the key must not.
+func TestUnreadableKeyLinesAreNotQuoted(t *testing.T) {
+	for _, tc := range []struct{ text, secret string }{
+		{"[model]\napi_key_env = sk-proj-abcdef1234567890SECRET\n", "SECRET"},
+		{"[model]\napi_key_env = \"sk-proj-abcdef1234567890SECRET\n", "SECRET"},
+		{"[model]\napi_key_env = [\"sk-SECRET\"]\n", "SECRET"},
+		{"[model]\napi_key = sk-SECRET\n", "SECRET"},
+		{"[model]\n\"api-token\" = SECRET-abc\n", "SECRET"},
+	} {
+		_, err := Load(writeConfig(t, tc.text))
+		var ce *Error
+		if !errors.As(err, &ce) || ce.Line != 2 {
+			t.Errorf("%q: %v, want an error at line 2", tc.text, err)
+		}
+		if err != nil && strings.Contains(err.Error(), tc.secret) {
+			t.Errorf("%q: the error repeats the key: %v", tc.text, err)
+		}
+	}
+}
+
 func TestModelTableRefusesTheKeyItself(t *testing.T) {
 	for _, tc := range []struct{ text, key string }{
 		{"[model]\napi_key_env = \"sk-proj-abc123\"\n", "model.api_key_env"},
