@@ -64,8 +64,19 @@ func File(oldPath, newPath string, oldData, newData []byte, oldMode, newMode uin
 		}
 		return h.String()
 	}
-	h.WriteString(Unified(from, to, string(oldData), string(newData), DefaultContext))
+	h.WriteString(Unified(tabbed(from), tabbed(to), string(oldData), string(newData), DefaultContext))
 	return h.String()
+}
+
+// tabbed is a "---"/"+++" name as git writes it: followed by a tab when
+// it holds a space (diff.c), since patch(1) reads a name up to the first
+// white space otherwise and "+++ b/src/main.go b/x" would patch
+// src/main.go. git apply and patch both end the name at the tab.
+func tabbed(name string) string {
+	if strings.Contains(name, " ") {
+		return name + "\t"
+	}
+	return name
 }
 
 // quotePath quotes a path as git does when it holds a control character,

@@ -201,3 +201,70 @@ func TestOnlyImporterOfGotextdiff(t *testing.T) {
 		}
 	}
 }
+
+// A name with a space ends its "---"/"+++" line with a tab, as git writes
+// it: patch(1) reads a name up to the first white space otherwise, so that
+// "+++ b/src/main.go b/x" would write src/main.go, not the file the patch
+// names. The patch is applied by patch -p1 and by git apply, and each file
+// ends up where its name says.
+func TestNamesWithSpacesReachTheirFiles(t *testing.T) {
+	files := []struct {
+		name, old, new   string
+		oldMode, newMode uint32
+	}{
+		{"x b/y.txt", "", "y\n", 0, ModeFile},
+		{"src/main.go b/z", "", "z\n", 0, ModeFile},
+		{"my file.txt", "1\n2\n", "1\ntwo\n", ModeFile, ModeFile},
+		{"old one.txt", "bye\n", "", ModeFile, 0},
+	}
+	var patch strings.Builder
+	for _, f := range files {
+		patch.WriteString(File(f.name, f.name, []byte(f.old), []byte(f.new), f.oldMode, f.newMode))
+	}
+	for _, tool := range [][]string{{"patch", "-p1", "-s", "-i"}, {"git", "apply"}} {
+		if _, err := exec.LookPath(tool[0]); err != nil {
+			t.Logf("%s is not installed: not judged by it", tool[0])
+			continue
+		}
+		dir := t.TempDir()
+		write := func(name, data string) {
+			p := filepath.Join(dir, name)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		write("src/main.go", "package main\n")
+		for _, f := range files {
+			if f.oldMode != 0 {
+				write(f.name, f.old)
+			}
+		}
+		pf := filepath.Join(t.TempDir(), "p.patch")
+		if err := os.WriteFile(pf, []byte(patch.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(tool[0], append(tool[1:], pf)...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("%s: %v\n%s\n%s", tool[0], err, out, patch.String())
+			continue
+		}
+		for _, f := range files {
+			data, err := os.ReadFile(filepath.Join(dir, f.name))
+			if f.newMode == 0 {
+				if !os.IsNotExist(err) {
+					t.Errorf("%s: %q is still there", tool[0], f.name)
+				}
+			} else if string(data) != f.new {
+				t.Errorf("%s: %q holds %q (%v), want %q", tool[0], f.name, data, err, f.new)
+			}
+		}
+		if data, _ := os.ReadFile(filepath.Join(dir, "src/main.go")); string(data) != "package main\n" {
+			t.Errorf("%s: src/main.go became %q", tool[0], data)
+		}
+	}
+}
