@@ -72,13 +72,31 @@ func retryLocked(lock string, take func() error) error {
 	}
 }
 
+// raceproof runs create (which makes a file in path's folder) and, while
+// it fails because the folder is missing, makes the folder and runs it
+// again, a few times: git gc's pack-refs --prune removes a loose ref's
+// folder once it is empty, also between our making it and our lock
+// (git's raceproof_create_file retries the same way).
+func raceproof(path string, create func() error) error {
+	err := create()
+	for try := 0; try < 3 && errors.Is(err, os.ErrNotExist); try++ {
+		if os.MkdirAll(filepath.Dir(path), 0o777) != nil {
+			break
+		}
+		err = create()
+	}
+	return err
+}
+
 // Lock takes "<path>.lock" with O_EXCL. It returns *LockedError when the
 // lock exists after LockWait.
 func Lock(path string) (*LockFile, error) {
 	var f *os.File
-	err := retryLocked(path+".lock", func() (err error) {
-		f, err = os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
-		return err
+	err := retryLocked(path+".lock", func() error {
+		return raceproof(path, func() (err error) {
+			f, err = os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+			return err
+		})
 	})
 	if err != nil {
 		var le *LockedError
@@ -104,7 +122,8 @@ func LockVia(path, own string) (*LockFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
-	if err := retryLocked(path+".lock", func() error { return os.Link(own, path+".lock") }); err != nil {
+	link := func() error { return os.Link(own, path+".lock") }
+	if err := retryLocked(path+".lock", func() error { return raceproof(path, link) }); err != nil {
 		f.Close()
 		os.Remove(own)
 		var le *LockedError

@@ -46,3 +46,43 @@ func TestLockWaitsForABriefHolder(t *testing.T) {
 		t.Fatalf("Lock: %v, want a LockedError", err)
 	}
 }
+
+// git gc's pack-refs --prune removes a loose ref's folder once it holds
+// nothing, and may do it between our making the folder and our taking the
+// ref's lock: a step then failed with "open …/main.lock: no such file or
+// directory". A lock whose folder is missing makes it and tries again, as
+// git's raceproof_create_file does; the ownership proof of LockVia stays.
+func TestLockMakesItsFolderAgain(t *testing.T) {
+	dir := t.TempDir()
+	for _, via := range []bool{false, true} {
+		ref := filepath.Join(dir, "refs", "heads", "autocoder", "main")
+		os.RemoveAll(filepath.Join(dir, "refs"))
+		var l *LockFile
+		var err error
+		own := filepath.Join(dir, "own-main")
+		if via {
+			l, err = LockVia(ref, own)
+		} else {
+			l, err = Lock(ref)
+		}
+		if err != nil {
+			t.Fatalf("via=%v: %v, want the folder made again and the lock taken", via, err)
+		}
+		if via {
+			oi, _ := os.Stat(own)
+			li, _ := os.Stat(ref + ".lock")
+			if oi == nil || li == nil || !os.SameFile(oi, li) {
+				t.Errorf("the lock is not the private file: the proof of ownership is lost")
+			}
+		}
+		if _, err := l.Write([]byte("x\n")); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(ref); string(b) != "x\n" {
+			t.Errorf("via=%v: the ref holds %q", via, b)
+		}
+	}
+}
