@@ -47,12 +47,24 @@ const (
 func (r *Repo) WriteObject(typ plumbing.ObjectType, data []byte) (Hash, error) {
 	h := plumbing.ComputeHash(typ, data)
 	if r.objects.HasEncodedObject(h) == nil {
+		r.freshen(h)
 		return h, nil
 	}
 	if err := r.writeLoose(h, typ, data); err != nil {
 		return ZeroHash, fmt.Errorf("write %s object: %w", typ, err)
 	}
 	return h, nil
+}
+
+// freshen sets the mtime of h's loose file, if it has one, to now, as
+// git's write_object_file does for an object it would write and finds
+// there: git gc prunes unreachable loose objects by age, and one written
+// long ago (a step undone, then made again) must not be pruned under the
+// commit that is about to name it. A packed object is left as it is.
+func (r *Repo) freshen(h Hash) {
+	hex := h.String()
+	now := time.Now()
+	os.Chtimes(filepath.Join(r.CommonDir, "objects", hex[:2], hex[2:]), now, now)
 }
 
 // tmpObjectFile opens a new temporary file in the object folder dir: a

@@ -295,3 +295,30 @@ func TestWriteObjectLikeGit(t *testing.T) {
 	})
 	g.Fsck()
 }
+
+// Writing an object that is already there as an old unreachable loose file
+// (a step undone long ago, written again) freshens it, as git's
+// write_object_file does: a git gc running beside us prunes unreachable
+// loose objects by age, and would otherwise remove the object the commit
+// being made names.
+func TestWriteObjectFreshensAnOldOne(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
+	r := openRepo(t, g.Dir)
+	h, err := r.WriteBlob([]byte("written long ago\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	loose := filepath.Join(g.Dir, ".git", "objects", h.String()[:2], h.String()[2:])
+	old := time.Now().Add(-30 * 24 * time.Hour)
+	if err := os.Chtimes(loose, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.WriteBlob([]byte("written long ago\n")); err != nil {
+		t.Fatal(err)
+	}
+	g.Git("prune", "--expire=2.weeks.ago") // as git gc prunes: unreachable loose objects older than that
+	if _, err := g.GitErr("cat-file", "-e", h.String()); err != nil {
+		t.Fatal("the object written again was pruned as old")
+	}
+}
