@@ -553,6 +553,10 @@ func (l *loader) validate(c Config) {
 		if secret {
 			l.bad("model.base_url", "holds a password or a key", "write the URL without it; "+keyHint)
 		}
+	} else if err != nil {
+		// Not echoed: what cannot be read cannot be checked for a key.
+		l.bad("model.base_url", "is not a URL that can be read (not shown: it may hold a key)",
+			`write the server's URL, e.g. base_url = "http://localhost:11434/v1"; `+keyHint)
 	}
 	if msg := checkBranchPrefix(c.Apply.BranchPrefix); msg != "" {
 		l.bad("apply.branch_prefix", msg, `write branch_prefix = "autocoder/": letters, digits, "-", "_" and "/", ending with "/"`)

@@ -399,6 +399,7 @@ func TestUnreadableKeyLinesAreNotQuoted(t *testing.T) {
 		{"[model]\napi_key_env = [\"sk-SECRET\"]\n", "SECRET"},
 		{"[model]\napi_key = sk-SECRET\n", "SECRET"},
 		{"[model]\n\"api-token\" = SECRET-abc\n", "SECRET"},
+		{"[model]\nbase_url = \"https://ho st/%zz?key=SECRET\"\n", "SECRET"},
 	} {
 		_, err := Load(writeConfig(t, tc.text))
 		var ce *Error
