@@ -202,6 +202,14 @@ func (e *Engine) dirtyState() (map[string]string, error) {
 	}
 	m := make(map[string]string, len(paths))
 	for _, p := range paths {
+		if fi, err := os.Lstat(e.Repo.Abs(p)); err == nil && !fi.Mode().IsRegular() {
+			// A link, or what a program left that is no file (a named
+			// pipe nobody writes to would be read forever): its type
+			// and, for a link, its target.
+			target, _ := os.Readlink(e.Repo.Abs(p))
+			m[p] = fi.Mode().Type().String() + " " + target
+			continue
+		}
 		b, err := os.ReadFile(e.Repo.Abs(p))
 		switch {
 		case errors.Is(err, os.ErrNotExist):

@@ -56,6 +56,9 @@ func readText(fsys fs.FS, name string) ([]byte, error) {
 	if info.IsDir() {
 		return nil, &OptionError{Option: "path", Value: name, Reason: "is a directory", Fix: "diff compares two files"}
 	}
+	if err := notRegular(name, info); err != nil {
+		return nil, err
+	}
 	data, err := fs.ReadFile(fsys, name)
 	if err != nil {
 		return nil, notFound(name, err)

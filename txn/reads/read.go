@@ -37,6 +37,9 @@ func readFile(fsys fs.FS, name string, o *step.ReadOptions) (string, error) {
 		return "", &OptionError{Option: "path", Value: name, Reason: "is a directory",
 			Fix: "list a directory with fs.ls (list_tree); read the files in it one by one"}
 	}
+	if err := notRegular(name, info); err != nil {
+		return "", err
+	}
 	data, err := fs.ReadFile(fsys, name)
 	if err != nil {
 		return "", notFound(name, err)
@@ -67,6 +70,17 @@ func readFile(fsys fs.FS, name string, o *step.ReadOptions) (string, error) {
 		out = metaHeader(name, data, info.ModTime()) + out
 	}
 	return out, nil
+}
+
+// notRegular refuses what is neither a folder nor a regular file: a named
+// pipe nobody writes to would be read forever (and autocoder with it), a
+// device may never end; the search skips them the same way.
+func notRegular(name string, info fs.FileInfo) error {
+	if info.Mode().IsRegular() {
+		return nil
+	}
+	return &OptionError{Option: "path", Value: name, Reason: "is not a regular file (a pipe, a device or a socket)",
+		Fix: "read regular files only"}
 }
 
 func selectText(data []byte, o *step.ReadOptions) (string, error) {

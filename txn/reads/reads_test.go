@@ -384,3 +384,26 @@ func TestOSDir(t *testing.T) {
 		t.Errorf("meta: %q", got)
 	}
 }
+
+// A named pipe, a device or a socket is refused, not read: reading a pipe
+// nobody writes to waits forever (autocoder hung there, deaf to SIGTERM),
+// and a device may never end. The search skips them already.
+func TestReadRefusesWhatIsNotAFile(t *testing.T) {
+	fsys := fstest.MapFS{
+		"pipe":  {Mode: fs.ModeNamedPipe, Data: []byte("would block\n")},
+		"dev":   {Mode: fs.ModeDevice | fs.ModeCharDevice, Data: []byte("endless\n")},
+		"a.txt": {Data: []byte("a\n")},
+	}
+	for _, name := range []string{"pipe", "dev"} {
+		for _, op := range []step.Op{
+			{Kind: step.OpRead, Path: name},
+			{Kind: step.OpDiff, Path: name, To: "a.txt"},
+			{Kind: step.OpDiff, Path: "a.txt", To: name},
+		} {
+			out, err := Run(fsys, op)
+			if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+				t.Errorf("%s %s: %q, %v; want it refused as not a regular file", op.Kind, name, out, err)
+			}
+		}
+	}
+}
