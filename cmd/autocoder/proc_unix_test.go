@@ -2,10 +2,29 @@
 
 package main
 
-import "syscall"
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"syscall"
+)
 
-// processAlive reports whether the process pid still exists (kill -0).
-func processAlive(pid int) bool { return syscall.Kill(pid, 0) == nil }
+// processAlive reports whether the process pid still runs: it exists (kill
+// -0) and, where /proc tells, is not a zombie. (A killed program whose
+// parent has gone waits as a zombie until PID 1 reaps it, which in a
+// container may be never; kill -0 still finds it.)
+func processAlive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	// pid (comm) state ...: comm may hold spaces and ')'.
+	i := bytes.LastIndexByte(st, ')')
+	return i < 0 || !bytes.HasPrefix(st[i+1:], []byte(" Z"))
+}
 
 // killProcess kills the process pid (SIGKILL).
 func killProcess(pid int) { syscall.Kill(pid, syscall.SIGKILL) }

@@ -68,11 +68,9 @@ func TestSignalStopsProgramsAndExits128PlusSignal(t *testing.T) {
 			}
 			b, _ := os.ReadFile(pidFile)
 			pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-			if pid > 0 && syscall.Kill(pid, 0) == nil {
-				if st, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); !bytes.Contains(st, []byte(") Z")) {
-					syscall.Kill(pid, syscall.SIGKILL)
-					t.Errorf("the program's setsid child %d outlived autocoder", pid)
-				}
+			if pid > 0 && processAlive(pid) {
+				syscall.Kill(pid, syscall.SIGKILL)
+				t.Errorf("the program's setsid child %d outlived autocoder", pid)
 			}
 		})
 	}
@@ -193,7 +191,7 @@ func TestRunInterruptRollsBackTheTurnAndStopsPrograms(t *testing.T) {
 				if pid <= 0 {
 					t.Fatalf("%s holds %q", f, b)
 				}
-				if alive(pid) {
+				if processAlive(pid) {
 					syscall.Kill(pid, syscall.SIGKILL)
 					t.Errorf("%s: process %d outlived autocoder", f, pid)
 				}
@@ -238,13 +236,4 @@ func groupAlive(pgid int) []int {
 		}
 	}
 	return left
-}
-
-// alive is a process that exists and is not a zombie.
-func alive(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	st, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	return !bytes.Contains(st, []byte(") Z"))
 }
