@@ -47,6 +47,7 @@ type Repo struct {
 type UnsupportedError struct {
 	What string
 	Why  string
+	Fix  string // what to do, when there is more to say than "use a plain clone"
 }
 
 func (e *UnsupportedError) Error() string {
@@ -55,6 +56,9 @@ func (e *UnsupportedError) Error() string {
 
 // Hint says what to do.
 func (e *UnsupportedError) Hint() string {
+	if e.Fix != "" {
+		return e.Fix
+	}
 	return "autocoder writes git's files itself and supports only what it can write correctly; use a plain clone (sha1 objects, files refs, full index) for this work"
 }
 
@@ -131,6 +135,9 @@ func (r *Repo) open() error {
 	if err := r.checkFormat(); err != nil {
 		return err
 	}
+	if err := r.checkObjectLinks(); err != nil {
+		return err
+	}
 	r.reopen()
 	return nil
 }
@@ -159,6 +166,48 @@ func (r *Repo) reopen() {
 	r.storage = filesystem.NewStorageWithOptions(osfs.New(r.CommonDir), cache.NewObjectLRUDefault(),
 		filesystem.Options{KeepDescriptors: true})
 	r.objects = &r.storage.ObjectStorage
+}
+
+// checkObjectLinks refuses an object store reached through a symbolic
+// link out of the git folder (.git/objects -> /elsewhere/objects): go-git,
+// which reads the objects, sees the git folder through a file system rooted
+// there that does not follow a link out of it, and every read would fail
+// with "chroot boundary crossed". git itself follows such a link, so the
+// hint says how to make the folder a plain one again.
+func (r *Repo) checkObjectLinks() error {
+	for _, name := range []string{"objects", filepath.Join("objects", "pack")} {
+		p := filepath.Join(r.CommonDir, name)
+		fi, err := os.Lstat(p)
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			continue
+		}
+		target, err := os.Readlink(p)
+		if err != nil {
+			return fmt.Errorf("read the link %s: %w", p, err)
+		}
+		abs := target
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(filepath.Dir(p), abs)
+		}
+		if rel, err := filepath.Rel(r.CommonDir, filepath.Clean(abs)); err == nil &&
+			rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			continue // a link inside the git folder, which go-git follows
+		}
+		shown := p
+		if rel, ok := r.Rel(p); ok {
+			shown = rel
+		}
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			abs = real
+		}
+		return &UnsupportedError{
+			What: shown + " is a symbolic link to " + target,
+			Why:  "autocoder reads objects only inside the git folder, and does not follow a link out of it",
+			Fix: fmt.Sprintf("make it a plain folder again (git works the same after): rm %s && cp -a %s %s",
+				shown, abs, shown),
+		}
+	}
+	return nil
 }
 
 // checkFormat refuses repository formats we cannot write correctly: other

@@ -195,7 +195,7 @@ func (s *Server) call(ctx context.Context, req *sdk.CallToolRequest, tool string
 	}
 	st, err := mcp.ReadCall(s.idPrefix+fmt.Sprint(s.seq.Add(1)), tool, args)
 	if err != nil {
-		return errorResult(mcp.CodeInvalidInput + ": " + withHint(err.Error(), hintOf(err))), nil
+		return errorResult(mcp.CodeInvalidInput + ": " + withHint(err.Error(), step.HintOf(err))), nil
 	}
 	select {
 	case s.turn <- struct{}{}:
@@ -220,13 +220,6 @@ func (s *Server) call(ctx context.Context, req *sdk.CallToolRequest, tool string
 
 func errorResult(msg string) *sdk.CallToolResult {
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: msg}}, IsError: true}
-}
-
-func hintOf(err error) string {
-	if h, ok := err.(interface{ Hint() string }); ok {
-		return h.Hint()
-	}
-	return ""
 }
 
 func withHint(msg, hint string) string {

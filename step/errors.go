@@ -72,10 +72,15 @@ func ClassOf(err error) Class {
 // HintOf is the hint of the outermost error in err's chain that has a
 // non-empty one, or "". Joined errors (errors.Join) give every distinct
 // hint of theirs, separated by "; ".
+//
+// It is the one place that decides whether an error has a hint: a hint is
+// trimmed of surrounding white space, and one that is only white space is
+// none, so no writer (the text report, JSON, each dialect's feedback, MCP
+// tool errors) ever renders an empty "hint:".
 func HintOf(err error) string {
 	for err != nil {
 		if h, ok := err.(Hinted); ok {
-			if s := h.Hint(); s != "" {
+			if s := strings.TrimSpace(h.Hint()); s != "" {
 				return s
 			}
 		}

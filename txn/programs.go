@@ -30,7 +30,9 @@ func (e *ProgramRefusedError) Error() string {
 
 // Hint says what to do.
 func (e *ProgramRefusedError) Hint() string {
-	return "programs run only where autocoder.toml allows them ([programs] enabled = true and an allow list) or where the user started autocoder allowing every program; otherwise run the command yourself and send its output"
+	// Read by the model (the user's terminal names the flag and the
+	// allow entry instead): what the prompts teach about a refused program.
+	return "the user's settings do not let this program run: do not send it again; ask the user to run it or to allow it, or go on without it"
 }
 
 // Class is refused: the program policy does not allow it.
@@ -47,9 +49,14 @@ func (e *VerifyError) Error() string {
 	return fmt.Sprintf("the verify command failed (%v); the step was rolled back", e.Err)
 }
 
-// Hint gives the command's output, which says what to fix.
+// Hint gives the command's output, which says what to fix; a command that
+// printed nothing gets no empty line, but says so.
 func (e *VerifyError) Hint() string {
-	return "fix what the verify command reports and send the step again:\n" + strings.TrimRight(e.Output, "\n")
+	out := strings.TrimRight(e.Output, " \t\r\n")
+	if strings.TrimSpace(out) == "" {
+		return "the verify command ([verify] command in autocoder.toml) printed nothing: run it in the repository to see why it fails, fix that, and send the step again"
+	}
+	return "fix what the verify command reports and send the step again:\n" + out
 }
 
 // Class is step failed: the step's files did not pass the verify command, so it was rolled back.

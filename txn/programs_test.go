@@ -82,7 +82,7 @@ func TestRefusedProgramIsNotRunAndTheFilesApply(t *testing.T) {
 			t.Fatalf("status %s (%s); want applied with a commit", r.Status, r.Error)
 		}
 		if len(r.Programs) != 1 || r.Programs[0].Status != step.ProgramRefused || r.Programs[0].Name != "wipe" ||
-			!strings.Contains(r.Programs[0].Error, "refused to run") || !strings.Contains(r.Programs[0].Hint, "autocoder.toml") {
+			!strings.Contains(r.Programs[0].Error, "refused to run") || !strings.Contains(r.Programs[0].Hint, "do not send it again") {
 			t.Fatalf("program result %+v", r.Programs)
 		}
 		if step.ProgramTrouble([]step.Result{r}) == nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/autocoder/autocoder/gitops"
 	"github.com/autocoder/autocoder/matcher"
 	"github.com/autocoder/autocoder/prompt"
+	"github.com/autocoder/autocoder/protocol/report"
 	"github.com/autocoder/autocoder/protocol/tjson"
 	"github.com/autocoder/autocoder/runner"
 	"github.com/autocoder/autocoder/shellwords"
@@ -107,6 +108,55 @@ func TestEveryErrorTypeHasItsClass(t *testing.T) {
 	}
 	for _, name := range unclassed(t, "../..") {
 		t.Errorf("error type %s has no Class() method: give it one (and a Hint() where there is advice)", name)
+	}
+}
+
+// blankHint is an error whose hint is what it holds, white space or not.
+type blankHint struct{ hint string }
+
+func (e *blankHint) Error() string { return "failed" }
+func (e *blankHint) Hint() string  { return e.hint }
+
+// A hint that is only white space is no hint, and one with white space
+// around it is trimmed, in step.HintOf, the one place that decides: no
+// writer then renders an empty "hint:". report.Error writes no hint line
+// for a blank line inside a hint (a program's output).
+func TestHintNeverBlank(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{&blankHint{""}, ""},
+		{&blankHint{" \n\t\n"}, ""},
+		{&blankHint{"do this\n"}, "do this"},
+		{fmt.Errorf("outer: %w", &blankHint{"\n"}), ""},
+		{&step.Error{Msg: "outer", Fix: " ", Err: &blankHint{"inner advice"}}, "inner advice"},
+		{errors.Join(&blankHint{"\n"}, &blankHint{"a"}), "a"},
+		{&txn.VerifyError{Output: "\n \n", Err: errors.New("exit status 1")}, ""},
+	} {
+		got := step.HintOf(c.err)
+		if c.want == "" && strings.TrimSpace(got) == "" && got != "" {
+			t.Errorf("HintOf(%#v) = %q: white space only", c.err, got)
+		}
+		if c.want != "" && got != c.want {
+			t.Errorf("HintOf(%#v) = %q, want %q", c.err, got, c.want)
+		}
+		if strings.HasSuffix(got, "\n") || strings.HasPrefix(got, "\n") {
+			t.Errorf("HintOf(%#v) = %q: not trimmed", c.err, got)
+		}
+	}
+	if h := step.HintOf(&txn.VerifyError{Output: "\n", Err: errors.New("exit status 1")}); !strings.Contains(h, "printed nothing") {
+		t.Errorf("a verify command that printed nothing: hint %q does not say so", h)
+	}
+	var b strings.Builder
+	report.Error(&b, "step failed", "fix this:\nline one\n\n   \nline two\n")
+	for _, line := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
+		if strings.TrimSpace(strings.TrimPrefix(line, "autocoder: hint:")) == "" {
+			t.Errorf("report.Error wrote an empty hint line:\n%s", b.String())
+		}
+	}
+	if strings.Count(b.String(), "autocoder: hint: ") != 3 {
+		t.Errorf("report.Error lost a hint line:\n%s", b.String())
 	}
 }
 
