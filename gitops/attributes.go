@@ -89,7 +89,7 @@ func (a *Attributes) load() {
 		default:
 			a.eolCRLF = runtime.GOOS == "windows" // "native"
 		}
-		if gf := userConfigFile(cfg["core.attributesfile"], "attributes"); gf != "" {
+		if gf := a.r.userConfigFile(cfg["core.attributesfile"], "attributes"); gf != "" {
 			a.global = a.readFile(gf, nil, true)
 		}
 		a.info = a.readFile(filepath.Join(a.r.CommonDir, "info", "attributes"), nil, true)
@@ -110,15 +110,19 @@ func (r *Repo) gitConfig() map[string]string {
 
 // userConfigFile is a per-user file of git's as git finds it: the
 // configured path (core.attributesFile, core.excludesFile; "~/" is the
-// home folder), else $XDG_CONFIG_HOME/git/<name>, else
-// ~/.config/git/<name>; "" when there is no home folder.
-func userConfigFile(configured, name string) string {
+// home folder, and a relative path is relative to the top of the work
+// tree, where git runs: not to the folder autocoder was started in), else
+// $XDG_CONFIG_HOME/git/<name>, else ~/.config/git/<name>; "" when there is
+// no home folder.
+func (r *Repo) userConfigFile(configured, name string) string {
 	switch {
 	case configured != "" && strings.HasPrefix(configured, "~/"):
 		if h, err := os.UserHomeDir(); err == nil {
 			return filepath.Join(h, configured[2:])
 		}
 		return ""
+	case configured != "" && !filepath.IsAbs(configured):
+		return filepath.Join(r.Root, configured)
 	case configured != "":
 		return configured
 	case os.Getenv("XDG_CONFIG_HOME") != "":

@@ -160,6 +160,7 @@ func (c *ignoreChecker) query(paths []string) (map[string]*IgnoredError, error) 
 	go func(in io.Writer) {
 		var b bytes.Buffer
 		for _, p := range paths {
+			b.WriteString(topMagic)
 			b.WriteString(p)
 			b.WriteByte(0)
 		}
@@ -175,7 +176,7 @@ func (c *ignoreChecker) query(paths []string) (map[string]*IgnoredError, error) 
 			}
 			f[i] = string(b[:len(b)-1])
 		}
-		src, line, pat, got := f[0], f[1], f[2], f[3]
+		src, line, pat, got := f[0], f[1], f[2], strings.TrimPrefix(f[3], topMagic)
 		if got != p {
 			return nil, c.failed(fmt.Errorf("answered for %q when asked about %q", got, p))
 		}
@@ -186,6 +187,13 @@ func (c *ignoreChecker) query(paths []string) (map[string]*IgnoredError, error) 
 	}
 	return res, nil
 }
+
+// topMagic starts every path asked: git reads --stdin paths as pathspecs,
+// where a leading ":" is magic (":(glob)x" made it exit, ":/y" asked about
+// "y"). After long magic the rest is taken as it is, and "top" is the one
+// magic check-ignore allows (it refuses "literal", and so
+// GIT_LITERAL_PATHSPECS); the answer names the path with it.
+const topMagic = ":(top)"
 
 func (c *ignoreChecker) failed(err error) error {
 	if msg := bytes.TrimSpace(c.stderr.Bytes()); len(msg) > 0 {
@@ -205,10 +213,7 @@ func (c *ignoreChecker) start() error {
 		if c.resolved {
 			m = c.r.readGitConfig("core.excludesfile")
 		}
-		c.excludes, c.resolved = userConfigFile(m["core.excludesfile"], "ignore"), true
-		if c.excludes != "" && !filepath.IsAbs(c.excludes) {
-			c.excludes = filepath.Join(c.r.Root, c.excludes) // as git, run there, reads it
-		}
+		c.excludes, c.resolved = c.r.userConfigFile(m["core.excludesfile"], "ignore"), true
 	}
 	c.seen = map[string]os.FileInfo{}
 	for _, p := range c.sources() {

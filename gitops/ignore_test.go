@@ -87,3 +87,28 @@ func BenchmarkIgnored(b *testing.B) {
 		})
 	}
 }
+
+// A path is a name, never a pathspec: git check-ignore reads its --stdin
+// paths as pathspecs, where a leading ":" is magic (":(glob)x" and ":!x"
+// made git exit, failing the step; ":/y.txt" was asked as "y.txt"). Quotes,
+// backslashes and non-ASCII letters come back as they were asked.
+func TestIgnoredPathsAreLiteral(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{".gitignore": "/y.txt\n*.log\n"})
+	r, err := Open(g.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	paths := []string{":(glob)x.txt", ":!x.txt", ":^x.txt", ":/y.txt", "y.txt", `q"u'o\te ü.txt`, "ünï.log", ":(literal)*.log"}
+	got, err := r.Ignored(paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"y.txt": true, "ünï.log": true, ":(literal)*.log": true}
+	for _, p := range paths {
+		if (got[p] != nil) != want[p] {
+			t.Errorf("Ignored(%q) = %v, want ignored %v", p, got[p], want[p])
+		}
+	}
+}
