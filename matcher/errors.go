@@ -13,6 +13,11 @@ type Region struct {
 	StartLine, EndLine int     // 1-based, inclusive
 	Similarity         float64 // 0..1; 1 means equal apart from white space at line edges
 	Diff               string  // unified diff from the old text to the region
+	// WhiteSpace, when not "", says how the region differs from the old
+	// text when its lines are the old text's apart from the white space at
+	// their edges ("the file indents with tabs where the old text has
+	// spaces"): a difference the diff shows but a reader hardly sees.
+	WhiteSpace string
 }
 
 // NoMatchError reports an old text that occurs nowhere, in no tier.
@@ -24,6 +29,10 @@ type NoMatchError struct {
 func (e *NoMatchError) Error() string {
 	if e.Nearest == nil {
 		return "old text not found: nothing in the file resembles it"
+	}
+	if e.Nearest.WhiteSpace != "" {
+		return fmt.Sprintf("old text not found: lines %d-%d differ from it only in white space",
+			e.Nearest.StartLine, e.Nearest.EndLine)
 	}
 	return fmt.Sprintf("old text not found: nearest is lines %d-%d (%.0f%% similar)",
 		e.Nearest.StartLine, e.Nearest.EndLine, 100*e.Nearest.Similarity)
@@ -41,6 +50,10 @@ func (e *NoMatchError) Hint() string {
 	}
 	h := fmt.Sprintf("copy the old text exactly from lines %d-%d shown in the diff (- is what you sent, + is the file)",
 		e.Nearest.StartLine, e.Nearest.EndLine)
+	if e.Nearest.WhiteSpace != "" {
+		h = fmt.Sprintf("copy the old text exactly from lines %d-%d, white space included: %s (the diff: - is what you sent, + is the file)",
+			e.Nearest.StartLine, e.Nearest.EndLine, e.Nearest.WhiteSpace)
+	}
 	if e.Nearest.Diff != "" {
 		h += "\n" + strings.TrimRight(e.Nearest.Diff, "\n")
 	}
@@ -92,18 +105,32 @@ func (e *AmbiguousMatchError) Hint() string {
 	return fmt.Sprintf("add more surrounding lines to the old text, or an identifier naming the enclosing function, to pick one of lines %s", joinInts(lines))
 }
 
+// joinInts writes line numbers as "2, 4, 6"; occurrences on one line are
+// counted there ("9 (twice)"), not repeated.
 func joinInts(xs []int) string {
 	const most = 20 // a list this long already says "add context"
 	var b strings.Builder
-	for i, x := range xs {
-		if i == most {
-			fmt.Fprintf(&b, ", … (%d more)", len(xs)-most)
+	for i, n := 0, 0; i < len(xs); n++ {
+		if n == most {
+			fmt.Fprintf(&b, ", … (%d more)", len(xs)-i)
 			break
 		}
-		if i > 0 {
+		j := i + 1
+		for j < len(xs) && xs[j] == xs[i] {
+			j++
+		}
+		if n > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(strconv.Itoa(x))
+		b.WriteString(strconv.Itoa(xs[i]))
+		switch j - i {
+		case 1:
+		case 2:
+			b.WriteString(" (twice)")
+		default:
+			fmt.Fprintf(&b, " (%d times)", j-i)
+		}
+		i = j
 	}
 	return b.String()
 }

@@ -330,3 +330,54 @@ func TestOneUnappliedOccurrence(t *testing.T) {
 		t.Fatalf("err = %v, want ambiguous", err)
 	}
 }
+
+// TestNoMatchWhiteSpaceHint: old text that differs from the file only in
+// its white space (spaces where a Go file indents with tabs, the commonest
+// slip of a model) is not told "100% similar" and left to spot an
+// invisible difference: the message and the hint say what differs.
+func TestNoMatchWhiteSpaceHint(t *testing.T) {
+	src := "package main\n\nfunc main() {\n\tname := flag.String(\"name\", \"world\", \"who\")\n\tflag.Parse()\n}\n"
+	for _, c := range []struct{ name, src, old, msg, hint string }{
+		{"spaces for tabs", src, "    name := flag.String(\"name\", \"world\", \"who\")\n    flag.Parse()\n",
+			"differ from it only in white space", "the file indents with tabs where the old text has spaces"},
+		{"tabs for spaces", strings.ReplaceAll(src, "\t", "    "), "\tname := flag.String(\"name\", \"world\", \"who\")\n",
+			"differ from it only in white space", "the file indents with spaces where the old text has tabs"},
+		{"trailing", "a\nb  \nc\n" + strings.Repeat("x\n", 5), "b\tq\n",
+			"", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, _, err := Replace([]byte(c.src), Edit{Old: c.old, New: "x"})
+			var nm *NoMatchError
+			if !errors.As(err, &nm) {
+				t.Fatalf("err = %v, want a NoMatchError", err)
+			}
+			if c.msg == "" {
+				if strings.Contains(err.Error(), "white space") || strings.Contains(nm.Hint(), "indents") {
+					t.Errorf("a text that differs in more than white space is said to differ in white space: %v / %s", err, nm.Hint())
+				}
+				return
+			}
+			if !strings.Contains(err.Error(), c.msg) || strings.Contains(err.Error(), "% similar") {
+				t.Errorf("message %q, want it to say %q and no percentage", err, c.msg)
+			}
+			if !strings.Contains(nm.Hint(), c.hint) {
+				t.Errorf("hint %q lacks %q", nm.Hint(), c.hint)
+			}
+		})
+	}
+}
+
+// Occurrences on one line are counted on it ("9 (twice)"), not listed as
+// "9, 9", which reads like a mistake and does not say there are two there.
+func TestAmbiguousOnOneLine(t *testing.T) {
+	src := "a\nname := name + name\nb\nname\n"
+	_, _, err := Replace([]byte(src), Edit{Old: "name", New: "who"})
+	var amb *AmbiguousMatchError
+	if !errors.As(err, &amb) {
+		t.Fatalf("err = %v", err)
+	}
+	want := "old text occurs 4 times (exact) at lines 2 (3 times), 4"
+	if err.Error() != want || !strings.Contains(amb.Hint(), "pick one of lines 2 (3 times), 4") {
+		t.Errorf("message %q, hint %q; want %q", err, amb.Hint(), want)
+	}
+}

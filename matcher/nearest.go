@@ -77,6 +77,7 @@ func nearest(d *doc, old []byte) *Region {
 	if best == nil {
 		return nil
 	}
+	best.WhiteSpace = whiteSpaceOnly(lines, d, best.StartLine-1, win)
 	var region strings.Builder
 	for j := best.StartLine - 1; j < best.EndLine; j++ {
 		region.Write(d.content(j))
@@ -209,4 +210,46 @@ func dice(x, y string) float64 {
 		}
 	}
 	return 2 * float64(common) / float64(len(x)-1+len(y)-1)
+}
+
+// whiteSpaceOnly describes how the win lines of d from line start differ
+// from the old text's lines when they differ only in the white space at
+// their edges, or returns "" when they differ otherwise (or not at all).
+func whiteSpaceOnly(old [][]byte, d *doc, start, win int) string {
+	if len(old) != win {
+		return ""
+	}
+	fileTabs, fileSpaces, oldTabs, oldSpaces := false, false, false, false
+	differ := false
+	for j, l := range old {
+		f := d.content(start + j)
+		l = bytes.TrimRight(l, "\r")
+		if !bytes.Equal(bytes.Trim(l, " \t"), bytes.Trim(f, " \t\r")) {
+			return ""
+		}
+		if bytes.Equal(l, bytes.TrimRight(f, "\r")) {
+			continue
+		}
+		differ = true
+		fi, oi := indent(f), indent(l)
+		fileTabs = fileTabs || bytes.IndexByte(fi, '\t') >= 0
+		fileSpaces = fileSpaces || bytes.IndexByte(fi, ' ') >= 0
+		oldTabs = oldTabs || bytes.IndexByte(oi, '\t') >= 0
+		oldSpaces = oldSpaces || bytes.IndexByte(oi, ' ') >= 0
+	}
+	switch {
+	case !differ:
+		return ""
+	case fileTabs && !fileSpaces && oldSpaces && !oldTabs:
+		return "the file indents with tabs where the old text has spaces"
+	case fileSpaces && !fileTabs && oldTabs && !oldSpaces:
+		return "the file indents with spaces where the old text has tabs"
+	default:
+		return "the spaces and tabs at the start or end of some lines differ"
+	}
+}
+
+// indent returns the leading spaces and tabs of a line.
+func indent(l []byte) []byte {
+	return l[:len(l)-len(bytes.TrimLeft(l, " \t"))]
 }
