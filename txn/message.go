@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/autocoder/autocoder/step"
+	"github.com/autocoder/autocoder/termsafe"
 )
 
 // Commit messages people read in git log: a subject of at most 72
@@ -18,7 +19,8 @@ import (
 // moved, and the Autocoder-Step trailer. A step without a reason is
 // described by its operations, in the same words the terminal uses
 // (Subject). No local absolute path reaches a message: the repository's
-// root and the home folder are taken out of the text.
+// root and the home folder are taken out of the text, and no control
+// character but the line break and the tab (they are written escaped).
 
 // maxSubject is git's customary limit for a subject line.
 const maxSubject = 72
@@ -68,7 +70,10 @@ func CommitMessage(s *step.Step, ch []pathChange, root string) string {
 		b.WriteString("\n")
 	}
 	fmt.Fprintf(&b, "Autocoder-Step: %s\n", oneLine(s.ID))
-	return b.String()
+	// git log prints a message as it is: a control character from the
+	// response (an escape sequence in the reason or the step id, a
+	// bidirectional override) would be obeyed by the user's terminal.
+	return termsafe.Escape(b.String())
 }
 
 // fileList is the body's account of the paths a commit changes: moves
@@ -298,12 +303,22 @@ func imperative(s string) string {
 			s += " " + rest
 		}
 	}
-	s = strings.TrimRight(s, " .:;")
+	s = trimEnd(s)
 	if s == "" {
 		return ""
 	}
 	r, n := utf8.DecodeRuneInString(s)
 	return string(unicode.ToUpper(r)) + s[n:]
+}
+
+// trimEnd drops a subject's final period, colon or semicolon, but not the
+// "./..." of a command it names (go test ./...), which is not punctuation.
+func trimEnd(s string) string {
+	s = strings.TrimRight(s, " :;")
+	if strings.HasSuffix(s, "/...") {
+		return s
+	}
+	return strings.TrimRight(s, " .:;")
 }
 
 // scrubPaths takes local absolute paths out of text: the repository root

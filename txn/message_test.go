@@ -21,6 +21,10 @@ func TestCommitMessageSubject(t *testing.T) {
 		{"Dropped the old flag", "Drop the old flag"},
 		{"Address the review", "Address the review"}, // not a past tense
 		{"修改 f 的返回值", "修改 f 的返回值"},
+		// A command's "./..." is the command, not a final period.
+		{"Run go test ./...", "Run go test ./..."},
+		{"Record the files changed by go build ./...", "Record the files changed by go build ./..."},
+		{"Add the parser..", "Add the parser"},
 		{long, "Teach the matcher to find an edit whose old text has lost its…"},
 	} {
 		s := &step.Step{ID: "s", Reason: c.reason}

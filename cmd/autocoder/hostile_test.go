@@ -34,6 +34,7 @@ import (
 
 	"github.com/autocoder/autocoder/gitops/gittest"
 	"github.com/autocoder/autocoder/internal/golden"
+	"github.com/autocoder/autocoder/termsafe"
 )
 
 // hostileCase is one bad input and what autocoder must do with it.
@@ -676,6 +677,29 @@ func hostileCases() []hostileCase {
 	add(hostileCase{name: "term-feedback-act-axon", feedbackOut: true, input: "~~~~~act\nbump\x1b[2K_version\n~~~~~\n", exit: 2, want: []string{`unknown act`, `not read`}})
 	add(hostileCase{name: "term-feedback-reason-acjson", feedbackOut: true, input: "#####--\n{\"metadata\": {\"step_id\": \"s1\", \"reason\": " + js(esc) + "},\n\"file_operations\": [{\"action_type\": \"create_file\", \"path\": \"../x.txt\", \"file_content\": \"x\"}]}\n--#####\n", exit: 4, want: []string{msgOutside, `"file_actions"`}})
 	add(hostileCase{name: "term-feedback-bidi-mcp", feedbackOut: true, input: hMcpWrite("x\u202etxt.exe", "x"), exit: 4, want: []string{`control character \(U\+202E\)`, `mcp-response`}})
+	// The commit a step makes carries the response's words (reason, step
+	// id, Axon's commit message) into git log, which prints them raw:
+	// there every control character but the line break and the tab is
+	// written escaped.
+	commitPrintable := func(t *testing.T, repo string) {
+		cmd := exec.Command("git", "log", "-1", "--format=%B")
+		cmd.Dir = repo
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("git log: %v", err)
+		}
+		for _, r := range string(out) {
+			if termsafe.IsControl(r) && r != '\n' && r != '\t' {
+				t.Fatalf("the commit message holds the control character %U:\n%q", r, out)
+			}
+		}
+		if !strings.Contains(string(out), `\x1b`) {
+			t.Errorf("the commit message does not show the escape it was given as \\x1b:\n%s", out)
+		}
+	}
+	add(hostileCase{name: "term-commit-reason-acjson", input: "#####--\n{\"metadata\": {\"step_id\": " + js("s\x1b]0;title\x07") + ", \"reason\": " + js(esc+"\u202e") + "},\n\"file_operations\": [{\"action_type\": \"create_file\", \"path\": \"x.txt\", \"file_content\": \"x\"}]}\n--#####\n",
+		changes: []string{"x.txt"}, check: commitPrintable})
+	add(hostileCase{name: "term-commit-message-axon", input: hAxWrite("x.txt", "x") + hAxAct("git_commit", esc), changes: []string{"x.txt"}, check: commitPrintable})
 	add(hostileCase{name: "term-read-missing-mcp", input: hMcpCall("fs.read", hMcpArgs("path", "no\x1b[31mred.txt")), exit: 4, want: []string{`control character|\\x1b|\\u001b`}})
 
 	// Shapes that were quadratic: each must finish well inside the bound.
