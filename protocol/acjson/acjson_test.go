@@ -111,6 +111,12 @@ func TestShapeErrors(t *testing.T) {
 		{"check without name", `{"type": "check_program", "program_operations": [{"terminal": true}]}`, 50, "names no program", "", true},
 		{"check with file ops", `{"type": "check_program", "file_operations": [{"action_type": "list_tree", "path": "."}]}`, 46, "carries file_operations", "", true},
 		{"finish with ops", `{"type": "finish", "file_operations": [{"action_type": "list_tree", "path": "."}]}`, 39, "finish step carries operations", "", true},
+		// A field missing because the model named it otherwise: the hint
+		// names what it wrote, and the field it probably meant.
+		{"file_path for path", `{"file_operations": [{"action_type": "delete_file", "file_path": "a"}]}`, 22, "no path", `"file_path" is not a field of a file operation (did you mean "path"?)`, true},
+		{"content for file_content", `{"file_operations": [{"action_type": "create_file", "path": "a", "contents": "x"}]}`, 22, "no file_content", `"contents" is not a field of a file operation`, true},
+		{"old for old_content", `{"file_operations": [{"action_type": "replace_file", "path": "a", "modify_content": [{"old": "a", "new": "b"}]}]}`, 86, "no old_content", `"old" is not a field of a modify_content entry (did you mean "old_content"?), nor is "new" (did you mean "new_content"?)`, true},
+		{"action for action_type", `{"file_operations": [{"action": "delete_file", "path": "a"}]}`, 22, "no action_type", `"action" is not a field of a file operation (did you mean "action_type"?)`, true},
 		{"duplicate field", `{"file_operations": [{"action_type": "delete_file", "path": "a", "path": "b"}]}`, 66, `"path" appears twice`, "keep one", true},
 	}
 	for _, tc := range tests {

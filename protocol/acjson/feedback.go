@@ -159,6 +159,12 @@ func answerFor(r step.Result) answer {
 		a.Repairs = r.Step.Repairs
 	}
 	if pe := r.ParseErr; pe != nil {
+		if u, ok := pe.Source.(*Unread); ok {
+			if a.Metadata.StepID == "" {
+				a.Metadata.StepID = u.StepID
+			}
+			a.Metadata.Reason = u.Reason
+		}
 		a.Metadata.Summary = "the block could not be read; nothing of it was applied"
 		a.Error = withHint(fmt.Sprintf("line %d, column %d: %s", pe.Pos.Line, pe.Pos.Col, pe.Msg), pe.Fix)
 		if pe.Quote != "" {

@@ -98,3 +98,19 @@ func TestFeedbackGolden(t *testing.T) {
 		}
 	}
 }
+
+// A block whose shape is wrong but whose metadata could be read is
+// answered with the model's own step_id and reason: the model tells its
+// blocks apart by them, and the result of an unreadable block has no id.
+func TestFeedbackUnreadableKeepsTheStepID(t *testing.T) {
+	items := Parse([]byte("#####--\n" + `{"metadata": {"step_id": "x1", "reason": "rename greet"}, "file_operations": [{"action_type": "replace_file", "file_path": "a.go"}]}` + "\n--#####\n"))
+	if len(items) != 1 || items[0].Err == nil {
+		t.Fatalf("items %+v", items)
+	}
+	out := string(Feedback([]step.Result{{ParseErr: items[0].Err, Status: step.StatusFailed}}))
+	for _, want := range []string{`"step_id": "x1"`, `"reason": "rename greet"`, `the block could not be read`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("feedback lacks %s:\n%s", want, out)
+		}
+	}
+}

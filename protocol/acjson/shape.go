@@ -19,6 +19,11 @@ type Source struct {
 	Actions []string // the action_type of each op, in the order of Step.Ops
 }
 
+// Unread is what the metadata of a block that could not be read said, in
+// step.ParseError.Source: the answer carries the model's own step_id and
+// reason ("" where the block gave none, or the error came first).
+type Unread struct{ StepID, Reason string }
+
 // The action types and what they become.
 var actions = map[string]step.OpKind{
 	"create_file":      step.OpWrite,
@@ -60,6 +65,14 @@ func build(root *tjson.Node, n int, at step.Pos, repairs []step.Repair) (st *ste
 			se, ok := r.(shapeError)
 			if !ok {
 				panic(r)
+			}
+			if st != nil {
+				// What the metadata said before the wrong field, so that
+				// the answer carries the model's own step_id and reason.
+				se.err.Source = &Unread{StepID: st.ID, Reason: st.Reason}
+				if st.ID == fmt.Sprintf("step-%d", n) {
+					se.err.Source.(*Unread).StepID = ""
+				}
 			}
 			st, perr = nil, se.err
 		}
@@ -165,6 +178,24 @@ func (b *builder) fields(obj *tjson.Node, where string, known map[string]bool) {
 	}
 }
 
+// strays names the unknown fields of obj, for the hint of a missing field:
+// the model mostly wrote it under another name ("file_path", "old"), and
+// is told which of its fields was not read, and what it probably meant.
+func strays(obj *tjson.Node, where string, known map[string]bool) string {
+	var b strings.Builder
+	for _, m := range obj.Members {
+		if _, ok := known[m.Key]; ok {
+			continue
+		}
+		if b.Len() == 0 {
+			fmt.Fprintf(&b, "; %q is not a field of %s%s", m.Key, where, suggest(m.Key, known))
+		} else {
+			fmt.Fprintf(&b, ", nor is %q%s", m.Key, suggest(m.Key, known))
+		}
+	}
+	return b.String()
+}
+
 // suggest names a known field that an unknown one probably meant
 // (suggest.Closest), among the fields the place uses.
 func suggest(key string, known map[string]bool) string {
@@ -221,7 +252,7 @@ func (b *builder) fileOp(n *tjson.Node) (string, step.Op) {
 	b.fields(n, "a file operation", fileOpFields)
 	at := n.Get("action_type")
 	if at == nil {
-		b.fail(n.Pos, "the file operation has no action_type", "add \"action_type\": one of "+knownActions)
+		b.fail(n.Pos, "the file operation has no action_type", "add \"action_type\": one of "+knownActions+strays(n, "a file operation", fileOpFields))
 	}
 	action := b.str(n, "action_type")
 	kind, ok := actions[action]
@@ -238,13 +269,13 @@ func (b *builder) fileOp(n *tjson.Node) (string, step.Op) {
 		if p != nil {
 			where = p.Pos
 		}
-		b.fail(where, fmt.Sprintf("the %s operation has no path", action), `add "path": "dir/file.ext", relative to the repository root`)
+		b.fail(where, fmt.Sprintf("the %s operation has no path", action), `add "path": "dir/file.ext", relative to the repository root`+strays(n, "a file operation", fileOpFields))
 	}
 	op.Path = b.str(n, "path")
 	switch action {
 	case "create_file":
 		if n.Get("file_content") == nil {
-			b.fail(n.Pos, "create_file has no file_content", `add "file_content": the whole file ("" for an empty file)`)
+			b.fail(n.Pos, "create_file has no file_content", `add "file_content": the whole file ("" for an empty file)`+strays(n, "a file operation", fileOpFields))
 		}
 		op.Content, op.HasContent = []byte(b.str(n, "file_content")), true
 		b.unused(n, action, "modify_content")
@@ -287,7 +318,7 @@ func (b *builder) replace(n *tjson.Node, op *step.Op) {
 			at = mc.Pos
 		}
 		b.fail(at, "replace_file has nothing to replace",
-			`add "modify_content": [{"identifier": ..., "old_content": ..., "new_content": ...}], or "file_content" to replace the whole file`)
+			`add "modify_content": [{"identifier": ..., "old_content": ..., "new_content": ...}], or "file_content" to replace the whole file`+strays(n, "a file operation", fileOpFields))
 	}
 }
 
@@ -297,7 +328,7 @@ func (b *builder) edit(n *tjson.Node) step.Edit {
 	e := step.Edit{Identifier: b.str(n, "identifier"), Pos: step.Pos(n.Pos)}
 	old := n.Get("old_content")
 	if old == nil {
-		b.fail(n.Pos, "the modify_content entry has no old_content", `add "old_content": the exact text to replace, with 1-3 lines of context`)
+		b.fail(n.Pos, "the modify_content entry has no old_content", `add "old_content": the exact text to replace, with 1-3 lines of context`+strays(n, "a modify_content entry", editFields))
 	}
 	// An empty old_content, or one equal to new_content, is read as written:
 	// the matcher refuses it with its typed error (exit 1), as in every
@@ -305,7 +336,7 @@ func (b *builder) edit(n *tjson.Node) step.Edit {
 	e.Old = b.str(n, "old_content")
 	nw := n.Get("new_content")
 	if nw == nil {
-		b.fail(n.Pos, "the modify_content entry has no new_content", `add "new_content": the text that replaces old_content ("" to delete it)`)
+		b.fail(n.Pos, "the modify_content entry has no new_content", `add "new_content": the text that replaces old_content ("" to delete it)`+strays(n, "a modify_content entry", editFields))
 	}
 	e.New = b.str(n, "new_content")
 	return e
