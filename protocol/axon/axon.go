@@ -30,6 +30,7 @@ package axon
 import (
 	"fmt"
 	"github.com/autocoder/autocoder/step"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -111,25 +112,50 @@ func planTitle(before []byte) string {
 	if strings.HasPrefix(para, "```") || strings.HasPrefix(para, "~~~") || strings.HasPrefix(para, ">") || strings.HasPrefix(para, "|") {
 		return ""
 	}
-	sentence := strings.TrimSuffix(para, ":")
-	for i, r := range para {
-		if strings.ContainsRune(".!?。！？", r) && (i+len(string(r)) == len(para) || para[i+len(string(r))] == ' ' || r >= 0x3000) {
-			sentence = strings.TrimSpace(para[:i])
-			break
-		}
-	}
-	// An acknowledgement says nothing about the plan.
-	low := strings.ToLower(sentence)
-	for _, ack := range []string{"sure", "ok", "okay", "certainly", "of course", "here is", "here's", "here are", "below is", "the following", "好的", "好", "当然", "以下"} {
-		if low == ack || strings.HasPrefix(low, ack+" ") || strings.HasPrefix(low, ack+",") || strings.HasPrefix(low, ack+"，") {
-			return ""
-		}
-	}
-	if utf8.RuneCountInString(sentence) < 6 {
+	// A list item ("1. Create the config:", "- then the test") names its
+	// own acts, not the whole plan's.
+	if listItem.MatchString(para) {
 		return ""
 	}
-	return sentence
+	// The first sentence that says what the plan does: an acknowledgement
+	// ("Sure!", "Okay, ", "好的，") is passed over, and a sentence that
+	// only introduces what follows ("Here is the plan") says nothing.
+	rest := strings.TrimSuffix(para, ":")
+	for n := 0; rest != "" && n < 3; n++ {
+		sentence := rest
+		rest = ""
+		for i, r := range sentence {
+			if strings.ContainsRune(".!?。！？", r) && (i+len(string(r)) == len(sentence) || sentence[i+len(string(r))] == ' ' || r >= 0x3000) {
+				sentence, rest = strings.TrimSpace(sentence[:i]), strings.TrimSpace(sentence[i+len(string(r)):])
+				break
+			}
+		}
+		sentence = strings.TrimSuffix(sentence, ":")
+		for _, ack := range []string{"sure", "okay", "ok", "certainly", "of course", "alright", "absolutely", "好的", "好", "当然", "可以"} {
+			if low := strings.ToLower(sentence); strings.HasPrefix(low, ack) {
+				after := sentence[len(ack):]
+				if after == "" || strings.HasPrefix(after, ",") || strings.HasPrefix(after, "，") || strings.HasPrefix(after, " ") {
+					sentence = strings.TrimSpace(strings.TrimLeft(after, ",， "))
+					break
+				}
+			}
+		}
+		low := strings.ToLower(sentence)
+		intro := false
+		for _, p := range []string{"here is", "here's", "here are", "below is", "the following", "以下"} {
+			if strings.HasPrefix(low, p) {
+				intro = true
+			}
+		}
+		if !intro && utf8.RuneCountInString(sentence) >= 6 {
+			return sentence
+		}
+	}
+	return ""
 }
+
+// listItem matches the start of a Markdown list item.
+var listItem = regexp.MustCompile(`^(\d+[.)]|[-*+])\s`)
 
 // planStart finds the first act block of text, read with both fence
 // characters the way Markdown would, so that an act quoted inside a ```

@@ -348,6 +348,15 @@ func TestPlanTitle(t *testing.T) {
 		{"I'll add a login form to the app. It has two fields.\n\n" + act, "I'll add a login form to the app"},
 		{"Rename the helper so\nit reads better:\n" + act, "Rename the helper so it reads better"},
 		{"Sure! Here is the plan.\n\n" + act, ""},
+		// An acknowledgement before the sentence that says what the plan
+		// does is passed over, not taken for the whole paragraph.
+		{"Certainly. I'll add a greeting function.\n\n" + act, "I'll add a greeting function"},
+		{"Okay, let me add the greeting.\n\n" + act, "let me add the greeting"},
+		{"Sure! Here's the plan to add a greeting:\n\n" + act, ""},
+		{"好的，我来给 greet 加上默认参数。\n" + act, "我来给 greet 加上默认参数"},
+		// A list item names its own acts, not the plan's.
+		{"1. Create the config:\n\n" + act, ""},
+		{"- Sure. Write the file.\n" + act, ""},
 		{"好的。\n\n" + act, ""},
 		{"修复登录表单的校验。然后测试。\n" + act, "修复登录表单的校验"},
 		{"Example:\n```\ncode\n```\n" + act, ""},
