@@ -47,6 +47,15 @@ type Config struct {
 	Model      string
 	MaxRetries int  // retries of a 429, a 5xx or a lost connection, with backoff
 	NoStream   bool // ask for whole answers instead of a stream
+	// MaxAnswerBytes caps one answer's text (0: DefaultMaxAnswerBytes);
+	// the HTTP body that carries it is capped at a multiple of it (see
+	// bodyCap). A larger answer is refused, as apply refuses a larger
+	// response: a server may send without end.
+	MaxAnswerBytes int64
+	// IdleTimeout is how long the API may send nothing, before its answer
+	// starts or in the middle of it, before the request is given up
+	// (0: DefaultIdleTimeout).
+	IdleTimeout time.Duration
 
 	System    string // the system prompt
 	MaxTurns  int    // stop after this many answers (0: no limit)

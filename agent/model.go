@@ -40,6 +40,8 @@ type client struct {
 	keyEnv string // the variable that holds the key ("" unknown)
 	base   string // the base URL, for hints
 	noKey  bool   // that variable is empty
+	max    int64  // the cap of one answer's text
+	key    string // the API key, never shown (see redact)
 }
 
 func newClient(c Config) *client {
@@ -51,8 +53,17 @@ func newClient(c Config) *client {
 		// Retry-After; a 401 or 404 is never retried.
 		option.WithMaxRetries(c.MaxRetries),
 	}
+	max := c.MaxAnswerBytes
+	if max <= 0 {
+		max = DefaultMaxAnswerBytes
+	}
+	idle := c.IdleTimeout
+	if idle <= 0 {
+		idle = DefaultIdleTimeout
+	}
+	opts = append(opts, limits(max, idle))
 	return &client{api: openai.NewClient(opts...), model: c.Model, stream: !c.NoStream, keyEnv: c.APIKeyEnv, noKey: c.APIKey == "",
-		base: strings.TrimRight(c.BaseURL, "/")}
+		base: strings.TrimRight(c.BaseURL, "/"), max: max, key: c.APIKey}
 }
 
 func (c *client) params(msgs []Message) openai.ChatCompletionNewParams {
@@ -85,6 +96,9 @@ func (c *client) complete(ctx context.Context, msgs []Message, out io.Writer) (t
 			return "", Usage{}, false, &ModelError{Msg: "the model's answer has no choices", Fix: "check that the server speaks the OpenAI chat completions API"}
 		}
 		text := res.Choices[0].Message.Content
+		if int64(len(text)) > c.max {
+			return "", Usage{}, false, c.tooLarge(&AnswerTooLargeError{Max: c.max})
+		}
 		io.WriteString(out, text)
 		return text, usageOf(res.Usage.PromptTokens, res.Usage.CompletionTokens, msgs, text), res.Choices[0].FinishReason == "length", nil
 	}
@@ -102,6 +116,9 @@ func (c *client) complete(ctx context.Context, msgs []Message, out io.Writer) (t
 		for _, choice := range ch.Choices {
 			if choice.Index != 0 {
 				continue
+			}
+			if int64(b.Len()+len(choice.Delta.Content)) > c.max {
+				return "", Usage{}, false, c.tooLarge(&AnswerTooLargeError{Max: c.max})
 			}
 			b.WriteString(choice.Delta.Content)
 			io.WriteString(out, choice.Delta.Content)
@@ -174,8 +191,20 @@ func (c *client) apiError(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
 	}
+	var big *AnswerTooLargeError
+	if errors.As(err, &big) {
+		return c.tooLarge(big)
+	}
+	var silent *IdleError
+	if errors.As(err, &silent) {
+		return &ModelError{Msg: silent.Error(), Fix: "nothing of this answer was applied; check that the server at " + c.base +
+			" is working and run the command again, or raise [model] idle_timeout in autocoder.toml if it needs longer before it answers"}
+	}
 	var ae *openai.Error
 	if !errors.As(err, &ae) {
+		if s := err.Error(); s != c.redact(s) {
+			err = errors.New(c.redact(s))
+		}
 		return &ModelError{Msg: "no answer from the model", Err: err,
 			Fix: "check OPENAI_BASE_URL (or [model] base_url) and that the server is running"}
 	}
@@ -183,6 +212,7 @@ func (c *client) apiError(ctx context.Context, err error) error {
 	if detail == "" {
 		detail = strings.TrimSpace(ae.RawJSON())
 	}
+	detail = c.redact(detail)
 	me := &ModelError{Status: ae.StatusCode, Msg: fmt.Sprintf("the model API answered %d %s", ae.StatusCode, http.StatusText(ae.StatusCode))}
 	if detail != "" {
 		me.Msg += ": " + detail
@@ -204,6 +234,24 @@ func (c *client) apiError(ctx context.Context, err error) error {
 		me.Fix = "the request was refused as sent; the message above is the server's"
 	}
 	return me
+}
+
+// redact hides the API key in text from the server (an error that quotes
+// the request): the run's errors are printed and saved with its record. A
+// key too short to be a secret ("ollama", "x" for a local server) stays,
+// as replacing it would garble the text.
+func (c *client) redact(text string) string {
+	if len(c.key) < 8 {
+		return text
+	}
+	return strings.ReplaceAll(text, c.key, "[the API key]")
+}
+
+// tooLarge is the run's error for an answer past its cap: nothing of it
+// was applied.
+func (c *client) tooLarge(err *AnswerTooLargeError) error {
+	return &ModelError{Msg: err.Error(),
+		Fix: "nothing of this answer was applied; ask for shorter answers (smaller steps), or raise [apply] max_response_bytes in autocoder.toml if the answer is meant to be this large"}
 }
 
 // since formats an elapsed time for the progress line.

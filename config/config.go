@@ -35,7 +35,8 @@ type Apply struct {
 	// read for editing or written: a step that touches a larger file fails.
 	MaxFileBytes int64
 	// MaxResponseBytes (max_response_bytes) is the largest response text
-	// autocoder reads; a larger one is refused before parsing.
+	// autocoder reads; a larger one is refused before parsing, and so is a
+	// model's answer in `autocoder run` once it passes this size.
 	MaxResponseBytes int64
 }
 
@@ -102,6 +103,10 @@ type Model struct {
 	MaxRetries int64
 	// Stream (stream) asks for answers as a stream, shown as they arrive.
 	Stream bool
+	// IdleTimeout (idle_timeout) is how long the API may send nothing,
+	// before an answer starts or in its middle, before the request is given
+	// up (and retried, as a lost connection is).
+	IdleTimeout time.Duration
 }
 
 // Verify is the [verify] table.
@@ -161,15 +166,16 @@ func Default() Config {
 			Timeout: 5 * time.Minute,
 		},
 		Model: Model{
-			BaseURL:    "",
-			APIKeyEnv:  "OPENAI_API_KEY",
-			Name:       "",
-			Dialect:    "autocoder",
-			Lang:       "zh",
-			MaxTurns:   30,
-			MaxTokens:  1000000,
-			MaxRetries: 3,
-			Stream:     true,
+			BaseURL:     "",
+			APIKeyEnv:   "OPENAI_API_KEY",
+			Name:        "",
+			Dialect:     "autocoder",
+			Lang:        "zh",
+			MaxTurns:    30,
+			MaxTokens:   1000000,
+			MaxRetries:  3,
+			Stream:      true,
+			IdleTimeout: 10 * time.Minute,
 		},
 	}
 }

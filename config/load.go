@@ -124,15 +124,16 @@ type file struct {
 		Timeout value `toml:"timeout"`
 	} `toml:"verify"`
 	Model struct {
-		BaseURL    value `toml:"base_url"`
-		APIKeyEnv  value `toml:"api_key_env"`
-		Name       value `toml:"model"`
-		Dialect    value `toml:"dialect"`
-		Lang       value `toml:"lang"`
-		MaxTurns   value `toml:"max_turns"`
-		MaxTokens  value `toml:"max_tokens"`
-		MaxRetries value `toml:"max_retries"`
-		Stream     value `toml:"stream"`
+		BaseURL     value `toml:"base_url"`
+		APIKeyEnv   value `toml:"api_key_env"`
+		Name        value `toml:"model"`
+		Dialect     value `toml:"dialect"`
+		Lang        value `toml:"lang"`
+		MaxTurns    value `toml:"max_turns"`
+		MaxTokens   value `toml:"max_tokens"`
+		MaxRetries  value `toml:"max_retries"`
+		Stream      value `toml:"stream"`
+		IdleTimeout value `toml:"idle_timeout"`
 	} `toml:"model"`
 }
 
@@ -145,7 +146,7 @@ var knownKeys = []string{
 	"programs.max_timeout", "programs.max_output_bytes",
 	"verify", "verify.command", "verify.timeout",
 	"model", "model.base_url", "model.api_key_env", "model.model", "model.dialect", "model.lang",
-	"model.max_turns", "model.max_tokens", "model.max_retries", "model.stream",
+	"model.max_turns", "model.max_tokens", "model.max_retries", "model.stream", "model.idle_timeout",
 }
 
 // loader collects the problems of one file.
@@ -190,6 +191,7 @@ func parse(name string, data []byte) (Config, error) {
 	l.size(f.Model.MaxTokens, "model.max_tokens", &c.Model.MaxTokens)
 	l.count(f.Model.MaxRetries, "model.max_retries", &c.Model.MaxRetries)
 	l.boolean(f.Model.Stream, "model.stream", &c.Model.Stream)
+	l.duration(f.Model.IdleTimeout, "model.idle_timeout", &c.Model.IdleTimeout)
 
 	// Rules between values (timeout within max_timeout) only make sense
 	// once every value has its type; a type error already says enough.

@@ -138,6 +138,7 @@ max_turns = 5
 max_tokens = 9000
 max_retries = 0
 stream = false
+idle_timeout = "4s"
 `)
 	got, err := Load(root)
 	if err != nil {
@@ -149,7 +150,7 @@ stream = false
 		Programs: Programs{Enabled: true, Allow: []string{"make test"}, Env: []string{"CI", "MY_FLAG"}, Timeout: time.Second, MaxTimeout: 2 * time.Second, MaxOutputBytes: 300},
 		Verify:   Verify{Command: "go build ./...", Timeout: 3 * time.Second},
 		Model: Model{BaseURL: "http://localhost:11434/v1", APIKeyEnv: "DEEPSEEK_API_KEY", Name: "qwen2.5-coder", Dialect: "axon",
-			Lang: "en", MaxTurns: 5, MaxTokens: 9000, MaxRetries: 0, Stream: false},
+			Lang: "en", MaxTurns: 5, MaxTokens: 9000, MaxRetries: 0, Stream: false, IdleTimeout: 4 * time.Second},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got  %+v\nwant %+v", got, want)

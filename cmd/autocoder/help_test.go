@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
 
+	"github.com/autocoder/autocoder/config"
 	"github.com/urfave/cli/v2"
 )
 
@@ -51,5 +53,30 @@ func checkExamples(t *testing.T, path []string) {
 	}
 	if n == 0 {
 		t.Errorf("%s: no example runs %q:\n%s", name, name, ex)
+	}
+}
+
+// run's flags that fall back to [model] show the default that applies
+// when neither the flag nor autocoder.toml sets them, not the flag's zero
+// value: "--max-turns N (default: 0)" read as "no limit", and the run
+// stopped at 30.
+func TestRunHelpShowsTheDefaults(t *testing.T) {
+	var out, errw bytes.Buffer
+	if code := run([]string{"autocoder", "run", "--help"}, strings.NewReader(""), &out, &errw); code != 0 {
+		t.Fatalf("exit %d\n%s", code, errw.String())
+	}
+	d := config.Default().Model
+	for _, want := range []string{
+		fmt.Sprintf("--max-turns N      stop after N answers ([model] max_turns) (default: %d)", d.MaxTurns),
+		fmt.Sprintf("([model] max_tokens) (default: %d)", d.MaxTokens),
+		fmt.Sprintf("([model] dialect) (default: %s)", d.Dialect),
+		fmt.Sprintf("([model] lang) (default: %s)", d.Lang),
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("run --help lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "(default: 0)") {
+		t.Errorf("run --help shows a zero default:\n%s", out.String())
 	}
 }

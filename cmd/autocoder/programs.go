@@ -35,6 +35,30 @@ func (p programs) Allowed(pr step.Program) (bool, string) {
 	return p.cfg.ProgramAllowed(pr.Command, args, p.allowAll)
 }
 
+// refusedHint is what the user is told about a program the policy
+// refused: the flag that lets every program run, named for the command
+// (verb: "apply", "run"), and the allow entry that would let this one run,
+// when one would (not for a line the shell would expand, whatever the
+// list says). "" when neither helps (an environment variable refused).
+func (p programs) refusedHint(verb string) func(step.Program) string {
+	return func(pr step.Program) string {
+		if ok, _ := p.cfg.ProgramEnvAllowed(pr.Env); !ok {
+			return ""
+		}
+		h := "to let it run: " + verb + " again with --allow-programs (any program, this run only)"
+		entry := pr.Command
+		if !pr.Shell && len(pr.Args) > 0 {
+			entry += " " + strings.Join(pr.Args, " ")
+		}
+		try := p.cfg
+		try.Programs.Enabled, try.Programs.Allow = true, []string{entry}
+		if ok, _ := (programs{cfg: try}).Allowed(pr); ok {
+			h += fmt.Sprintf(", or allow it under [programs] in autocoder.toml (enabled = true, allow = [%q])", entry)
+		}
+		return h
+	}
+}
+
 func (p programs) Run(ctx context.Context, dir string, pr step.Program) step.ProgramResult {
 	spec := p.spec(dir, pr)
 	r, err := runner.Run(ctx, spec)
@@ -48,6 +72,7 @@ func (p programs) spec(dir string, pr step.Program) runner.Spec {
 		env = append(env, k+"="+v)
 	}
 	sort.Strings(env)
+	env = append(hiddenEnv(p.cfg), env...)
 	return runner.Spec{Command: pr.Command, Args: pr.Args, Shell: pr.Shell || pr.Args == nil, Dir: dir, Env: env,
 		Timeout: p.cfg.ProgramTimeout(pr.Timeout), MaxOutput: p.cfg.Programs.MaxOutputBytes}
 }
@@ -123,13 +148,27 @@ func (lp *liveProgram) Stop() step.ProgramResult {
 	return pr
 }
 
+// hiddenEnv empties, for a program, the variables that hold the model
+// API's key ([model] api_key_env, and OPENAI_API_KEY): programs inherit
+// autocoder's environment, and a program a response runs (or a verify
+// command that runs code the response wrote) could otherwise write the key
+// into a file that becomes a commit, or send it anywhere. A step's own
+// variables come after these and may set them only if the env list allows.
+func hiddenEnv(cfg config.Config) []string {
+	env := []string{"OPENAI_API_KEY="}
+	if k := cfg.Model.APIKeyEnv; k != "" && k != "OPENAI_API_KEY" {
+		env = append(env, k+"=")
+	}
+	return env
+}
+
 // verifier runs the [verify] command of autocoder.toml, or is nil.
 func verifier(cfg config.Config) func(ctx context.Context, root string) (string, error) {
 	if strings.TrimSpace(cfg.Verify.Command) == "" {
 		return nil
 	}
 	return func(ctx context.Context, root string) (string, error) {
-		r, err := runner.Run(ctx, runner.Spec{Command: cfg.Verify.Command, Shell: true, Dir: root,
+		r, err := runner.Run(ctx, runner.Spec{Command: cfg.Verify.Command, Shell: true, Dir: root, Env: hiddenEnv(cfg),
 			Timeout: cfg.Verify.Timeout, MaxOutput: cfg.Programs.MaxOutputBytes})
 		out := string(r.Stdout) + string(r.Stderr)
 		switch {

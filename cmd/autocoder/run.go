@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 const runsDir = "runs"
 
 func runCommand() *cli.Command {
+	def := config.Default().Model
 	return &cli.Command{
 		Name:      "run",
 		Usage:     "drive a model through the loop: prompt, answer, apply, feedback, until it finishes",
@@ -31,12 +33,14 @@ func runCommand() *cli.Command {
 		Description: "Talks to an OpenAI-compatible chat API: OPENAI_BASE_URL (or [model] base_url), the key in\n" +
 			"OPENAI_API_KEY (or the variable [model] api_key_env names), --model (or [model] model).",
 		Flags: []cli.Flag{
+			// The defaults shown are those that apply when neither the flag
+			// nor autocoder.toml sets one, not the flags' zero values.
 			&cli.StringFlag{Name: "model", Usage: "the `MODEL` to ask ([model] model)"},
 			&cli.StringFlag{Name: "base-url", Usage: "the API's base `URL` (OPENAI_BASE_URL, [model] base_url)"},
-			&cli.StringFlag{Name: "dialect", Usage: "the `DIALECT` the model is taught: " + strings.Join(prompt.Dialects, ", ") + " ([model] dialect)"},
-			&cli.StringFlag{Name: "lang", Usage: "the system prompt's `LANGUAGE`: " + strings.Join(prompt.Langs, " or ") + " ([model] lang)"},
-			&cli.IntFlag{Name: "max-turns", Usage: "stop after `N` answers ([model] max_turns)"},
-			&cli.Int64Flag{Name: "max-tokens", Usage: "stop once the run has used `N` tokens ([model] max_tokens)"},
+			&cli.StringFlag{Name: "dialect", Usage: "the `DIALECT` the model is taught: " + strings.Join(prompt.Dialects, ", ") + " ([model] dialect)", DefaultText: def.Dialect},
+			&cli.StringFlag{Name: "lang", Usage: "the system prompt's `LANGUAGE`: " + strings.Join(prompt.Langs, " or ") + " ([model] lang)", DefaultText: def.Lang},
+			&cli.IntFlag{Name: "max-turns", Usage: "stop after `N` answers ([model] max_turns)", DefaultText: strconv.FormatInt(def.MaxTurns, 10)},
+			&cli.Int64Flag{Name: "max-tokens", Usage: "stop once the run has used `N` tokens ([model] max_tokens)", DefaultText: strconv.FormatInt(def.MaxTokens, 10)},
 			&cli.BoolFlag{Name: "no-stream", Usage: "wait for whole answers instead of streaming them ([model] stream)"},
 			&cli.StringFlag{Name: "branch", Usage: "work branch `NAME` (autocoder/ is prepended when missing)"},
 			&cli.BoolFlag{Name: "allow-programs", Usage: "let the model run any program (autocoder.toml [programs] otherwise decides)"},
@@ -55,7 +59,7 @@ func runRun(c *cli.Context) (err error) {
 		return err
 	}
 	defer closeEngine(c, e, &err)
-	ac, err := agentConfig(c, cfg.Model)
+	ac, err := agentConfig(c, cfg)
 	if err != nil {
 		return err
 	}
@@ -91,14 +95,14 @@ func runRun(c *cli.Context) (err error) {
 		return &step.Error{C: step.ClassStepFailed, Msg: fmt.Sprintf("the model did not finish: %s", rep.Stop),
 			Fix: "review what it did (autocoder log), then run again with a larger --max-turns or --max-tokens to go on"}
 	}
-	return programFailure(c.App.ErrWriter, rep)
+	return programFailure(c.App.ErrWriter, rep, programs{cfg: cfg}.refusedHint("run"))
 }
 
 // programFailure is the exit of a run whose model finished: as for apply
 // (failure), 4 when the policy refused a program, 5 when one failed or
 // timed out, in any turn. A failed step is not counted: the model was told
 // and answered it, and the loop goes on after it by design.
-func programFailure(stderr io.Writer, rep *agent.Report) error {
+func programFailure(stderr io.Writer, rep *agent.Report, refusedHint func(step.Program) string) error {
 	var rs []step.Result
 	for _, t := range rep.Turns {
 		for _, r := range t.Results {
@@ -118,8 +122,25 @@ func programFailure(stderr io.Writer, rep *agent.Report) error {
 		}
 		fmt.Fprintf(stderr, "autocoder run: the program %s %s; its answer is in the conversation (autocoder show)\n",
 			termsafe.Escape(p.Name), what)
+		if p.Status == step.ProgramRefused {
+			if h := refusedHint(refusedProgram(rs, p)); h != "" {
+				fmt.Fprintf(stderr, "autocoder: hint: %s\n", h)
+			}
+		}
 	}
 	return err
+}
+
+// refusedProgram is the program of rs whose result is p.
+func refusedProgram(rs []step.Result, p *step.ProgramResult) step.Program {
+	for _, r := range rs {
+		for i := range r.Programs {
+			if &r.Programs[i] == p && r.Step != nil && i < len(r.Step.Programs) {
+				return r.Step.Programs[i]
+			}
+		}
+	}
+	return step.Program{}
 }
 
 // readTask is the task: the arguments as one text, or standard input for -.
@@ -144,7 +165,8 @@ func readTask(c *cli.Context) (string, error) {
 
 // agentConfig is the run's settings: flags, then the environment, then
 // autocoder.toml's [model], then the defaults.
-func agentConfig(c *cli.Context, m config.Model) (agent.Config, error) {
+func agentConfig(c *cli.Context, cfg config.Config) (agent.Config, error) {
+	m := cfg.Model
 	pick := func(vals ...string) string {
 		for _, v := range vals {
 			if v != "" {
@@ -160,6 +182,9 @@ func agentConfig(c *cli.Context, m config.Model) (agent.Config, error) {
 		NoStream:   c.Bool("no-stream") || !m.Stream,
 		MaxTurns:   int(m.MaxTurns),
 		MaxTokens:  m.MaxTokens,
+		// An answer is a response: the cap of apply's.
+		MaxAnswerBytes: cfg.Apply.MaxResponseBytes,
+		IdleTimeout:    m.IdleTimeout,
 	}
 	if m.APIKeyEnv != "" {
 		ac.APIKey, ac.APIKeyEnv = os.Getenv(m.APIKeyEnv), m.APIKeyEnv

@@ -1,0 +1,165 @@
+package agent
+
+// The answer's size and pace: a server may send without end (a stream that
+// never finishes, an event that never ends, a whole answer or an error
+// body without end), or go silent without closing the connection. The text
+// is capped as it is read (complete), and the HTTP body that carries it as
+// it arrives (capBody), so that neither memory nor time grows without
+// bound before the cap is seen; a request that receives nothing for the
+// idle timeout is given up.
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"time"
+
+	"github.com/autocoder/autocoder/step"
+	"github.com/openai/openai-go/v3/option"
+)
+
+// DefaultIdleTimeout is how long the API may send nothing when Config
+// leaves IdleTimeout zero: long enough for a reasoning model that streams
+// nothing while it thinks, or a local model reading a long prompt on a CPU.
+const DefaultIdleTimeout = 10 * time.Minute
+
+// IdleError is a request that received nothing for the idle timeout.
+type IdleError struct{ Idle time.Duration }
+
+func (e *IdleError) Error() string {
+	return fmt.Sprintf("the model API sent nothing for %s", e.Idle)
+}
+
+// Class is internal, as the run's error for it (a ModelError without an
+// HTTP status) is: the server, not the command line, is at fault.
+func (e *IdleError) Class() step.Class { return step.ClassInternal }
+
+// DefaultMaxAnswerBytes is the cap of one answer when Config leaves it
+// zero: apply's default max_response_bytes, 32 MiB.
+const DefaultMaxAnswerBytes = 32 << 20
+
+// AnswerTooLargeError is an answer, or the HTTP body carrying it, past its
+// cap.
+type AnswerTooLargeError struct {
+	Max  int64 // the cap
+	Body bool  // the HTTP body passed its cap (see capBody), not the text
+}
+
+func (e *AnswerTooLargeError) Error() string {
+	if e.Body {
+		return fmt.Sprintf("the model's answer is larger than %d bytes: the API sent more for it than such an answer takes", e.Max)
+	}
+	return fmt.Sprintf("the model's answer is larger than %d bytes", e.Max)
+}
+
+// Class is internal, as the run's error for it (a ModelError without an
+// HTTP status) is: the model's answer, not the command line, is at fault.
+func (e *AnswerTooLargeError) Class() step.Class { return step.ClassInternal }
+
+// limits returns the option that caps every response body of the API for
+// answers of at most max bytes of text (see capBody), and gives up a
+// request (each attempt of it) that receives nothing for idle: no
+// response, or no byte of its body.
+func limits(max int64, idle time.Duration) option.RequestOption {
+	return option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		ctx, cancel := context.WithCancelCause(req.Context())
+		silent := &IdleError{Idle: idle}
+		timer := time.AfterFunc(idle, func() { cancel(silent) })
+		res, err := next(req.WithContext(ctx))
+		if err != nil || res == nil || res.Body == nil {
+			timer.Stop()
+			if context.Cause(ctx) == silent {
+				err = silent
+			}
+			cancel(nil)
+			return res, err
+		}
+		mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type"))
+		b := newCapBody(res.Body, max, mt == "text/event-stream")
+		b.idle, b.timer, b.ctx, b.cancel, b.silent = idle, timer, ctx, cancel, silent
+		res.Body = b
+		return res, nil
+	})
+}
+
+// capBody reads a response body up to its cap, then fails with
+// *AnswerTooLargeError. A whole answer is JSON: its text escaped (a
+// server that escapes every non-ASCII letter as \uXXXX doubles CJK text,
+// triples an emoji), so 4 times the text's cap and a MiB. A stream spends
+// most of its bytes on the JSON around each few bytes of text (150 bytes
+// for a token, more with reasoning text), so its cap only bounds the
+// time a stream without end takes (16 times, and a MiB); its memory is
+// bounded by the cap of one event (the text's cap and a MiB: the client
+// library keeps an event's data lines until the blank line that ends it).
+type capBody struct {
+	rc     io.ReadCloser
+	left   int64
+	max    int64 // the text's cap, for the error
+	stream bool
+	// event counts the bytes of the stream's event being read, line
+	// the bytes of its current line (without a CR).
+	event, line, eventMax int64
+
+	// The idle timeout: each byte read resets timer, which cancels ctx
+	// with silent when it fires (see limits).
+	idle   time.Duration
+	timer  *time.Timer
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	silent *IdleError
+}
+
+func newCapBody(rc io.ReadCloser, max int64, stream bool) *capBody {
+	b := &capBody{rc: rc, max: max, stream: stream, left: 4*max + 1<<20}
+	if stream {
+		b.left, b.eventMax = 16*max+1<<20, max+1<<20
+	}
+	return b
+}
+
+func (b *capBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, &AnswerTooLargeError{Max: b.max, Body: true}
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.rc.Read(p)
+	b.left -= int64(n)
+	if b.timer != nil {
+		if n > 0 {
+			b.timer.Reset(b.idle)
+		}
+		if err != nil && context.Cause(b.ctx) == b.silent {
+			err = b.silent
+		}
+	}
+	if b.stream {
+		for _, c := range p[:n] {
+			switch {
+			case c == '\n' && b.line == 0:
+				b.event = 0 // a blank line ends the event
+			case c == '\n':
+				b.line = 0
+			case c != '\r':
+				b.line++
+				b.event++
+			}
+		}
+		if b.event > b.eventMax {
+			b.left = 0
+			return n, &AnswerTooLargeError{Max: b.max, Body: true}
+		}
+	}
+	return n, err
+}
+
+func (b *capBody) Close() error {
+	if b.timer != nil {
+		b.timer.Stop()
+		defer b.cancel(nil)
+	}
+	return b.rc.Close()
+}
