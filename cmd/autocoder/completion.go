@@ -2,15 +2,23 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"os"
+	"slices"
 	"strings"
+
+	"github.com/autocoder/autocoder/prompt"
 
 	"github.com/urfave/cli/v2"
 )
 
-// Shell completion: urfave/cli answers `autocoder ... --generate-bash-completion`
-// with the commands (or, after a "-", the flags) that may come next
-// (App.EnableBashCompletion); each shell's script asks it on every Tab.
-// fish gets urfave/cli's own static script (App.ToFishCompletion).
+// Shell completion: `autocoder ... --generate-bash-completion` answers
+// with the words that may come next (App.EnableBashCompletion); each
+// shell's script asks it on every Tab. urfave/cli answers for the top
+// level (the commands); completeCommand answers inside a command: a flag
+// being typed, a flag's value, the command's argument, or else its flags.
+// An empty answer means a FILE goes there: each script then completes file
+// names, so that is the one answer that lets a shell offer files.
 
 // completionFlag is the flag urfave/cli answers with completions when it
 // ends a command line.
@@ -57,6 +65,113 @@ _autocoder() {
 compdef _autocoder autocoder
 `
 
+// fishCompletion is the same question, asked by fish's own completion
+// engine (complete -C runs it too); urfave/cli's static fish script offered
+// files where none go and "help" after every command.
+const fishCompletion = `# autocoder completion for fish: autocoder completion fish > ~/.config/fish/completions/autocoder.fish
+function __autocoder_complete
+    set -l words (commandline -opc)
+    set -l cur (commandline -ct)
+    set -l opts
+    if string match -q -- '-*' $cur
+        set opts ($words $cur --generate-bash-completion 2>/dev/null)
+    else
+        set opts ($words --generate-bash-completion 2>/dev/null)
+    end
+    if test (count $opts) -gt 0
+        printf '%s\n' $opts
+    else
+        __fish_complete_path $cur
+    end
+end
+complete -c autocoder -f -a '(__autocoder_complete)'
+`
+
+// completeCommand answers the completion question inside a command. The
+// word before the cursor (urfave/cli's own answer reads it from os.Args
+// too, where the script put it) decides: a flag being typed gets the flags
+// it may become; a flag that takes a value gets its values (nothing: a
+// FILE, or a name the shell cannot know); otherwise the command's next
+// argument is completed (nothing where it is a FILE), and where no
+// argument goes, the flags not given yet.
+func completeCommand(c *cli.Context) {
+	cmd, w := c.Command, c.App.Writer
+	last := ""
+	if n := len(os.Args); n > 2 {
+		last = os.Args[n-2]
+	}
+	if isFlag(last) && !strings.Contains(last, "=") && last != "--" {
+		if !hasFlag(cmd.Flags, last) {
+			cli.DefaultCompleteWithFlags(cmd)(c) // a flag being typed
+			return
+		}
+		if takesValue(cmd.Flags, last) {
+			printWords(w, flagValues[strings.TrimLeft(last, "-")])
+			return
+		}
+	}
+	values, file := argCompletion(c)
+	switch {
+	case file:
+	case values != nil:
+		printWords(w, values)
+	default:
+		for _, f := range cmd.Flags {
+			names := f.Names()
+			if names[0] == "help" || slices.ContainsFunc(names, c.IsSet) {
+				continue
+			}
+			printWords(w, []string{dashes(names[0])})
+		}
+	}
+}
+
+// argCompletion is what goes where a command's next argument goes: one of
+// a fixed list of values, or (file) a FILE whose name the shell completes;
+// neither when no argument goes there.
+func argCompletion(c *cli.Context) (values []string, file bool) {
+	n := c.NArg()
+	switch c.Command.Name {
+	case "apply":
+		return nil, n == 0 && !c.Bool("clipboard") // --clipboard reads no FILE
+	case "parse":
+		return nil, n == 0
+	case "prompt":
+		if n == 0 {
+			return prompt.Dialects, false
+		}
+	case "completion":
+		if n == 0 {
+			return completionShells, false
+		}
+	}
+	return nil, false
+}
+
+// flagValues are the values of the flags that take one from a fixed list.
+var flagValues = map[string][]string{
+	"format":  {"text", "json"},
+	"lang":    prompt.Langs,
+	"dialect": prompt.Dialects,
+}
+
+// hasFlag reports whether a (-x, --name) names one of flags.
+func hasFlag(flags []cli.Flag, a string) bool {
+	name := strings.TrimLeft(a, "-")
+	for _, f := range flags {
+		if slices.Contains(f.Names(), name) {
+			return true
+		}
+	}
+	return false
+}
+
+func printWords(w io.Writer, words []string) {
+	for _, s := range words {
+		fmt.Fprintln(w, s)
+	}
+}
+
 // completionShells are the shells completion writes a script for.
 var completionShells = []string{"bash", "zsh", "fish"}
 
@@ -82,11 +197,7 @@ func completionCommand() *cli.Command {
 			case "zsh":
 				script = zshCompletion
 			case "fish":
-				s, err := c.App.ToFishCompletion()
-				if err != nil {
-					return err
-				}
-				script = s
+				script = fishCompletion
 			default:
 				return &usageError{msg: "no completion for the shell " + sh, try: try}
 			}
