@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
 
+	"github.com/autocoder/autocoder/config"
 	"github.com/autocoder/autocoder/gitops"
 	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/txn"
@@ -21,6 +23,9 @@ import (
 type repoState struct {
 	e         *txn.Engine
 	fromRoots bool
+	// conf is the stat of the repository's autocoder.toml once the engine
+	// was opened with it (nil: absent).
+	conf os.FileInfo
 }
 
 func (r *repoState) close() {
@@ -28,6 +33,20 @@ func (r *repoState) close() {
 		r.e.Close()
 		r.e = nil
 	}
+}
+
+// set keeps e as the session's engine, with the stat of its autocoder.toml.
+func (r *repoState) set(e *txn.Engine, fromRoots bool) {
+	r.e, r.fromRoots = e, fromRoots
+	r.conf, _ = os.Stat(filepath.Join(e.Repo.Root, config.FileName))
+}
+
+// configChanged reports whether the repository's autocoder.toml changed
+// since the engine read it: the engine's policy (denied paths, programs,
+// limits) is then the user's old one, and the session opens it again.
+func (r *repoState) configChanged() bool {
+	now, _ := os.Stat(filepath.Join(r.e.Repo.Root, config.FileName))
+	return (r.conf == nil) != (now == nil) || r.conf != nil && !gitops.Unchanged(r.conf, now)
 }
 
 // NotConfiguredError is a session without a repository: the server was
@@ -59,6 +78,9 @@ func (s *Server) engine(ctx context.Context, ss *sdk.ServerSession) (*txn.Engine
 	if s.rootsStale.Swap(false) && s.repo.fromRoots {
 		s.repo.close() // the client's roots changed: find the repository again
 	}
+	if s.repo.e != nil && s.repo.configChanged() {
+		s.repo.close() // the user changed autocoder.toml: read it again
+	}
 	if s.repo.e != nil {
 		return s.repo.e, nil
 	}
@@ -87,11 +109,11 @@ func (s *Server) engine(ctx context.Context, ss *sdk.ServerSession) (*txn.Engine
 		if err != nil {
 			return nil, withHintErr(err)
 		}
-		s.repo.e = e
+		s.repo.set(e, false)
 		return e, nil
 	}
 	var tried []string
-	if ss != nil {
+	if ss != nil && declaresRoots(ss) {
 		roots, err := listRoots(ctx, ss)
 		for _, dir := range roots {
 			e, err := open(dir)
@@ -102,7 +124,7 @@ func (s *Server) engine(ctx context.Context, ss *sdk.ServerSession) (*txn.Engine
 			if err != nil {
 				return nil, withHintErr(err)
 			}
-			s.repo.e, s.repo.fromRoots = e, true
+			s.repo.set(e, true)
 			return e, nil
 		}
 		if err != nil {
@@ -117,8 +139,18 @@ func (s *Server) engine(ctx context.Context, ss *sdk.ServerSession) (*txn.Engine
 	if err != nil {
 		return nil, withHintErr(err)
 	}
-	s.repo.e = e
+	s.repo.set(e, false)
 	return e, nil
+}
+
+// declaresRoots reports whether the client said at initialize that it has
+// roots. A server may send only the requests a client declared; one that
+// did not (a script writing JSON-RPC lines, a client without roots) does
+// not answer roots/list, and every call would wait for it.
+func declaresRoots(ss *sdk.ServerSession) bool {
+	p := ss.InitializeParams()
+	//lint:ignore SA1019 roots are what today's clients send (see listRoots)
+	return p != nil && p.Capabilities != nil && p.Capabilities.RootsV2 != nil
 }
 
 // listRoots asks the client for its roots (folders it works in), as local

@@ -104,6 +104,12 @@ func (e *BusyError) Class() step.Class { return step.ClassRefused }
 // step that a killed process left in its journal. The engine owns repo from
 // here on: Close closes it.
 func Open(repo *gitops.Repo, opts Options) (*Engine, error) {
+	return OpenContext(context.Background(), repo, opts)
+}
+
+// OpenContext is Open whose wait for another autocoder (opts.LockWait)
+// ends when ctx does (Ctrl-C), with a *CancelledError.
+func OpenContext(ctx context.Context, repo *gitops.Repo, opts Options) (*Engine, error) {
 	if opts.BranchPrefix == "" {
 		opts.BranchPrefix = "autocoder/"
 	}
@@ -134,7 +140,7 @@ func Open(repo *gitops.Repo, opts Options) (*Engine, error) {
 		repo.Close()
 		return nil, err
 	}
-	if err := e.lockWait(context.Background(), opts.LockWait); err != nil {
+	if err := e.lockWait(ctx, opts.LockWait); err != nil {
 		repo.Close()
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package txn_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autocoder/autocoder/gitops"
 	"github.com/autocoder/autocoder/gitops/gittest"
 	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/txn"
@@ -276,4 +278,29 @@ func TestSessionMakesItsFilesAhead(t *testing.T) {
 		t.Errorf("d/b.txt: %q", got)
 	}
 	g.Fsck()
+}
+
+// Opening waits for another autocoder up to LockWait, and a cancelled
+// context (Ctrl-C) ends the wait at once, with nothing taken.
+func TestOpenWaitEndsWithItsContext(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
+	holder := open(t, g.Dir, txn.Options{})
+	repo, err := gitops.Open(g.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	start := time.Now()
+	e, err := txn.OpenContext(ctx, repo, txn.Options{LockWait: 20 * time.Second})
+	var ce *txn.CancelledError
+	if !errors.As(err, &ce) || time.Since(start) > 5*time.Second {
+		if e != nil {
+			e.Close()
+		}
+		t.Fatalf("after %s: %v, want the wait cancelled", time.Since(start), err)
+	}
+	holder.Close()
+	g.AssertClean()
 }

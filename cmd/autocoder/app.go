@@ -54,6 +54,9 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		}
 		return cli.ShowAppHelp(c)
 	}
+	for _, cmd := range app.Commands {
+		cmd.BashComplete = completeCommand // completion.go
+	}
 	wireUsage(app) // usage.go: one line, a hint, exit 2
 	return app
 }
@@ -90,8 +93,15 @@ func openEngineWith(c *cli.Context, branch string, allowPrograms bool) (*txn.Eng
 	if dir == "" {
 		dir = "."
 	}
-	return openEngineAt(c, dir, branch, allowPrograms, 0, false)
+	return openEngineAt(c, dir, branch, allowPrograms, commandLockWait, false)
 }
+
+// commandLockWait is how long a command waits while another autocoder holds
+// the repository: an MCP session holds it only during a call (a few
+// milliseconds, or a program's run), so a command typed beside a working
+// session waits for the call in flight rather than fail; one still held
+// after this is refused, naming the holder.
+const commandLockWait = 5 * time.Second
 
 // openEngineAt opens the engine on the repository that contains dir, with
 // that repository's autocoder.toml; lockWait is how long to wait for
@@ -107,7 +117,7 @@ func openEngineAt(c *cli.Context, dir, branch string, allowPrograms bool, lockWa
 		repo.Close()
 		return nil, cfg, err
 	}
-	e, err := txn.Open(repo, txn.Options{
+	e, err := txn.OpenContext(c.Context, repo, txn.Options{
 		BranchPrefix: cfg.Apply.BranchPrefix,
 		Branch:       branch,
 		MaxFileBytes: cfg.Apply.MaxFileBytes,

@@ -497,3 +497,145 @@ func waitGone(t *testing.T, pid int) {
 	killProcess(pid)
 	t.Fatalf("process %d (started by the program) is still running", pid)
 }
+
+// A client that does not declare the roots capability (a script writing
+// JSON-RPC lines, a client without roots) is never asked for its roots: the
+// specification lets a server send only the requests a client declared,
+// and such a client does not answer one, so each call waited for it.
+func TestMCPClientWithoutRoots(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
+	cmd := exec.Command("autocoder", "mcp")
+	cmd.Dir = g.Dir
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		stdin.Close()
+		cmd.Wait()
+	}()
+	lines := make(chan map[string]any)
+	go func() {
+		dec := json.NewDecoder(stdout)
+		for {
+			var m map[string]any
+			if dec.Decode(&m) != nil {
+				close(lines)
+				return
+			}
+			lines <- m
+		}
+	}()
+	send := func(s string) {
+		if _, err := io.WriteString(stdin, s+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	next := func() map[string]any {
+		select {
+		case m, ok := <-lines:
+			if !ok {
+				t.Fatal("the server closed its output")
+			}
+			return m
+		case <-time.After(3 * time.Second):
+			t.Fatal("no answer within 3 s")
+		}
+		return nil
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"script","version":"1"}}}`)
+	if m := next(); m["id"] != float64(1) || m["result"] == nil {
+		t.Fatalf("initialize: %v", m)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fs_read","arguments":{"path":"a.txt"}}}`)
+	m := next()
+	if m["method"] != nil {
+		t.Fatalf("the server sent the client a request it did not declare: %v", m)
+	}
+	res, _ := m["result"].(map[string]any)
+	if m["id"] != float64(2) || res == nil || res["isError"] == true {
+		t.Fatalf("fs_read: %v", m)
+	}
+	g.AssertClean()
+}
+
+// A command typed beside a session that is working (an undo, a log while
+// the client calls tools) waits for the call in flight instead of failing
+// with "another autocoder is working": the session holds the lock only
+// during a call.
+func TestMCPCommandBesideAWorkingSession(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
+	m := startMCP(t, g.Dir, nil)
+	m.mustCall("fs_write", map[string]any{"path": "x.txt", "mode": "overwrite", "content": "x\n"})
+	stop, done := make(chan struct{}), make(chan int)
+	go func() {
+		calls := 0
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				done <- calls
+				return
+			case <-time.After(20 * time.Millisecond): // a client reading each answer
+			}
+			m.call("fs_write", map[string]any{"path": fmt.Sprintf("f%d.txt", i%5), "mode": "overwrite", "content": fmt.Sprint(i, "\n")})
+			calls++
+		}
+	}()
+	var failed []string
+	for i := 0; i < 20; i++ {
+		if out, err := exec.Command("autocoder", "-C", g.Dir, "log").CombinedOutput(); err != nil {
+			failed = append(failed, string(out))
+		}
+	}
+	close(stop)
+	if calls := <-done; calls < 5 {
+		t.Fatalf("the session made only %d calls meanwhile", calls)
+	}
+	if len(failed) > 0 {
+		t.Fatalf("%d of 20 autocoder log beside the session failed, first:\n%s", len(failed), failed[0])
+	}
+	g.AssertClean()
+	g.Fsck()
+}
+
+// autocoder.toml changed during a session (a path denied, programs turned
+// off) holds from the next call on: a session does not keep a policy the
+// user has since tightened.
+func TestMCPSessionReadsAChangedConfiguration(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n", "autocoder.toml": "[programs]\nenabled = true\nallow = [\"true\"]\n"})
+	m := startMCP(t, g.Dir, nil)
+	m.mustCall("fs_write", map[string]any{"path": "secrets/one.txt", "mode": "overwrite", "content": "1\n"})
+	m.mustCall("shell_exec", map[string]any{"command": "true"})
+
+	g.Write("autocoder.toml", "[paths]\ndeny = [\"secrets/**\"]\n")
+	g.Git("commit", "-qam", "deny secrets, programs off")
+	before := g.Snapshot()
+	if text, isErr := m.call("fs_write", map[string]any{"path": "secrets/two.txt", "mode": "overwrite", "content": "2\n"}); !isErr || !strings.Contains(text, "secrets/**") {
+		t.Fatalf("a write the changed autocoder.toml denies: %v %q", isErr, text)
+	}
+	if text, isErr := m.call("shell_exec", map[string]any{"command": "true"}); !isErr || !strings.Contains(text, "autocoder.toml") {
+		t.Fatalf("a program the changed autocoder.toml no longer allows: %v %q", isErr, text)
+	}
+	g.AssertUnchanged(before)
+
+	// A file that does not parse is said at the call, which changes nothing.
+	g.Write("autocoder.toml", "[paths\n")
+	if text, isErr := m.call("fs_write", map[string]any{"path": "b.txt", "mode": "overwrite", "content": "b\n"}); !isErr || !strings.Contains(text, "autocoder.toml") {
+		t.Fatalf("a call under an autocoder.toml that does not parse: %v %q", isErr, text)
+	}
+	if _, ok := g.Read("b.txt"); ok {
+		t.Fatal("b.txt was written under an autocoder.toml that does not parse")
+	}
+}
