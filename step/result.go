@@ -9,7 +9,7 @@ const (
 	StatusUnchanged Status = "unchanged" // nothing to change: no commit
 	StatusPlanned   Status = "planned"   // --dry-run: would be applied
 	StatusFailed    Status = "failed"    // rolled back, nothing of it remains
-	StatusSkipped   Status = "skipped"   // not tried: an earlier step failed (for an op: an earlier op or step failed); feedback says "not attempted"
+	StatusSkipped   Status = "skipped"   // not tried: an earlier step failed (for an op: an earlier op or step failed, or in a dry run its step fails); feedback says "not attempted"
 	StatusRead      Status = "read"      // a read-only step: feedback, no commit
 	// StatusRolledBack is an op that was done, then undone with its step:
 	// a later op of the step failed, or --atomic or an interrupt took the

@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/autocoder/autocoder/step"
+	"github.com/autocoder/autocoder/suggest"
 	"github.com/autocoder/autocoder/txn/reads"
 
 	"github.com/autocoder/autocoder/checks"
@@ -25,12 +26,23 @@ import (
 type DirtyError struct {
 	Path string
 	Why  string
+	// Untracked is "file" or "folder" when the work in the way is a file
+	// git does not track, or a folder holding some: a plain git stash
+	// leaves them where they are.
+	Untracked string
 }
 
 func (e *DirtyError) Error() string { return fmt.Sprintf("refused %s: %s", e.Path, e.Why) }
 
 // Hint says what to do.
 func (e *DirtyError) Hint() string {
+	if e.Untracked != "" {
+		what := "the untracked file " + e.Path
+		if e.Untracked == "folder" {
+			what = "the untracked files in " + e.Path
+		}
+		return "autocoder never mixes your uncommitted work into a step, nor risks it on rollback: commit, move or stash " + what + " (git stash --include-untracked), then apply again"
+	}
 	return "autocoder never mixes your uncommitted work into a step, nor risks it on rollback: commit or stash your changes to " + e.Path + " (git stash), then apply again"
 }
 
@@ -247,6 +259,7 @@ func (w *workspace) resolve(s *step.Step, res *step.Result) error {
 		r := step.OpResult{Kind: op.Kind, Path: op.Path, To: op.To, Status: step.StatusApplied}
 		err := w.resolveOp(op, &r)
 		if err != nil {
+			w.e.namesLookAlikes(err)
 			r.Status, r.Error, r.Hint = step.StatusFailed, err.Error(), step.HintOf(err)
 			res.Ops = append(res.Ops, r)
 			return &OpError{Op: op, Err: err}
@@ -292,15 +305,21 @@ func (w *workspace) resolveOp(op *step.Op, r *step.OpResult) error {
 	}
 	switch op.Kind {
 	case step.OpWrite:
-		if f.exists {
+		data := written(op, f, nil)
+		switch {
+		case !f.exists:
+			r.Message = "created"
+		case bytes.Equal(data, f.data) && !f.origLink:
+			// A response sent again: "replaced" would tell the model it
+			// changed something.
+			r.Message = "the file already has this content; nothing changed"
+		default:
 			if err := checkElision(rel, f.data, op.Content); err != nil {
 				return err
 			}
 			r.Message = "replaced an existing file"
-		} else {
-			r.Message = "created"
 		}
-		return w.setContent(f, written(op, f, nil))
+		return w.setContent(f, data)
 	case step.OpAppend:
 		if !f.exists && op.MustExist {
 			return &NotFoundError{Path: rel, Fix: "append_file needs an existing file; use write_file to create it"}
@@ -515,7 +534,7 @@ func (w *workspace) untrackedIn(rel string, tracked []string) error {
 		if len(untracked) > 5 {
 			untracked = append(untracked[:5], "…")
 		}
-		return &DirtyError{Path: rel, Why: "the folder holds files git does not track (" + strings.Join(untracked, ", ") + "); undo could not bring them back"}
+		return &DirtyError{Path: rel, Why: "the folder holds files git does not track (" + strings.Join(untracked, ", ") + "); undo could not bring them back", Untracked: "folder"}
 	}
 	return nil
 }
@@ -771,7 +790,7 @@ func (w *workspace) guard(ch []pathChange, ix *gitops.Index) error {
 		case f.origDir:
 			return &DirtyError{Path: c.Path, Why: "it is a folder in the worktree"}
 		case f.origExists && !inIndex:
-			return &DirtyError{Path: c.Path, Why: "it is an untracked file that the step would overwrite"}
+			return &DirtyError{Path: c.Path, Why: "it is an untracked file that the step would overwrite", Untracked: "file"}
 		case !f.origExists && inIndex:
 			return &DirtyError{Path: c.Path, Why: "it is deleted in the worktree but the deletion is not committed"}
 		case f.origExists && (!w.e.matchesBlob(c.Path, f.origData, gitops.Hash(ie.Hash), gitops.Hash(ie.Hash)) || !w.e.sameMode(f.origMode, ie.Mode)):
@@ -786,6 +805,66 @@ func (e *Engine) sameMode(a, b uint32) bool {
 		return true
 	}
 	return a == b
+}
+
+// namesLookAlikes puts in front of the hint of a path that does not exist
+// the tracked files it probably meant: models often guess where a file
+// lies (main.go for cmd/tool/main.go) or how its name is spelt.
+func (e *Engine) namesLookAlikes(err error) {
+	var fix *string
+	var rel string
+	var nf *NotFoundError
+	var rnf *reads.NotFoundError
+	switch {
+	case errors.As(err, &nf):
+		rel, fix = nf.Path, &nf.Fix
+	case errors.As(err, &rnf):
+		rel, fix = rnf.Path, &rnf.Fix
+	default:
+		return
+	}
+	tracked, terr := e.trackedUnder("")
+	if terr != nil || rel == "" {
+		return
+	}
+	// Names compare without their extension, which must be the same: to
+	// Closest, two names that share only ".txt" are alike.
+	ext := path.Ext(rel)
+	stem := func(p string) string { return strings.TrimSuffix(path.Base(p), path.Ext(p)) }
+	var stems []string
+	seen := map[string]bool{}
+	for _, p := range tracked {
+		if b := stem(p); strings.EqualFold(path.Ext(p), ext) && !seen[b] {
+			seen[b] = true
+			stems = append(stems, b)
+		}
+	}
+	meant := suggest.Closest(stem(rel), stems)
+	if meant == "" {
+		return
+	}
+	var alike []string
+	for _, p := range tracked {
+		if p != rel && strings.EqualFold(stem(p), meant) && strings.EqualFold(path.Ext(p), ext) {
+			alike = append(alike, p)
+		}
+	}
+	if len(alike) == 0 {
+		return
+	}
+	sort.SliceStable(alike, func(i, j int) bool { return len(alike[i]) < len(alike[j]) })
+	if len(alike) > 3 {
+		alike = alike[:3]
+	}
+	s := "did you mean " + alike[0]
+	for i, a := range alike[1:] {
+		if i == len(alike)-2 {
+			s += " or " + a
+		} else {
+			s += ", " + a
+		}
+	}
+	*fix = s + "? " + *fix
 }
 
 // trackedUnder lists the index's stage-0 paths below dir (from the index in

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -40,16 +41,19 @@ func (e *Engine) Run(ctx context.Context, items []step.Item, o RunOptions) (resu
 // what its planned steps leave, a moved file in git's rename form. git
 // apply and patch -p1 accept it (the per-op diffs of the results, applied
 // one after the other, patch --dry-run does not: it reads every file patch
-// against the unchanged file).
-func (e *Engine) DryRun(ctx context.Context, items []step.Item) ([]step.Result, string) {
-	return e.run(ctx, items, RunOptions{DryRun: true})
+// against the unchanged file). atomic is --atomic: when a step fails, the
+// run would take every step back, so none is planned and the patch is
+// empty.
+func (e *Engine) DryRun(ctx context.Context, items []step.Item, atomic bool) ([]step.Result, string) {
+	return e.run(ctx, items, RunOptions{DryRun: true, Atomic: atomic})
 }
 
 func (e *Engine) run(ctx context.Context, items []step.Item, o RunOptions) (results []step.Result, patch string) {
 	overlay := map[string]*file{}
 	p := &dryPlan{base: map[string]*file{}, movedFrom: map[string]string{}}
+	failed := false
 	defer func() {
-		if o.DryRun {
+		if o.DryRun && !(failed && o.Atomic) {
 			patch = p.patch(overlay)
 		}
 	}()
@@ -59,7 +63,6 @@ func (e *Engine) run(ctx context.Context, items []step.Item, o RunOptions) (resu
 	// --atomic: a failed run must leave even the redo stack as it was.
 	savedRedo := e.readRedo(start.Branch)
 	notesStart, _, _ := e.Repo.ResolveRef(gitops.NotesRef)
-	failed := false
 	for _, it := range items {
 		if failed {
 			r := step.Result{Status: step.StatusSkipped}
@@ -77,7 +80,7 @@ func (e *Engine) run(ctx context.Context, items []step.Item, o RunOptions) (resu
 		case it.Err != nil:
 			// Among readable blocks, an unreadable one is a failed step
 			// (exit code 1); it is no_block only when no block is readable.
-			r = step.Result{ParseErr: it.Err, Status: step.StatusFailed, Error: it.Err.Error(), Hint: it.Err.Hint(),
+			r = step.Result{ParseErr: it.Err, Status: step.StatusFailed, Error: it.Err.Error(), Hint: step.HintOf(it.Err),
 				Class: step.ClassStepFailed, Reason: step.ReasonInvalid}
 		case o.DryRun:
 			r = e.dryRun(it.Step, overlay, p)
@@ -102,6 +105,23 @@ func (e *Engine) run(ctx context.Context, items []step.Item, o RunOptions) (resu
 			results = append(results, *flushFailed)
 		}
 	}()
+	if failed && o.Atomic && o.DryRun {
+		// --atomic would take back every step it applied: a dry run of it
+		// plans none, and says why.
+		const why = "not applied: a later step fails, and --atomic applies all steps or none (dry run: nothing was changed)"
+		for i := range results {
+			if results[i].Status != step.StatusPlanned {
+				continue
+			}
+			results[i].Status, results[i].Error, results[i].Reason = step.StatusFailed, why, step.ReasonRolledBack
+			for j := range results[i].Ops {
+				if results[i].Ops[j].Status == step.StatusPlanned {
+					results[i].Ops[j].Status, results[i].Ops[j].Message = step.StatusSkipped, why
+				}
+				results[i].Ops[j].Diff = ""
+			}
+		}
+	}
 	interrupted := o.UndoOnCancel && ctx != nil && ctx.Err() != nil
 	if (failed && o.Atomic || interrupted) && !o.DryRun && startErr == nil {
 		err := e.rollbackTo(start)
@@ -318,6 +338,25 @@ func failed(r *step.Result, err error) step.Result {
 	return *r
 }
 
+// notApplied rewrites a dry run's failed step: the ops that passed before
+// the failure were never applied, so they were not rolled back either; they
+// are not applied (skipped) because their step fails, and a step applies
+// whole or not at all.
+func notApplied(r step.Result) step.Result {
+	why := "the step fails after it"
+	if slices.ContainsFunc(r.Ops, func(o step.OpResult) bool { return o.Status == step.StatusFailed }) {
+		why = "a later operation of this step fails"
+	}
+	for i := range r.Ops {
+		if r.Ops[i].Status != step.StatusRolledBack {
+			continue
+		}
+		r.Ops[i].Status = step.StatusSkipped
+		r.Ops[i].Message = "not applied: " + why + ", and a step applies whole or not at all (dry run: nothing was changed)"
+	}
+	return r
+}
+
 // rolledBack marks the ops of r that were done as rolled back: their step
 // was taken back whole, so nothing of them remains and no answer may call
 // them applied.
@@ -516,7 +555,7 @@ func (e *Engine) workBranch(head gitops.Head) (ref string, old gitops.Hash, newH
 // carries the files as earlier steps of the run would leave them.
 func (e *Engine) dryRun(s *step.Step, overlay map[string]*file, p *dryPlan) step.Result {
 	res := step.Result{Step: s, StepID: s.ID}
-	fail := func(err error) step.Result { return failed(&res, err) }
+	fail := func(err error) step.Result { return notApplied(failed(&res, err)) }
 	if s.Finish {
 		res.Status = step.StatusRead
 		return res

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
+	"github.com/autocoder/autocoder/gitops"
 	"github.com/autocoder/autocoder/protocol"
 	"github.com/autocoder/autocoder/protocol/report"
 	"github.com/autocoder/autocoder/step"
@@ -95,7 +97,7 @@ func runApply(c *cli.Context) (err error) {
 		var results []step.Result
 		for _, it := range items {
 			results = append(results, step.Result{ParseErr: it.Err, Status: step.StatusFailed,
-				Error: it.Err.Error(), Hint: it.Err.Hint(), Class: step.ClassNoBlock, Reason: step.ReasonInvalid})
+				Error: it.Err.Error(), Hint: step.HintOf(it.Err), Class: step.ClassNoBlock, Reason: step.ReasonInvalid})
 		}
 		if err := writeFeedback(c, results); err != nil {
 			return err
@@ -111,7 +113,14 @@ func runApply(c *cli.Context) (err error) {
 			return err
 		}
 	} else if c.Bool("dry-run") {
-		results, patch = e.DryRun(c.Context, items)
+		results, patch = e.DryRun(c.Context, items, c.Bool("atomic"))
+		// A dry run shows the plan during a rebase or a merge too; the
+		// user is told that apply itself would be refused until it ends.
+		var ip *gitops.InProgressError
+		if err := e.Repo.InProgress(); errors.As(err, &ip) {
+			fmt.Fprintf(c.App.ErrWriter, "autocoder: warning: apply itself would be refused now: a git %s is in progress (%s exists)\n", ip.State, ip.Marker)
+			fmt.Fprintf(c.App.ErrWriter, "autocoder: hint: finish or abort the %s first (%s), then apply\n", ip.State, ip.Ends)
+		}
 	} else {
 		results = e.Run(c.Context, items, txn.RunOptions{Atomic: c.Bool("atomic")})
 	}
@@ -129,11 +138,13 @@ func runApply(c *cli.Context) (err error) {
 	out := report.Run{Branch: branch, DryRun: c.Bool("dry-run"), Results: results, Code: exitOf(fail), CodeOf: exitCode,
 		Subject: func(s *step.Step) string { return txn.Subject(s, e.Repo.Root) },
 		Patch:   patch, PatchRaw: !stdoutTerminal(c) && c.String("feedback") != "-", Allowed: programs{cfg: cfg, allowAll: c.Bool("allow-programs")}.Allowed,
-		Quiet: c.Bool("quiet")}
+		RefusedHint: programs{cfg: cfg}.refusedHint("apply"),
+		Quiet:       c.Bool("quiet")}
 	if branch != "" && "refs/heads/"+branch != before.Branch {
 		// The run moved HEAD to a new work branch: say from where, and how
 		// the work comes back there.
 		out.SwitchedFrom = strings.TrimPrefix(before.Branch, "refs/heads/")
+		out.Earlier = earlierWorkBranch(e, cfg.Apply.BranchPrefix+out.SwitchedFrom, branch)
 		if !before.Hash.IsZero() {
 			out.StartCommit = before.Hash.String()[:12]
 		}
@@ -151,6 +162,19 @@ func runApply(c *cli.Context) (err error) {
 		out.Text(reportWriter(c), c.App.ErrWriter)
 	}
 	return fail
+}
+
+// earlierWorkBranch is the newest work branch that apply made from the same
+// branch before made (name, then name-2, …, up to made itself), or "".
+func earlierWorkBranch(e *txn.Engine, name, made string) string {
+	if made == name {
+		return ""
+	}
+	earlier := ""
+	for n, b := 2, name; b != made && e.Repo.BranchExists(b); n, b = n+1, fmt.Sprintf("%s-%d", name, n) {
+		earlier = b
+	}
+	return earlier
 }
 
 // reportWriter is where apply's report goes: standard output, or standard

@@ -109,7 +109,7 @@ func interspersed(app *cli.App, args []string) []string {
 		return args
 	}
 	rest := args[i+1:]
-	var flags, plain, tail []string
+	var global, flags, plain, tail []string
 	for j := 0; j < len(rest); j++ {
 		a := rest[j]
 		if a == "--" {
@@ -120,16 +120,27 @@ func interspersed(app *cli.App, args []string) []string {
 			plain = append(plain, a)
 			continue
 		}
+		if isGlobal(app, cmd, a) {
+			// -C DIR after the command, as git users type it: it goes
+			// before the command, where it is defined.
+			global = append(global, a)
+			if takesValue(app.Flags, a) && j+1 < len(rest) {
+				global = append(global, rest[j+1])
+				j++
+			}
+			continue
+		}
 		flags = append(flags, a)
 		if takesValue(cmd.Flags, a) && j+1 < len(rest) {
 			flags = append(flags, rest[j+1])
 			j++
 		}
 	}
-	if len(plain) == 0 || len(flags) == 0 {
+	if len(global) == 0 && (len(plain) == 0 || len(flags) == 0) {
 		return args
 	}
-	out := append([]string{}, args[:i+1]...)
+	out := append([]string{args[0]}, global...)
+	out = append(out, args[1:i+1]...)
 	out = append(out, flags...)
 	if len(tail) > 0 {
 		out = append(out, "--") // what follows it stays an argument
@@ -137,6 +148,23 @@ func interspersed(app *cli.App, args []string) []string {
 	}
 	out = append(out, plain...)
 	return append(out, tail...)
+}
+
+// isGlobal reports whether a is one of app's own flags (-C) that cmd does
+// not define itself (mcp's -C is its --root).
+func isGlobal(app *cli.App, cmd *cli.Command, a string) bool {
+	name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+	has := func(flags []cli.Flag) bool {
+		for _, f := range flags {
+			for _, n := range f.Names() {
+				if n == name {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return has(app.Flags) && !has(cmd.Flags)
 }
 
 // isFlag reports whether a looks like a flag ("-" is standard input).

@@ -32,14 +32,15 @@ func JSON(w io.Writer, v any) error {
 }
 
 // Error writes a failure for people and models: "autocoder: error: what
-// failed: why", then one "autocoder: hint:" line per line of the hint.
+// failed: why", then one "autocoder: hint:" line per line of the hint that
+// holds something (step.HintOf decides whether there is a hint; a blank
+// line inside one, such as a program's output, is no hint line).
 func Error(w io.Writer, msg, hint string) {
 	fmt.Fprintf(w, "autocoder: error: %s\n", msg)
-	if hint == "" {
-		return
-	}
 	for _, line := range strings.Split(hint, "\n") {
-		fmt.Fprintf(w, "autocoder: hint: %s\n", line)
+		if strings.TrimSpace(line) != "" {
+			fmt.Fprintf(w, "autocoder: hint: %s\n", line)
+		}
 	}
 }
 

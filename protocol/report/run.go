@@ -25,6 +25,10 @@ type Run struct {
 	// branch ("" a detached HEAD), StartCommit the commit it started from
 	// ("" none yet); both empty when the run stayed on its branch.
 	SwitchedFrom, StartCommit string
+	// Earlier is the work branch made from SwitchedFrom before this run
+	// made a new one beside it ("" none): said, so that nobody looks for
+	// the new steps there.
+	Earlier string
 	// Patch is a dry run's whole patch (txn.Engine.DryRun): in text, a dry
 	// run's standard output holds it alone, and its step lines go to
 	// standard error. PatchRaw writes it unescaped (standard output is not
@@ -34,6 +38,10 @@ type Run struct {
 	// Allowed is the program policy, to say in a dry run which programs
 	// would run; nil: every program is listed as it would be asked for.
 	Allowed func(step.Program) (bool, string)
+	// RefusedHint is the hint for the user of a program the policy
+	// refused, naming what lets it run (a flag, a key of autocoder.toml);
+	// nil or "": the result's own hint, written for the model.
+	RefusedHint func(step.Program) string
 	// StatusColor colours the status words of the step lines, PatchColor
 	// a dry run's patch: cmd sets them when that output is a terminal and
 	// NO_COLOR is not set (color.go).
@@ -114,26 +122,37 @@ func (r Run) Text(out, errw io.Writer) {
 		// `autocoder apply --dry-run r.md > p.patch` is a patch.
 		out = termsafe.Writer{W: errw}
 	}
-	for _, res := range r.Results {
+	ids := make([]string, len(r.Results))
+	for i, res := range r.Results {
+		ids[i] = res.StepID
+		if res.ParseErr != nil {
+			ids[i] = fmt.Sprintf("(block at line %d)", res.ParseErr.Pos.Line)
+		}
+	}
+	wid := idWidth(ids)
+	for i, res := range r.Results {
 		if r.Quiet && res.Status != step.StatusFailed && step.ProgramTrouble([]step.Result{res}) == nil {
 			continue
 		}
-		id := res.StepID
-		if res.ParseErr != nil {
-			id = fmt.Sprintf("(block at line %d)", res.ParseErr.Pos.Line)
-		}
+		id := ids[i]
 		commit := ""
 		if len(res.Commit) >= 12 {
 			commit = res.Commit[:12]
 		}
 		painter{w: out, on: r.StatusColor}.status(res.Status, 9)
-		fmt.Fprintf(out, "  %-14s %-12s %s\n", id, commit, r.describe(res))
+		fmt.Fprint(out, strings.TrimRight(fmt.Sprintf("  %-*s %-12s %s", wid, id, commit, r.describe(res)), " "), "\n")
 		if res.Status == step.StatusSkipped && res.Error != "" {
 			fmt.Fprintf(out, "    %s\n", res.Error) // why, when it is not an earlier failure: apply -i's skip or quit
 		}
 		if r.DryRun && res.Step != nil && res.Status != step.StatusFailed && res.Status != step.StatusSkipped {
 			for _, pr := range res.Step.Programs {
 				fmt.Fprintf(out, "    program %s\n", r.program(pr))
+			}
+		}
+		outputs := 0
+		for _, op := range res.Ops {
+			if op.Status == step.StatusRead && op.Output != "" {
+				outputs++
 			}
 		}
 		for _, op := range res.Ops {
@@ -149,16 +168,29 @@ func (r Run) Text(out, errw io.Writer) {
 				}
 			}
 			if op.Status == step.StatusRead && op.Output != "" {
+				if outputs > 1 {
+					// Which output is which, when a step reads several.
+					fmt.Fprintf(out, "    %s %s:\n", op.Kind, op.Path)
+				}
 				fmt.Fprint(out, indent(op.Output))
 			}
-			if op.Status == step.StatusRolledBack {
-				// Done, then undone with its failed step: said, so that
-				// nobody takes the file for changed.
+			if op.Status == step.StatusRolledBack ||
+				r.DryRun && res.Status == step.StatusFailed && op.Status == step.StatusSkipped && op.Message != "" {
+				// Done, then undone with its failed step, or in a dry
+				// run not applied because its step fails: said, so that
+				// nobody takes the file for changed (or for one that
+				// would change).
 				fmt.Fprintf(out, "    %s %s: %s\n", op.Kind, op.Path, op.Message)
 			}
 		}
-		for _, pr := range res.Programs {
-			fmt.Fprintf(out, "    program %s: %s (exit code %d)\n", pr.Name, pr.Status, pr.ReturnCode)
+		for i, pr := range res.Programs {
+			switch pr.Status {
+			case step.ProgramRefused, step.ProgramNotAttempted:
+				// It did not run: -1 is no exit code of its.
+				fmt.Fprintf(out, "    program %s: %s (not run)\n", pr.Name, pr.Status)
+			default:
+				fmt.Fprintf(out, "    program %s: %s (exit code %d)\n", pr.Name, pr.Status, pr.ReturnCode)
+			}
 			if pr.Stdout != "" {
 				fmt.Fprint(out, indent(pr.Stdout))
 			}
@@ -171,7 +203,13 @@ func (r Run) Text(out, errw io.Writer) {
 			if pr.Status == step.ProgramRefused {
 				// Not run, while the step's files applied: said where
 				// errors go, with what to do.
-				Error(errw, fmt.Sprintf("step %s: program %s: %s", id, pr.Name, pr.Error), pr.Hint)
+				hint := pr.Hint
+				if r.RefusedHint != nil && res.Step != nil && i < len(res.Step.Programs) {
+					if h := r.RefusedHint(res.Step.Programs[i]); h != "" {
+						hint = h
+					}
+				}
+				Error(errw, fmt.Sprintf("step %s: program %s: %s", id, pr.Name, pr.Error), hint)
 			}
 		}
 		if res.ProgramCommit != "" {
@@ -199,8 +237,16 @@ func (r Run) Text(out, errw io.Writer) {
 				at = " at " + r.StartCommit
 			}
 			fmt.Fprintf(out, "switched to the new work branch %s, made from %s%s\n", r.Branch, from, at)
-			if r.SwitchedFrom != "" {
+			switch {
+			case r.SwitchedFrom != "" && r.StartCommit == "":
+				// An unborn branch: there is nothing to switch to or merge
+				// into; the branch starts at the work.
+				fmt.Fprintf(out, "to bring the work back: git switch -c %s %s\n", r.SwitchedFrom, r.Branch)
+			case r.SwitchedFrom != "":
 				fmt.Fprintf(out, "to bring the work back: git switch %s && git merge %s\n", r.SwitchedFrom, r.Branch)
+			}
+			if r.Earlier != "" {
+				fmt.Fprintf(out, "%s, made from %s before, is left as it was (git switch %s)\n", r.Earlier, r.SwitchedFrom, r.Earlier)
 			}
 		}
 		fmt.Fprintf(out, "work branch: %s (review with git log, drop steps with autocoder undo)\n", r.Branch)
