@@ -84,6 +84,26 @@ func (r *Repo) Upstream(branch string) (name string, tip Hash, ok bool) {
 	return name, h, true
 }
 
+// ResolveCommit returns the commit an abbreviated (or full) hash names,
+// as git rev-parse resolves it; ok is false when it names none, or more
+// than one object.
+func (r *Repo) ResolveCommit(prefix string) (h Hash, ok bool) {
+	for _, c := range prefix {
+		if !strings.ContainsRune("0123456789abcdefABCDEF", c) {
+			return ZeroHash, false
+		}
+	}
+	out, err := r.gitOut("rev-parse", "--verify", "--quiet", "--end-of-options", prefix+"^{commit}")
+	if err != nil {
+		return ZeroHash, false
+	}
+	s := strings.TrimSpace(out)
+	if !plumbing.IsHash(s) {
+		return ZeroHash, false
+	}
+	return plumbing.NewHash(s), true
+}
+
 func (r *Repo) gitOut(args ...string) (string, error) {
 	cmd := exec.Command("git", args...)
 	cmd.Dir = r.Root

@@ -1,6 +1,7 @@
 package txn
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/autocoder/autocoder/gitops"
@@ -16,6 +17,15 @@ type StepInfo = step.CommitInfo
 // commit (a prefix of four or more hex digits), and describes it.
 func (e *Engine) Show(id string) (*StepInfo, error) {
 	branch, entries, err := e.Log()
+	var nothing *NothingError
+	if errors.As(err, &nothing) {
+		// Off a work branch (the work was merged into main, as apply
+		// says to do): a step is still found by its commit.
+		if info, ok, serr := e.showCommit(id); ok || serr != nil {
+			return info, serr
+		}
+		return nil, &NothingError{Why: nothing.Why, Fix: nothing.Fix + "; or give the step's commit: autocoder show COMMIT"}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -27,6 +37,11 @@ func (e *Engine) Show(id string) (*StepInfo, error) {
 		}
 	}
 	if found == nil {
+		// A commit of another branch (an earlier work branch, main after
+		// a merge) is found by its commit too.
+		if info, ok, serr := e.showCommit(id); ok || serr != nil {
+			return info, serr
+		}
 		var ids []string
 		for _, en := range entries {
 			if en.StepID != "" {
@@ -39,6 +54,36 @@ func (e *Engine) Show(id string) (*StepInfo, error) {
 		}
 		return nil, &step.Error{C: step.ClassUsage, Msg: "no step " + id + " on " + branch, Fix: fix}
 	}
+	return e.describe(*found, branch)
+}
+
+// showCommit finds a step by its commit anywhere in the repository; ok is
+// false when id names no commit. A commit that is not a step is an error.
+func (e *Engine) showCommit(id string) (info *StepInfo, ok bool, err error) {
+	if len(id) < 4 {
+		return nil, false, nil
+	}
+	h, ok := e.Repo.ResolveCommit(id)
+	if !ok {
+		return nil, false, nil
+	}
+	c, err := e.Repo.ReadCommit(h)
+	if err != nil {
+		return nil, true, err
+	}
+	en := logEntry(c)
+	if en.Kind != "step" {
+		return nil, true, &step.Error{C: step.ClassUsage, Msg: "commit " + h.String()[:12] + " is not a step of autocoder: it has no Autocoder-Step trailer",
+			Fix: "git log --grep '^Autocoder-Step:' lists the step commits"}
+	}
+	info, err = e.describe(en, "")
+	return info, true, err
+}
+
+// describe is what show tells about the commit of en, on branch ("" when
+// it was found by its commit off a work branch).
+func (e *Engine) describe(en LogEntry, branch string) (*StepInfo, error) {
+	found := &en
 	h := plumbing.NewHash(found.Commit)
 	c, err := e.Repo.ReadCommit(h)
 	if err != nil {

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"unicode/utf8"
 
 	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/termsafe"
@@ -48,13 +49,29 @@ func Log(w io.Writer, branch string, entries []step.LogEntry) {
 		fmt.Fprintf(w, " and %d commit(s) of your own", own)
 	}
 	fmt.Fprintln(w)
-	for _, en := range entries {
-		id := en.StepID
+	ids := make([]string, len(entries))
+	for i, en := range entries {
+		ids[i] = en.StepID
 		if en.Kind == "user" {
-			id = "(yours)"
+			ids[i] = "(yours)"
 		}
-		fmt.Fprintf(w, "%s  %-14s %s  %s\n", en.Commit[:12], id, en.Date, en.Subject)
 	}
+	wid := idWidth(ids)
+	for i, en := range entries {
+		fmt.Fprintf(w, "%s  %-*s %s  %s\n", en.Commit[:12], wid, ids[i], en.Date, en.Subject)
+	}
+}
+
+// idWidth is the width of the step-id column: the usual 14, or the longest
+// id (up to 40) so that the columns after it line up.
+func idWidth(ids []string) int {
+	w := 14
+	for _, id := range ids {
+		if n := utf8.RuneCountInString(id); n > w {
+			w = min(n, 40)
+		}
+	}
+	return w
 }
 
 // UndoneJSON writes what undo --format json does.
@@ -66,8 +83,13 @@ func UndoneJSON(w io.Writer, undone []step.LogEntry) error {
 // put one back.
 func Undone(w io.Writer, undone []step.LogEntry) {
 	w = termsafe.Writer{W: w}
+	ids := make([]string, len(undone))
+	for i, u := range undone {
+		ids[i] = u.StepID
+	}
+	wid := idWidth(ids)
 	for _, u := range undone {
-		fmt.Fprintf(w, "undone  %-14s %s %s\n", u.StepID, u.Commit[:12], u.Subject)
+		fmt.Fprintf(w, "undone  %-*s %s %s\n", wid, u.StepID, u.Commit[:12], u.Subject)
 	}
 	fmt.Fprintln(w, "autocoder redo puts the most recently undone step back")
 }

@@ -51,7 +51,11 @@ func Show(w io.Writer, info *step.CommitInfo, turn *Turn) {
 	// The message, the block and the turn are the response's text (and
 	// the model's): shown, not obeyed.
 	w = termsafe.Writer{W: w}
-	fmt.Fprintf(w, "step %s, commit %s on %s\n", info.StepID, info.Commit, info.Branch)
+	if info.Branch == "" {
+		fmt.Fprintf(w, "step %s, commit %s\n", info.StepID, info.Commit) // found by its commit, off a work branch
+	} else {
+		fmt.Fprintf(w, "step %s, commit %s on %s\n", info.StepID, info.Commit, info.Branch)
+	}
 	fmt.Fprintf(w, "author %s, %s\n\n", info.Author, info.Date)
 	fmt.Fprint(w, indent(strings.TrimRight(info.Message, "\n")+"\n"))
 	fmt.Fprintln(w, "\nfiles:")
