@@ -160,3 +160,115 @@ func TestREADMEHasNoOutsideLinks(t *testing.T) {
 		t.Errorf("the README points out of the repository (../): %q", text[max(0, strings.Index(text, "../")-40):strings.Index(text, "../")+20])
 	}
 }
+
+// TestREADMETestsSection holds the README's "Tests" section to the tree:
+// its -update command names exactly the packages whose tests use the
+// golden files (internal/golden, whose -update flag a package without
+// them does not know, so `go test` of it would fail), its fuzz targets
+// are exactly the tree's, each with its package, and what it says .ci/run
+// does is in .ci/run.
+func TestREADMETestsSection(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	start := strings.Index(readme, "\n## Tests\n")
+	if start < 0 {
+		t.Fatal("the README has no Tests section")
+	}
+	section := readme[start+1:]
+	if end := strings.Index(section[1:], "\n## "); end >= 0 {
+		section = section[:end+1]
+	}
+	section = strings.Join(strings.Fields(section), " ") // lines wrap anywhere
+
+	goldenPkgs := map[string]bool{}
+	fuzz := map[string]bool{} // "FuzzX ./pkg"
+	fuzzRE := regexp.MustCompile(`(?m)^func (Fuzz\w+)\(`)
+	err = filepath.WalkDir("../..", func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, "_test.go") {
+			return err
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		pkg := "./" + filepath.ToSlash(filepath.Dir(strings.TrimPrefix(p, "../../")))
+		if bytes.Contains(src, []byte(`"github.com/autocoder/autocoder/internal/golden"`)) {
+			goldenPkgs[pkg] = true
+		}
+		for _, m := range fuzzRE.FindAllSubmatch(src, -1) {
+			fuzz[string(m[1])+" "+pkg] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	update := regexp.MustCompile("`go test ([^`]*) -update`").FindStringSubmatch(section)
+	if update == nil {
+		t.Fatal("the Tests section has no `go test PACKAGES -update` command")
+	}
+	named := map[string]bool{}
+	for _, p := range strings.Fields(update[1]) {
+		named[p] = true
+		if !goldenPkgs[p] {
+			t.Errorf("the README's -update command names %s, whose tests have no golden files (go test would refuse -update)", p)
+		}
+	}
+	for p := range goldenPkgs {
+		if !named[p] {
+			t.Errorf("the README's -update command leaves out %s, whose tests use golden files", p)
+		}
+	}
+
+	// "`FuzzA` and `FuzzB` (`./pkg`)" or "-fuzz FuzzA ./pkg": each target
+	// is named with its package; every target of the tree, and nothing else.
+	listed := map[string]bool{}
+	groupRE := regexp.MustCompile("((?:`Fuzz\\w+`(?:, | and )?)+) \\(((?:`\\./[\\w/]+`(?:, | and )?)+)\\)")
+	for _, m := range groupRE.FindAllStringSubmatch(section, -1) {
+		for _, f := range regexp.MustCompile(`Fuzz\w+`).FindAllString(m[1], -1) {
+			for _, p := range regexp.MustCompile(`\./[\w/]+`).FindAllString(m[2], -1) {
+				listed[f+" "+p] = true
+			}
+		}
+	}
+	for _, m := range regexp.MustCompile(`-fuzz (Fuzz\w+) (\./[\w/]+)`).FindAllStringSubmatch(section, -1) {
+		listed[m[1]+" "+m[2]] = true
+	}
+	for f := range listed {
+		if !fuzz[f] {
+			t.Errorf("the README names the fuzz target %s, which the tree does not have", f)
+		}
+	}
+	for f := range fuzz {
+		if !listed[f] {
+			t.Errorf("the README does not name the fuzz target %s", f)
+		}
+	}
+
+	ci, err := os.ReadFile("../../.ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for claim, in := range map[string]string{
+		"gofmt":                     "gofmt -l",
+		"`go vet`":                  "go vet ./...",
+		"darwin/arm64":              "darwin/arm64",
+		"windows/amd64":             "windows/amd64",
+		"staticcheck":               "/staticcheck\" ./...",
+		"deadcode":                  "/deadcode\" ./cmd/autocoder",
+		"Xvfb, xclip, zsh and fish": "xvfb xclip zsh fish",
+		"`go test ./...`":           "go test ./...",
+		"`go test -race`":           "go test -race",
+	} {
+		if !strings.Contains(section, claim) {
+			t.Errorf("the Tests section does not say what .ci/run does: %q", claim)
+		}
+		if !strings.Contains(string(ci), in) {
+			t.Errorf("the Tests section says .ci/run does %q, and .ci/run has no %q", claim, in)
+		}
+	}
+}
