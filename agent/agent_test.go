@@ -43,7 +43,7 @@ func setup(t *testing.T, answers ...agenttest.Answer) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := txn.Open(repo, txn.Options{})
+	e, err := txn.Open(context.Background(), repo, txn.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

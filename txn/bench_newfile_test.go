@@ -45,7 +45,7 @@ func openB(b *testing.B, dir string) *txn.Engine {
 	if err != nil {
 		b.Fatal(err)
 	}
-	e, err := txn.Open(repo, txn.Options{SplitIndex: true})
+	e, err := txn.Open(context.Background(), repo, txn.Options{SplitIndex: true})
 	if err != nil {
 		b.Fatal(err)
 	}

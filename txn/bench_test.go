@@ -144,7 +144,7 @@ func benchApply(b *testing.B, l benchLayout) *applyTimes {
 		if err != nil {
 			b.Fatal(err)
 		}
-		e, err := txn.Open(repo, txn.Options{})
+		e, err := txn.Open(context.Background(), repo, txn.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -215,7 +215,7 @@ func runApply(b *testing.B, t *applyTimes, dir string, steps []benchStep) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	e, err := txn.Open(repo, txn.Options{})
+	e, err := txn.Open(context.Background(), repo, txn.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -102,14 +102,9 @@ func (e *BusyError) Class() step.Class { return step.ClassRefused }
 
 // Open takes the repository's autocoder lock and finishes or rolls back a
 // step that a killed process left in its journal. The engine owns repo from
-// here on: Close closes it.
-func Open(repo *gitops.Repo, opts Options) (*Engine, error) {
-	return OpenContext(context.Background(), repo, opts)
-}
-
-// OpenContext is Open whose wait for another autocoder (opts.LockWait)
+// here on: Close closes it. The wait for another autocoder (opts.LockWait)
 // ends when ctx does (Ctrl-C), with a *CancelledError.
-func OpenContext(ctx context.Context, repo *gitops.Repo, opts Options) (*Engine, error) {
+func Open(ctx context.Context, repo *gitops.Repo, opts Options) (*Engine, error) {
 	if opts.BranchPrefix == "" {
 		opts.BranchPrefix = "autocoder/"
 	}

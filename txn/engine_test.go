@@ -20,7 +20,7 @@ func open(t *testing.T, dir string, opts txn.Options) *txn.Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := txn.Open(repo, opts)
+	e, err := txn.Open(context.Background(), repo, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -479,7 +479,7 @@ func TestOneEngineAtATime(t *testing.T) {
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
 	open(t, g.Dir, txn.Options{})
 	repo, _ := gitops.Open(g.Dir)
-	_, err := txn.Open(repo, txn.Options{})
+	_, err := txn.Open(context.Background(), repo, txn.Options{})
 	var busy *txn.BusyError
 	if !errors.As(err, &busy) || !strings.Contains(err.Error(), "pid") || step.ClassOf(err) != step.ClassRefused {
 		t.Fatalf("second engine: %v", err)

@@ -293,7 +293,7 @@ func TestOpenWaitEndsWithItsContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
 	start := time.Now()
-	e, err := txn.OpenContext(ctx, repo, txn.Options{LockWait: 20 * time.Second})
+	e, err := txn.Open(ctx, repo, txn.Options{LockWait: 20 * time.Second})
 	var ce *txn.CancelledError
 	if !errors.As(err, &ce) || time.Since(start) > 5*time.Second {
 		if e != nil {

@@ -102,7 +102,7 @@ func TestRollbackObstacleIsNamedAndTheNextCommandFinishes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := txn.Open(repo, txn.Options{Verify: func(_ context.Context, root string) (string, error) {
+	e, err := txn.Open(context.Background(), repo, txn.Options{Verify: func(_ context.Context, root string) (string, error) {
 		os.Remove(filepath.Join(root, "new.txt"))
 		os.MkdirAll(filepath.Join(root, "new.txt"), 0o777)
 		os.WriteFile(filepath.Join(root, "new.txt", "user.txt"), []byte("user\n"), 0o666)

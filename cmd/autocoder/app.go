@@ -117,7 +117,7 @@ func openEngineAt(c *cli.Context, dir, branch string, allowPrograms bool, lockWa
 		repo.Close()
 		return nil, cfg, err
 	}
-	e, err := txn.OpenContext(c.Context, repo, txn.Options{
+	e, err := txn.Open(c.Context, repo, txn.Options{
 		BranchPrefix: cfg.Apply.BranchPrefix,
 		Branch:       branch,
 		MaxFileBytes: cfg.Apply.MaxFileBytes,
