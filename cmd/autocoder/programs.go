@@ -154,7 +154,10 @@ func (lp *liveProgram) Stop() step.ProgramResult {
 // command that runs code the response wrote) could otherwise write the key
 // into a file that becomes a commit, or send it anywhere. A step's own
 // variables come after these and may set them only if the env list allows.
+// Every program starts with hiddenEnv, so it also seals autocoder's own
+// environment (sealEnviron), where the key still is.
 func hiddenEnv(cfg config.Config) []string {
+	sealEnviron()
 	env := []string{"OPENAI_API_KEY="}
 	if k := cfg.Model.APIKeyEnv; k != "" && k != "OPENAI_API_KEY" {
 		env = append(env, k+"=")
