@@ -117,6 +117,7 @@ func openEngineAt(c *cli.Context, dir, branch string, allowPrograms bool, lockWa
 		repo.Close()
 		return nil, cfg, err
 	}
+	withdrawKeys(cfg) // before git runs for us (txn.Open): see withdrawKeys
 	e, err := txn.Open(c.Context, repo, txn.Options{
 		BranchPrefix: cfg.Apply.BranchPrefix,
 		Branch:       branch,

@@ -3,10 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/autocoder/autocoder/step"
+	"os"
 	"sort"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/autocoder/autocoder/step"
 
 	"github.com/autocoder/autocoder/config"
 	"github.com/autocoder/autocoder/runner"
@@ -158,11 +161,49 @@ func (lp *liveProgram) Stop() step.ProgramResult {
 // environment (sealEnviron), where the key still is.
 func hiddenEnv(cfg config.Config) []string {
 	sealEnviron()
-	env := []string{"OPENAI_API_KEY="}
-	if k := cfg.Model.APIKeyEnv; k != "" && k != "OPENAI_API_KEY" {
+	var env []string
+	for _, k := range keyVars(cfg) {
 		env = append(env, k+"=")
 	}
 	return env
+}
+
+// keyVars are the variables that may hold the model API's key.
+func keyVars(cfg config.Config) []string {
+	vars := []string{"OPENAI_API_KEY"}
+	if k := cfg.Model.APIKeyEnv; k != "" && k != "OPENAI_API_KEY" {
+		vars = append(vars, k)
+	}
+	return vars
+}
+
+// withdrawnKeys holds the values withdrawKeys took out of the environment.
+var withdrawnKeys sync.Map
+
+// withdrawKeys takes the model API's key out of autocoder's environment as
+// soon as autocoder.toml names its variable: every process autocoder
+// starts inherits that environment, git's too, and git runs the hooks a
+// program may have configured (core.fsmonitor, at git status) before
+// hiddenEnv has a say. Nothing but run's request needs the key, and run
+// reads it with apiKey. The environment autocoder started with stays in
+// /proc/PID/environ, which sealEnviron keeps from the user's programs.
+func withdrawKeys(cfg config.Config) {
+	sealEnviron()
+	for _, k := range keyVars(cfg) {
+		if v, ok := os.LookupEnv(k); ok {
+			withdrawnKeys.Store(k, v)
+			os.Unsetenv(k)
+		}
+	}
+}
+
+// apiKey is the value of the variable name, which withdrawKeys may have
+// taken out of the environment.
+func apiKey(name string) string {
+	if v, ok := withdrawnKeys.Load(name); ok {
+		return v.(string)
+	}
+	return os.Getenv(name)
 }
 
 // verifier runs the [verify] command of autocoder.toml, or is nil.

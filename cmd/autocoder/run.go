@@ -187,7 +187,7 @@ func agentConfig(c *cli.Context, cfg config.Config) (agent.Config, error) {
 		IdleTimeout:    m.IdleTimeout,
 	}
 	if m.APIKeyEnv != "" {
-		ac.APIKey, ac.APIKeyEnv = os.Getenv(m.APIKeyEnv), m.APIKeyEnv
+		ac.APIKey, ac.APIKeyEnv = apiKey(m.APIKeyEnv), m.APIKeyEnv
 	}
 	if c.IsSet("max-turns") {
 		ac.MaxTurns = c.Int("max-turns")
