@@ -223,7 +223,11 @@ func (c *ignoreChecker) start() error {
 	}
 	cmd := exec.Command("git", "check-ignore", "-v", "-z", "--stdin", "--non-matching", "--no-index")
 	cmd.Dir = c.r.Root
-	cmd.Env = append(os.Environ(), "GIT_FLUSH=1")
+	// The user's pathspec variables would make every question magic that
+	// check-ignore refuses ("pathspec magic not supported"): the paths are
+	// names (topMagic), so they are turned off.
+	cmd.Env = append(os.Environ(), "GIT_FLUSH=1",
+		"GIT_LITERAL_PATHSPECS=0", "GIT_GLOB_PATHSPECS=0", "GIT_NOGLOB_PATHSPECS=0", "GIT_ICASE_PATHSPECS=0")
 	c.stderr = &lockedBuffer{}
 	cmd.Stderr = c.stderr
 	in, err := cmd.StdinPipe()

@@ -112,3 +112,29 @@ func TestIgnoredPathsAreLiteral(t *testing.T) {
 		}
 	}
 }
+
+// The pathspec variables of the user's environment (GIT_LITERAL_PATHSPECS,
+// which some editors' git front ends set) are not the questions': with any
+// of them git check-ignore refused every path ("pathspec magic not
+// supported by this command"), and every new file's step failed.
+func TestIgnoredWithPathspecVariables(t *testing.T) {
+	for _, v := range []string{"GIT_LITERAL_PATHSPECS", "GIT_GLOB_PATHSPECS", "GIT_NOGLOB_PATHSPECS", "GIT_ICASE_PATHSPECS"} {
+		t.Run(v, func(t *testing.T) {
+			gittest.Isolate(t)
+			g := gittest.NewWithCommit(t, map[string]string{".gitignore": "*.log\n"})
+			t.Setenv(v, "1")
+			r, err := Open(g.Dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			got, err := r.Ignored([]string{"a.log", "a.txt", "*.LOG"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got["a.log"] == nil || got["a.txt"] != nil || got["*.LOG"] != nil {
+				t.Errorf("Ignored = %v, want a.log alone", got)
+			}
+		})
+	}
+}
