@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -173,5 +174,26 @@ func TestErrorsNeverShowTheKey(t *testing.T) {
 				t.Errorf("the server's message is gone: %v", err)
 			}
 		})
+	}
+}
+
+// Token counts a server reports below zero (a broken or lying server) are
+// no counts: the run estimates the turn's tokens instead, so the budget
+// still ends the run. They lowered the run's total, and the budget was
+// never reached.
+func TestNegativeUsageIsNoUsage(t *testing.T) {
+	f := setup(t)
+	answer := create("s1", "a.txt", strings.Repeat("a", 400))
+	f.c.BaseURL = hostileServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		b, _ := json.Marshal(map[string]any{"id": "x", "object": "chat.completion", "created": 0, "model": "m",
+			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": answer}}},
+			"usage":   map[string]any{"prompt_tokens": -1000000, "completion_tokens": 100, "total_tokens": -999900}})
+		w.Write(b)
+	})
+	f.c.NoStream, f.c.MaxTokens, f.c.MaxTurns = true, 50, 5
+	rep, err := f.run(t, context.Background(), nil)
+	if err != nil || rep.Stop != agent.StopBudget || len(rep.Turns) != 1 || rep.Tokens < 50 || !rep.Turns[0].Usage.Estimated {
+		t.Fatalf("stop %s, err %v, %d turns, %d tokens, usage %+v", rep.Stop, err, len(rep.Turns), rep.Tokens, rep.Turns[0].Usage)
 	}
 }
