@@ -346,7 +346,14 @@ func summary(r step.Result) string {
 	case step.StatusPlanned:
 		return "dry run: would be applied; nothing was changed"
 	case step.StatusFailed:
-		return "failed and rolled back: nothing of this step remains"
+		for _, op := range r.Ops {
+			if op.Status == step.StatusRolledBack {
+				return "failed and rolled back: nothing of this step remains"
+			}
+		}
+		// Nothing was done (the first operation failed, or a dry run,
+		// which applies nothing): there was nothing to roll back.
+		return "failed: nothing of this step was applied"
 	case step.StatusSkipped:
 		return "skipped: an earlier step failed"
 	case step.StatusRead:
