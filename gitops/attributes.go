@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"os/user"
 	"path"
 	"path/filepath"
 	"runtime"
@@ -110,17 +111,27 @@ func (r *Repo) gitConfig() map[string]string {
 
 // userConfigFile is a per-user file of git's as git finds it: the
 // configured path (core.attributesFile, core.excludesFile; "~/" is the
-// home folder, and a relative path is relative to the top of the work
+// home folder, "~name/" the user name's, and a relative path is relative to the top of the work
 // tree, where git runs: not to the folder autocoder was started in), else
 // $XDG_CONFIG_HOME/git/<name>, else ~/.config/git/<name>; "" when there is
 // no home folder.
 func (r *Repo) userConfigFile(configured, name string) string {
 	switch {
-	case configured != "" && strings.HasPrefix(configured, "~/"):
-		if h, err := os.UserHomeDir(); err == nil {
-			return filepath.Join(h, configured[2:])
+	case strings.HasPrefix(configured, "~"):
+		// ~/x is the home folder's, ~name/x the home of the user name, as
+		// git's expand_user_path reads them (the user database, not $HOME,
+		// for a name).
+		name, rest, _ := strings.Cut(configured[1:], "/")
+		if name == "" {
+			if h, err := os.UserHomeDir(); err == nil {
+				return filepath.Join(h, rest)
+			}
+			return ""
 		}
-		return ""
+		if u, err := user.Lookup(name); err == nil && u.HomeDir != "" {
+			return filepath.Join(u.HomeDir, rest)
+		}
+		return "" // git cannot expand it either, and reads no file
 	case configured != "" && !filepath.IsAbs(configured):
 		return filepath.Join(r.Root, configured)
 	case configured != "":

@@ -2,6 +2,8 @@ package gitops
 
 import (
 	"fmt"
+	"os/user"
+	"path/filepath"
 	"testing"
 
 	"github.com/autocoder/autocoder/gitops/gittest"
@@ -136,5 +138,22 @@ func TestIgnoredWithPathspecVariables(t *testing.T) {
 				t.Errorf("Ignored = %v, want a.log alone", got)
 			}
 		})
+	}
+}
+
+// A configured path of another user's home ("~name/ignore"), which git
+// expands from the user database, is read there, not taken for a folder
+// named "~name" in the work tree; an unknown user's names no file.
+func TestUserConfigFileOfAnotherUser(t *testing.T) {
+	u, err := user.Current()
+	if err != nil {
+		t.Fatalf("the test needs the current user: %v", err)
+	}
+	r := &Repo{Root: t.TempDir()}
+	if got, want := r.userConfigFile("~"+u.Username+"/git/ignore", "ignore"), filepath.Join(u.HomeDir, "git", "ignore"); got != want {
+		t.Errorf("~%s/git/ignore = %q, want %q", u.Username, got, want)
+	}
+	if got := r.userConfigFile("~no-such-user-of-autocoder/ignore", "ignore"); got != "" {
+		t.Errorf("~no-such-user-of-autocoder/ignore = %q, want no file", got)
 	}
 }
