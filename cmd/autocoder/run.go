@@ -143,6 +143,9 @@ func refusedProgram(rs []step.Result, p *step.ProgramResult) step.Program {
 	return step.Program{}
 }
 
+// maxTaskBytes caps a task read from standard input.
+const maxTaskBytes = 1 << 20
+
 // readTask is the task: the arguments as one text, or standard input for -.
 func readTask(c *cli.Context) (string, error) {
 	try := `Try: autocoder run --model MODEL "add a --verbose flag to cmd/tool"`
@@ -151,9 +154,13 @@ func readTask(c *cli.Context) (string, error) {
 	}
 	task := strings.Join(c.Args().Slice(), " ")
 	if task == "-" {
-		b, err := io.ReadAll(io.LimitReader(c.App.Reader, 1<<20))
+		b, err := io.ReadAll(io.LimitReader(c.App.Reader, maxTaskBytes+1))
 		if err != nil {
 			return "", err
+		}
+		if len(b) > maxTaskBytes {
+			return "", &usageError{msg: fmt.Sprintf("the task is larger than %d bytes", maxTaskBytes),
+				try: "give the model a shorter task, and the files it needs to read as files of the repository"}
 		}
 		task = string(b)
 	}
