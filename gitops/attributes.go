@@ -91,9 +91,9 @@ func (a *Attributes) load() {
 			a.eolCRLF = runtime.GOOS == "windows" // "native"
 		}
 		if gf := a.r.userConfigFile(cfg["core.attributesfile"], "attributes"); gf != "" {
-			a.global = a.readFile(gf, nil, true)
+			a.global = a.readFile(gf, nil, true, false)
 		}
-		a.info = a.readFile(filepath.Join(a.r.CommonDir, "info", "attributes"), nil, true)
+		a.info = a.readFile(filepath.Join(a.r.CommonDir, "info", "attributes"), nil, true, false)
 	})
 }
 
@@ -172,8 +172,18 @@ func (r *Repo) readGitConfig(keys ...string) map[string]string {
 
 // readFile reads one attributes file; rules of folder dir (slash-separated
 // components, nil for the root) match below it only. Lines git would warn
-// about and ignore are ignored.
-func (a *Attributes) readFile(p string, domain []string, macros bool) []gitattributes.MatchAttribute {
+// about and ignore are ignored. What is not a regular file is not read: a
+// .gitattributes of the work tree (tree) that is a symlink, as git does
+// not read one (one to /dev/zero would be read without end), and a named
+// pipe, which would be waited on forever.
+func (a *Attributes) readFile(p string, domain []string, macros, tree bool) []gitattributes.MatchAttribute {
+	stat := os.Stat
+	if tree {
+		stat = os.Lstat
+	}
+	if fi, err := stat(p); err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
 	b, err := os.ReadFile(p)
 	if err != nil {
 		return nil
@@ -202,7 +212,7 @@ func (a *Attributes) dir(d string) []gitattributes.MatchAttribute {
 	if d != "" {
 		domain = strings.Split(d, "/")
 	}
-	rules := a.readFile(filepath.Join(a.r.Root, filepath.FromSlash(d), ".gitattributes"), domain, d == "")
+	rules := a.readFile(filepath.Join(a.r.Root, filepath.FromSlash(d), ".gitattributes"), domain, d == "", true)
 	a.dirs[d] = rules
 	return rules
 }
