@@ -78,6 +78,13 @@ func (e *Error) Hint() string { return e.Fix }
 // the file is reported, joined with errors.Join.
 func Load(root string) (Config, error) {
 	name := filepath.Join(root, FileName)
+	// What is not a regular file (through a symlink too) is not read: a
+	// repository may commit autocoder.toml as a symlink to /dev/zero, read
+	// without end, and a named pipe would be waited on forever.
+	if fi, err := os.Stat(name); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		return Config{}, &Error{File: name, Msg: "not a regular file (a pipe, a device or a socket)",
+			Fix: "make autocoder.toml a file, or remove it to use the defaults"}
+	}
 	data, err := os.ReadFile(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Default(), nil
