@@ -170,6 +170,10 @@ func (r *Repo) readGitConfig(keys ...string) map[string]string {
 	return out
 }
 
+// maxAttrLine is git's ATTR_MAX_LINE_LENGTH: a line as long or longer is
+// ignored.
+const maxAttrLine = 2048
+
 // readFile reads one attributes file; rules of folder dir (slash-separated
 // components, nil for the root) match below it only. Lines git would warn
 // about and ignore are ignored. What is not a regular file is not read: a
@@ -191,6 +195,9 @@ func (a *Attributes) readFile(p string, domain []string, macros, tree bool) []gi
 	var out []gitattributes.MatchAttribute
 	for _, line := range strings.Split(string(b), "\n") {
 		line = strings.TrimSuffix(line, "\r")
+		if len(line) >= maxAttrLine {
+			continue // git: "ignoring overly long attributes line"
+		}
 		m, err := gitattributes.ParseAttributesLine(line, domain, macros)
 		if err != nil || m.Name == "" {
 			continue

@@ -22,7 +22,7 @@ var eolContents = []string{
 // rules in that folder's .gitattributes, "sub/" a folder below it): the
 // plain settings, then priorities (a deeper file, a later line,
 // info/attributes, a macro from the root, an unspecified attribute, an
-// anchored pattern).
+// anchored pattern), then lines too long for git.
 var eolAttrSets = []map[string]string{
 	{},
 	{".gitattributes": "* text\n"},
@@ -44,6 +44,9 @@ var eolAttrSets = []map[string]string{
 	{".gitattributes": "*.txt mytext\n"},
 	{".gitattributes": "* text=auto eol=crlf\nsub/*.txt !eol !text\n"},
 	{".gitattributes": "/c1.txt text eol=crlf\n"},
+	// A line of 2048 bytes or more git ignores (attr.c, ATTR_MAX_LINE_LENGTH).
+	{".gitattributes": "* text eol=crlf " + strings.Repeat("x ", 1100) + "\n"},
+	{".gitattributes": "* text=auto eol=crlf " + strings.Repeat("y", 2026) + "\n"},
 }
 
 // TestConversionIsGits judges ToGit and ToWorktree with git itself, for
