@@ -181,19 +181,24 @@ func TestErrorsNeverShowTheKey(t *testing.T) {
 // no counts: the run estimates the turn's tokens instead, so the budget
 // still ends the run. They lowered the run's total, and the budget was
 // never reached.
+// So are counts whose sum passes the largest int64 (it wrapped below zero).
 func TestNegativeUsageIsNoUsage(t *testing.T) {
-	f := setup(t)
-	answer := create("s1", "a.txt", strings.Repeat("a", 400))
-	f.c.BaseURL = hostileServer(t, func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		b, _ := json.Marshal(map[string]any{"id": "x", "object": "chat.completion", "created": 0, "model": "m",
-			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": answer}}},
-			"usage":   map[string]any{"prompt_tokens": -1000000, "completion_tokens": 100, "total_tokens": -999900}})
-		w.Write(b)
-	})
-	f.c.NoStream, f.c.MaxTokens, f.c.MaxTurns = true, 50, 5
-	rep, err := f.run(t, context.Background(), nil)
-	if err != nil || rep.Stop != agent.StopBudget || len(rep.Turns) != 1 || rep.Tokens < 50 || !rep.Turns[0].Usage.Estimated {
-		t.Fatalf("stop %s, err %v, %d turns, %d tokens, usage %+v", rep.Stop, err, len(rep.Turns), rep.Tokens, rep.Turns[0].Usage)
+	for name, u := range map[string][2]int64{"negative": {-1000000, 100}, "wrapping": {6e18, 6e18}} {
+		t.Run(name, func(t *testing.T) {
+			f := setup(t)
+			answer := create("s1", "a.txt", strings.Repeat("a", 400))
+			f.c.BaseURL = hostileServer(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				b, _ := json.Marshal(map[string]any{"id": "x", "object": "chat.completion", "created": 0, "model": "m",
+					"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": answer}}},
+					"usage":   map[string]any{"prompt_tokens": u[0], "completion_tokens": u[1], "total_tokens": u[0] + u[1]}})
+				w.Write(b)
+			})
+			f.c.NoStream, f.c.MaxTokens, f.c.MaxTurns = true, 50, 5
+			rep, err := f.run(t, context.Background(), nil)
+			if err != nil || rep.Stop != agent.StopBudget || len(rep.Turns) != 1 || rep.Tokens < 50 || !rep.Turns[0].Usage.Estimated {
+				t.Fatalf("stop %s, err %v, %d turns, %d tokens, usage %+v", rep.Stop, err, len(rep.Turns), rep.Tokens, rep.Turns[0].Usage)
+			}
+		})
 	}
 }
