@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/autocoder/autocoder/agent"
+	"github.com/autocoder/autocoder/step"
 )
 
 // hostileServer answers every request with h: an API server that is not
@@ -201,4 +202,23 @@ func TestNegativeUsageIsNoUsage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A base URL with a password in it (a proxy's user:password@host) is
+// named in hints without the password, as Go's own errors name it.
+func TestHintsHideTheBaseURLsPassword(t *testing.T) {
+	f := setup(t)
+	f.srv.SetModels("gpt-x")
+	f.c.BaseURL = strings.Replace(f.srv.URL(), "http://", "http://proxyuser:hunter2secret@", 1)
+	rep, err := f.run(t, context.Background(), nil)
+	var me *agent.ModelError
+	if !errors.As(err, &me) || rep.Stop != agent.StopError || !strings.Contains(me.Hint(), "GET http://proxyuser:xxxxx@") {
+		t.Fatalf("err %v, hint %q", err, step.HintOf(err))
+	}
+	for what, text := range map[string]string{"error": err.Error(), "hint": me.Hint(), "record": rep.Err, "output": f.out.String()} {
+		if strings.Contains(text, "hunter2secret") {
+			t.Errorf("the %s shows the password: %q", what, text)
+		}
+	}
+	f.g.AssertUnchanged(f.before)
 }

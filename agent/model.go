@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -38,7 +39,7 @@ type client struct {
 	model  string
 	stream bool
 	keyEnv string // the variable that holds the key ("" unknown)
-	base   string // the base URL, for hints
+	base   string // the base URL, for hints (shownURL)
 	noKey  bool   // that variable is empty
 	max    int64  // the cap of one answer's text
 	key    string // the API key, never shown (see redact)
@@ -63,7 +64,16 @@ func newClient(c Config) *client {
 	}
 	opts = append(opts, limits(max, idle))
 	return &client{api: openai.NewClient(opts...), model: c.Model, stream: !c.NoStream, keyEnv: c.APIKeyEnv, noKey: c.APIKey == "",
-		base: strings.TrimRight(c.BaseURL, "/"), max: max, key: c.APIKey}
+		base: shownURL(c.BaseURL), max: max, key: c.APIKey}
+}
+
+// shownURL is the base URL as hints name it: without its password (a
+// proxy's user:password@host), as Go's own errors name a URL.
+func shownURL(raw string) string {
+	if u, err := url.Parse(raw); err == nil {
+		raw = u.Redacted()
+	}
+	return strings.TrimRight(raw, "/")
 }
 
 func (c *client) params(msgs []Message) openai.ChatCompletionNewParams {
