@@ -49,7 +49,7 @@ type Config struct {
 	NoStream   bool // ask for whole answers instead of a stream
 	// MaxAnswerBytes caps one answer's text (0: DefaultMaxAnswerBytes);
 	// the HTTP body that carries it is capped at a multiple of it (see
-	// bodyCap). A larger answer is refused, as apply refuses a larger
+	// capBody). A larger answer is refused, as apply refuses a larger
 	// response: a server may send without end.
 	MaxAnswerBytes int64
 	// IdleTimeout is how long the API may send nothing, before its answer

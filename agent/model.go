@@ -158,7 +158,7 @@ func (c *client) complete(ctx context.Context, msgs []Message, out io.Writer) (t
 // reported none, or counts below zero or too large to add (which would
 // lower the run's total and keep the budget from ever ending it).
 func usageOf(prompt, completion int64, msgs []Message, answer string) Usage {
-	if (prompt > 0 || completion > 0) && prompt >= 0 && completion >= 0 && prompt+completion >= 0 {
+	if prompt >= 0 && completion >= 0 && prompt+completion > 0 { // a sum that wraps is below zero
 		return Usage{Prompt: prompt, Completion: completion}
 	}
 	n := 0

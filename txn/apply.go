@@ -36,14 +36,19 @@ func (e *DirtyError) Error() string { return fmt.Sprintf("refused %s: %s", e.Pat
 
 // Hint says what to do.
 func (e *DirtyError) Hint() string {
-	if e.Untracked != "" {
-		what := "the untracked file " + e.Path
-		if e.Untracked == "folder" {
-			what = "the untracked files in " + e.Path
-		}
-		return "autocoder never mixes your uncommitted work into a step, nor risks it on rollback: commit, move or stash " + what + " (git stash --include-untracked), then apply again"
+	return "autocoder never mixes your uncommitted work into a step, nor risks it on rollback: " + e.remedy("apply again")
+}
+
+// remedy is how the user clears the way, then does what next says.
+func (e *DirtyError) remedy(next string) string {
+	if e.Untracked == "" {
+		return "commit or stash your changes to " + e.Path + " (git stash), then " + next
 	}
-	return "autocoder never mixes your uncommitted work into a step, nor risks it on rollback: commit or stash your changes to " + e.Path + " (git stash), then apply again"
+	what := "the untracked file "
+	if e.Untracked == "folder" {
+		what = "the untracked files in "
+	}
+	return "commit, move or stash " + what + e.Path + " (git stash --include-untracked), then " + next
 }
 
 // Class is refused: the user's uncommitted work is never touched.
@@ -856,15 +861,11 @@ func (e *Engine) namesLookAlikes(err error) {
 	if len(alike) > 3 {
 		alike = alike[:3]
 	}
-	s := "did you mean " + alike[0]
-	for i, a := range alike[1:] {
-		if i == len(alike)-2 {
-			s += " or " + a
-		} else {
-			s += ", " + a
-		}
+	s := alike[len(alike)-1]
+	if len(alike) > 1 {
+		s = strings.Join(alike[:len(alike)-1], ", ") + " or " + s
 	}
-	*fix = s + "? " + *fix
+	*fix = "did you mean " + s + "? " + *fix
 }
 
 // trackedUnder lists the index's stage-0 paths below dir (from the index in

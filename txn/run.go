@@ -513,6 +513,37 @@ func checkBranchName(name string) error {
 	return nil
 }
 
+// workBase is what a work branch made from head is named after: its
+// branch, or "detached-" and the commit's first 8 digits.
+func workBase(head gitops.Head) string {
+	if head.Detached() {
+		return "detached-" + head.Hash.String()[:8]
+	}
+	return strings.TrimPrefix(head.Branch, "refs/heads/")
+}
+
+// workBranchName is the name of the nth work branch made from base:
+// prefix+base, then prefix+base-2, prefix+base-3, …
+func workBranchName(prefix, base string, n int) string {
+	if n == 1 {
+		return prefix + base
+	}
+	return fmt.Sprintf("%s%s-%d", prefix, base, n)
+}
+
+// WorkBranchesFrom lists the work branches apply made from base (see
+// workBase), oldest first, as long as they follow on from one another.
+func (e *Engine) WorkBranchesFrom(base string) []string {
+	var names []string
+	for n := 1; ; n++ {
+		name := workBranchName(e.opts.BranchPrefix, base, n)
+		if !e.Repo.BranchExists(name) {
+			return names
+		}
+		names = append(names, name)
+	}
+}
+
 // workBranch decides where a step's commit goes: on the current work
 // branch, or on a new one created from HEAD (also a detached or unborn
 // one). It returns the ref, its current value and what HEAD must say.
@@ -526,14 +557,8 @@ func (e *Engine) workBranch(head gitops.Head) (ref string, old gitops.Hash, newH
 		return head.Branch, head.Hash, head.Raw, nil
 	}
 	if want == "" {
-		base := strings.TrimPrefix(head.Branch, "refs/heads/")
-		if head.Detached() {
-			base = "detached-" + head.Hash.String()[:8]
-		}
-		want = prefix + base
-		for n := 2; e.Repo.BranchExists(want); n++ {
-			want = fmt.Sprintf("%s%s-%d", prefix, base, n)
-		}
+		base := workBase(head)
+		want = workBranchName(prefix, base, len(e.WorkBranchesFrom(base))+1)
 	}
 	if err := checkBranchName(want); err != nil {
 		return "", gitops.ZeroHash, "", err

@@ -68,37 +68,19 @@ func (e *Engine) Log() (branch string, entries []LogEntry, err error) {
 func (e *Engine) onWorkBranch(head gitops.Head) error {
 	if !strings.HasPrefix(head.Branch, "refs/heads/"+e.opts.BranchPrefix) {
 		where := "HEAD is detached at " + head.Hash.String()[:12]
-		base := "detached-" + head.Hash.String()[:8]
-		if head.Branch != "" {
-			base = strings.TrimPrefix(head.Branch, "refs/heads/")
-			where = "HEAD is on branch " + base
+		if !head.Detached() {
+			where = "HEAD is on branch " + workBase(head)
 		}
 		fix := "switch to a work branch first: git branch --list '" + e.opts.BranchPrefix + "*' lists them"
 		// A user who went back to the branch apply started from (to look
 		// around, or to merge) is told the way back to its work branch:
 		// the newest that apply made from there (see workBranch's names).
-		if made := e.madeFrom(base); made != "" {
-			fix = "switch to the work branch made from here first: git switch " + made
+		if made := e.WorkBranchesFrom(workBase(head)); len(made) > 0 {
+			fix = "switch to the work branch made from here first: git switch " + made[len(made)-1]
 		}
 		return &NothingError{Why: "not on a work branch: " + where, Fix: fix}
 	}
 	return nil
-}
-
-// madeFrom returns the newest work branch apply would have named after
-// base (prefix+base, then prefix+base-2, …), or "" when there is none.
-func (e *Engine) madeFrom(base string) string {
-	name := e.opts.BranchPrefix + base
-	if !e.Repo.BranchExists(name) {
-		return ""
-	}
-	for n := 2; ; n++ {
-		next := fmt.Sprintf("%s%s-%d", e.opts.BranchPrefix, base, n)
-		if !e.Repo.BranchExists(next) {
-			return name
-		}
-		name = next
-	}
 }
 
 // history returns up to n (n < 0: all) commits of the work branch head is
@@ -327,10 +309,7 @@ func (e *Engine) moveBranch(kind string, about *gitops.Commit, head gitops.Head,
 		fix := "commit or stash your changes to the step's files (git stash), then run autocoder " + kind + " again"
 		var d *DirtyError
 		if errors.As(err, &d) {
-			fix = "commit or stash your changes to " + d.Path + " (git stash), then run autocoder " + kind + " again"
-			if d.Untracked != "" {
-				fix = "commit, move or stash " + d.Path + ", which git does not track (git stash --include-untracked), then run autocoder " + kind + " again"
-			}
+			fix = d.remedy("run autocoder " + kind + " again")
 		}
 		if kind == "undo" {
 			fix += ", or undo by hand with git revert"

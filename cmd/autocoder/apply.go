@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/autocoder/autocoder/gitops"
@@ -144,7 +145,7 @@ func runApply(c *cli.Context) (err error) {
 		// The run moved HEAD to a new work branch: say from where, and how
 		// the work comes back there.
 		out.SwitchedFrom = strings.TrimPrefix(before.Branch, "refs/heads/")
-		out.Earlier = earlierWorkBranch(e, cfg.Apply.BranchPrefix+out.SwitchedFrom, branch)
+		out.Earlier = earlierWorkBranch(e, out.SwitchedFrom, branch)
 		if !before.Hash.IsZero() {
 			out.StartCommit = before.Hash.String()[:12]
 		}
@@ -164,17 +165,17 @@ func runApply(c *cli.Context) (err error) {
 	return fail
 }
 
-// earlierWorkBranch is the newest work branch that apply made from the same
-// branch before made (name, then name-2, …, up to made itself), or "".
-func earlierWorkBranch(e *txn.Engine, name, made string) string {
-	if made == name {
-		return ""
+// earlierWorkBranch is the newest work branch that apply made from the
+// branch from before made, or "".
+func earlierWorkBranch(e *txn.Engine, from, made string) string {
+	names := e.WorkBranchesFrom(from)
+	switch i := slices.Index(names, made); {
+	case i > 0:
+		return names[i-1]
+	case i < 0 && len(names) > 0:
+		return names[len(names)-1]
 	}
-	earlier := ""
-	for n, b := 2, name; b != made && e.Repo.BranchExists(b); n, b = n+1, fmt.Sprintf("%s-%d", name, n) {
-		earlier = b
-	}
-	return earlier
+	return ""
 }
 
 // reportWriter is where apply's report goes: standard output, or standard

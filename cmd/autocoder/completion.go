@@ -101,7 +101,7 @@ func completeCommand(c *cli.Context) {
 		last = os.Args[n-2]
 	}
 	if isFlag(last) && !strings.Contains(last, "=") && last != "--" {
-		if !hasFlag(cmd.Flags, last) {
+		if findFlag(cmd.Flags, last) == nil {
 			cli.DefaultCompleteWithFlags(cmd)(c) // a flag being typed
 			return
 		}
@@ -153,17 +153,6 @@ var flagValues = map[string][]string{
 	"format":  {"text", "json"},
 	"lang":    prompt.Langs,
 	"dialect": prompt.Dialects,
-}
-
-// hasFlag reports whether a (-x, --name) names one of flags.
-func hasFlag(flags []cli.Flag, a string) bool {
-	name := strings.TrimLeft(a, "-")
-	for _, f := range flags {
-		if slices.Contains(f.Names(), name) {
-			return true
-		}
-	}
-	return false
 }
 
 func printWords(w io.Writer, words []string) {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/autocoder/autocoder/config"
@@ -9,18 +11,32 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// A program reads the key hiddenEnv empties for it in its parent's
+// withdrawKeys, which runs before the engine opens, takes the key out of
+// autocoder's environment (a program then inherits none) and makes
+// autocoder not dumpable: a program reads the key in its parent's
 // environment instead (tr '\0' '\n' < /proc/$PPID/environ) unless
-// autocoder is not dumpable: its /proc files are then root's, and refused
-// to the user's programs (root itself, which may read any process's,
-// cannot be kept out).
-func TestProgramsSealTheEnviron(t *testing.T) {
+// autocoder's /proc files are root's, and refused to the user's programs
+// (root itself, which may read any process's, cannot be kept out). run
+// still reads the key with apiKey.
+func TestWithdrawKeysSealsTheEnviron(t *testing.T) {
+	const name = "AUTOCODER_TEST_WITHDRAWN_KEY"
+	t.Setenv(name, "sk-secret-withdrawn")
+	t.Cleanup(func() { withdrawnKeys.Delete(name) })
 	cfg := config.Default()
-	r := programs{cfg: cfg, allowAll: true}.Run(context.Background(), t.TempDir(), step.Program{Name: "p", Command: "true", Shell: true})
-	if r.Status != "success" {
+	cfg.Model.APIKeyEnv = name
+	withdrawKeys(cfg)
+	if v, ok := os.LookupEnv(name); ok {
+		t.Errorf("%s is still in autocoder's environment: %q", name, v)
+	}
+	if got := apiKey(name); got != "sk-secret-withdrawn" {
+		t.Errorf("apiKey(%s) = %q, want the withdrawn value", name, got)
+	}
+	r := programs{cfg: cfg, allowAll: true}.Run(context.Background(), t.TempDir(),
+		step.Program{Name: "p", Command: "echo key=[$" + name + "]", Shell: true})
+	if r.Status != "success" || strings.TrimSpace(r.Stdout) != "key=[]" {
 		t.Fatalf("program: %+v", r)
 	}
 	if d, err := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0); err != nil || d != 0 {
-		t.Errorf("after a program ran: dumpable %d, %v; want 0: a program of the same user reads the API key in /proc/PPID/environ", d, err)
+		t.Errorf("after withdrawKeys: dumpable %d, %v; want 0: a program of the same user reads the API key in /proc/PPID/environ", d, err)
 	}
 }

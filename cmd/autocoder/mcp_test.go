@@ -52,20 +52,7 @@ func startCommand(t *testing.T, dir string, roots []string, name string, args ..
 // startWith is startCommand with the client's options and protocol version.
 func startWith(t *testing.T, dir string, roots []string, copts *sdk.ClientOptions, version, name string, args ...string) *mcpClient {
 	t.Helper()
-	cmd := exec.Command(name, args...)
-	cmd.Dir = dir
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, stdin, stdout := startPiped(t, dir, name, args...)
 	c := sdk.NewClient(&sdk.Implementation{Name: "autocoder-test", Version: "1"}, copts)
 	var opts *sdk.ClientSessionOptions
 	if version != "" {
@@ -85,6 +72,27 @@ func startWith(t *testing.T, dir string, roots []string, copts *sdk.ClientOption
 	m := &mcpClient{t: t, cs: cs, cmd: cmd, stdin: stdin}
 	t.Cleanup(func() { m.close() })
 	return m
+}
+
+// startPiped starts a server process in dir, with pipes to its standard
+// input and output (its standard error is the test's).
+func startPiped(t *testing.T, dir, name string, args ...string) (*exec.Cmd, io.WriteCloser, io.ReadCloser) {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, stdin, stdout
 }
 
 // close ends the session as a client does that is done: it closes the
@@ -505,20 +513,7 @@ func waitGone(t *testing.T, pid int) {
 func TestMCPClientWithoutRoots(t *testing.T) {
 	gittest.Isolate(t)
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
-	cmd := exec.Command("autocoder", "mcp")
-	cmd.Dir = g.Dir
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, stdin, stdout := startPiped(t, g.Dir, "autocoder", "mcp")
 	defer func() {
 		stdin.Close()
 		cmd.Wait()

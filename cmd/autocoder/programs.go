@@ -75,7 +75,6 @@ func (p programs) spec(dir string, pr step.Program) runner.Spec {
 		env = append(env, k+"="+v)
 	}
 	sort.Strings(env)
-	env = append(hiddenEnv(p.cfg), env...)
 	return runner.Spec{Command: pr.Command, Args: pr.Args, Shell: pr.Shell || pr.Args == nil, Dir: dir, Env: env,
 		Timeout: p.cfg.ProgramTimeout(pr.Timeout), MaxOutput: p.cfg.Programs.MaxOutputBytes}
 }
@@ -151,23 +150,6 @@ func (lp *liveProgram) Stop() step.ProgramResult {
 	return pr
 }
 
-// hiddenEnv empties, for a program, the variables that hold the model
-// API's key ([model] api_key_env, and OPENAI_API_KEY): programs inherit
-// autocoder's environment, and a program a response runs (or a verify
-// command that runs code the response wrote) could otherwise write the key
-// into a file that becomes a commit, or send it anywhere. A step's own
-// variables come after these and may set them only if the env list allows.
-// Every program starts with hiddenEnv, so it also seals autocoder's own
-// environment (sealEnviron), where the key still is.
-func hiddenEnv(cfg config.Config) []string {
-	sealEnviron()
-	var env []string
-	for _, k := range keyVars(cfg) {
-		env = append(env, k+"=")
-	}
-	return env
-}
-
 // keyVars are the variables that may hold the model API's key.
 func keyVars(cfg config.Config) []string {
 	vars := []string{"OPENAI_API_KEY"}
@@ -180,13 +162,17 @@ func keyVars(cfg config.Config) []string {
 // withdrawnKeys holds the values withdrawKeys took out of the environment.
 var withdrawnKeys sync.Map
 
-// withdrawKeys takes the model API's key out of autocoder's environment as
-// soon as autocoder.toml names its variable: every process autocoder
-// starts inherits that environment, git's too, and git runs the hooks a
-// program may have configured (core.fsmonitor, at git status) before
-// hiddenEnv has a say. Nothing but run's request needs the key, and run
-// reads it with apiKey. The environment autocoder started with stays in
-// /proc/PID/environ, which sealEnviron keeps from the user's programs.
+// withdrawKeys takes the model API's key ([model] api_key_env, and
+// OPENAI_API_KEY) out of autocoder's environment as soon as autocoder.toml
+// names its variable, before the engine opens: every process autocoder
+// starts inherits that environment, so a program a response runs (or a
+// verify command that runs code the response wrote) could write the key
+// into a commit or send it anywhere, and git runs the hooks a program may
+// have configured (core.fsmonitor, at git status). Nothing but run's
+// request needs the key, and run reads it with apiKey. The environment
+// autocoder started with stays in /proc/PID/environ, which sealEnviron
+// keeps from the user's programs. A step's own variables may set these
+// names again only where [programs] env allows.
 func withdrawKeys(cfg config.Config) {
 	sealEnviron()
 	for _, k := range keyVars(cfg) {
@@ -212,7 +198,7 @@ func verifier(cfg config.Config) func(ctx context.Context, root string) (string,
 		return nil
 	}
 	return func(ctx context.Context, root string) (string, error) {
-		r, err := runner.Run(ctx, runner.Spec{Command: cfg.Verify.Command, Shell: true, Dir: root, Env: hiddenEnv(cfg),
+		r, err := runner.Run(ctx, runner.Spec{Command: cfg.Verify.Command, Shell: true, Dir: root,
 			Timeout: cfg.Verify.Timeout, MaxOutput: cfg.Programs.MaxOutputBytes})
 		out := string(r.Stdout) + string(r.Stderr)
 		switch {

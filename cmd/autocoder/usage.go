@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/autocoder/autocoder/suggest"
@@ -153,18 +154,19 @@ func interspersed(app *cli.App, args []string) []string {
 // isGlobal reports whether a is one of app's own flags (-C) that cmd does
 // not define itself (mcp's -C is its --root).
 func isGlobal(app *cli.App, cmd *cli.Command, a string) bool {
+	return findFlag(app.Flags, a) != nil && findFlag(cmd.Flags, a) == nil
+}
+
+// findFlag is the flag of flags that a (-x, --name, --name=value) names,
+// or nil.
+func findFlag(flags []cli.Flag, a string) cli.Flag {
 	name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
-	has := func(flags []cli.Flag) bool {
-		for _, f := range flags {
-			for _, n := range f.Names() {
-				if n == name {
-					return true
-				}
-			}
+	for _, f := range flags {
+		if slices.Contains(f.Names(), name) {
+			return f
 		}
-		return false
 	}
-	return has(app.Flags) && !has(cmd.Flags)
+	return nil
 }
 
 // isFlag reports whether a looks like a flag ("-" is standard input).
@@ -176,14 +178,6 @@ func takesValue(flags []cli.Flag, a string) bool {
 	if strings.Contains(a, "=") {
 		return false
 	}
-	name := strings.TrimLeft(a, "-")
-	for _, f := range flags {
-		for _, n := range f.Names() {
-			if n == name {
-				d, ok := f.(cli.DocGenerationFlag)
-				return ok && d.TakesValue()
-			}
-		}
-	}
-	return false
+	d, ok := findFlag(flags, a).(cli.DocGenerationFlag)
+	return ok && d.TakesValue()
 }
