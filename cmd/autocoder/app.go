@@ -36,6 +36,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			runCommand(),
 			showCommand(),
 			mcpCommand(),
+			bridgeCommand(),
 			demoCommand(),
 			completionCommand(),
 		},
