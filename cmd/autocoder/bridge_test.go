@@ -212,6 +212,22 @@ func TestBridgeProgramsStayOff(t *testing.T) {
 	if _, ok := g.Read("pwned"); ok {
 		t.Fatal("the program ran")
 	}
+	// The path policy holds too: nothing is written into .git or outside
+	// the repository.
+	before := g.Snapshot()
+	for _, path := range []string{".git/hooks/pre-commit", "../outside.txt", "/tmp/autocoder-bridge-outside.txt"} {
+		answer := "~~~~~act\nwrite_file\n~~~~~\n~~~~~path\n" + path + "\n~~~~~\n~~~~~sh\ntouch pwned\n~~~~~\n"
+		r := bridgeAsk(t, map[string]any{"type": "apply", "answer": answer})
+		if r.Outcome != "refused" || len(r.Commits) != 0 {
+			t.Errorf("a write to %s: %+v", path, r)
+		}
+	}
+	g.AssertUnchanged(before)
+	for _, f := range []string{filepath.Join(g.Dir, ".git", "hooks", "pre-commit"), filepath.Join(filepath.Dir(g.Dir), "outside.txt"), "/tmp/autocoder-bridge-outside.txt"} {
+		if _, err := os.Stat(f); err == nil {
+			t.Errorf("%s was written", f)
+		}
+	}
 }
 
 // Everything a page or a stranger may send is refused, and the repository
@@ -344,5 +360,11 @@ func TestBridgeInstall(t *testing.T) {
 	}
 	if code := run([]string{"autocoder", "bridge", "install", "--browser", "netscape"}, strings.NewReader(""), &out, &errb); code != 2 {
 		t.Fatalf("an unknown browser: %d", code)
+	}
+	// Typed by a person, with no origin: the help, not a host waiting on
+	// the terminal.
+	out.Reset()
+	if code := run([]string{"autocoder", "bridge"}, strings.NewReader(""), &out, &errb); code != 0 || !strings.Contains(out.String(), "bridge install") {
+		t.Fatalf("autocoder bridge: %d\n%s", code, out.String())
 	}
 }
