@@ -25,7 +25,7 @@ import (
 
 type httpServer struct {
 	url, tokenFile, token string
-	stderr                *bytes.Buffer
+	stderr                *bytes.Buffer // what it said at start
 }
 
 // startHTTP starts autocoder mcp --http on a free loopback port in dir.
@@ -38,12 +38,20 @@ func startHTTP(t *testing.T, dir string, args ...string) *httpServer {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	s := &httpServer{stderr: &bytes.Buffer{}}
+	copied := make(chan struct{})
+	var rest bytes.Buffer // what the server says after its start: read once it exited
 	t.Cleanup(func() {
 		cmd.Process.Signal(os.Interrupt)
 		cmd.Wait()
 		pw.Close()
+		<-copied
+		// Under go test -race the server is built with the detector too:
+		// what it finds is said on its standard error.
+		if out := rest.String(); strings.Contains(out, "DATA RACE") || strings.Contains(out, "panic:") || strings.Contains(out, s.token) {
+			t.Errorf("the server said:\n%s", out)
+		}
 	})
-	s := &httpServer{stderr: &bytes.Buffer{}}
 	lines := bufio.NewScanner(pr)
 	for s.url == "" || s.tokenFile == "" {
 		if !lines.Scan() {
@@ -58,7 +66,13 @@ func startHTTP(t *testing.T, dir string, args ...string) *httpServer {
 			s.tokenFile = rest
 		}
 	}
-	go io.Copy(io.Discard, pr)
+	go func() {
+		for lines.Scan() {
+			rest.WriteString(lines.Text() + "\n")
+		}
+		io.Copy(io.Discard, pr)
+		close(copied)
+	}()
 	tok, err := os.ReadFile(s.tokenFile)
 	if err != nil {
 		t.Fatal(err)
