@@ -1,6 +1,8 @@
 package config
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -57,7 +59,20 @@ func WriteUserFile(path string, data []byte, replace bool) error {
 	if replace {
 		return os.Rename(tmp, path)
 	}
-	return os.Link(tmp, path) // fails with fs.ErrExist when the file is there
+	err = os.Link(tmp, path) // fails with fs.ErrExist when the file is there
+	if err == nil || errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	// A file system without hard links: create it exclusively instead.
+	f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // ReadUserFile reads path, a file of the user's folder that decides what
