@@ -91,7 +91,8 @@ type Model struct {
 	// Dialect (dialect) is the dialect the model is taught: autocoder, mcp
 	// or axon.
 	Dialect string
-	// Lang (lang) is the language of the system prompt: zh or en.
+	// Lang (lang) is the language of the system prompt: zh or en. Empty:
+	// the user's locale decides (prompt.LocaleLang).
 	Lang string
 	// MaxTurns (max_turns) stops a run after this many answers.
 	MaxTurns int64
@@ -170,7 +171,7 @@ func Default() Config {
 			APIKeyEnv:   "OPENAI_API_KEY",
 			Name:        "",
 			Dialect:     "autocoder",
-			Lang:        "zh",
+			Lang:        "",
 			MaxTurns:    30,
 			MaxTokens:   1000000,
 			MaxRetries:  3,

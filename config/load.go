@@ -543,7 +543,7 @@ func (l *loader) validate(c Config) {
 		l.bad("model.dialect", fmt.Sprintf("%q is not a dialect", c.Model.Dialect),
 			"write dialect = one of "+strings.Join(quoteAll(prompt.Dialects), ", "))
 	}
-	if !slices.Contains(prompt.Langs, c.Model.Lang) {
+	if c.Model.Lang != "" && !slices.Contains(prompt.Langs, c.Model.Lang) {
 		l.bad("model.lang", fmt.Sprintf("no prompt in %q", c.Model.Lang),
 			"write lang = one of "+strings.Join(quoteAll(prompt.Langs), ", "))
 	}

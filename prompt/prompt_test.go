@@ -117,10 +117,44 @@ func TestEveryPrompt(t *testing.T) {
 			}
 		}
 	}
-	def, _ := Text("axon", "")
-	zh, _ := Text("axon", "zh")
-	if def != zh {
-		t.Error("the default language is not Chinese")
+}
+
+// TestLocaleLang: the prompt's language follows the user's locale, read in
+// POSIX's order (LC_ALL, then LC_MESSAGES, then LANG; an empty value is
+// unset): Chinese for a Chinese locale, English for everything else.
+func TestLocaleLang(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{}, "en"},
+		{map[string]string{"LANG": "zh_CN.UTF-8"}, "zh"},
+		{map[string]string{"LANG": "zh_TW"}, "zh"},
+		{map[string]string{"LANG": "zh"}, "zh"},
+		{map[string]string{"LANG": "zh_HK.Big5HKSCS"}, "zh"},
+		{map[string]string{"LANG": "zh.GB18030"}, "zh"},
+		{map[string]string{"LANG": "zh@pinyin"}, "zh"},
+		{map[string]string{"LANG": "en_US.UTF-8"}, "en"},
+		{map[string]string{"LANG": "de_DE.UTF-8"}, "en"},
+		{map[string]string{"LANG": "C"}, "en"},
+		{map[string]string{"LANG": "POSIX"}, "en"},
+		{map[string]string{"LANG": "C.UTF-8"}, "en"},
+		{map[string]string{"LANG": "zu_ZA"}, "en"}, // not zh, though it starts with z
+		{map[string]string{"LANG": "zhx"}, "en"},
+		// LC_ALL wins over everything, LC_MESSAGES over LANG.
+		{map[string]string{"LC_ALL": "C", "LANG": "zh_CN.UTF-8"}, "en"},
+		{map[string]string{"LC_ALL": "zh_CN.UTF-8", "LC_MESSAGES": "en_US.UTF-8", "LANG": "en_US.UTF-8"}, "zh"},
+		{map[string]string{"LC_MESSAGES": "zh_TW.UTF-8", "LANG": "en_US.UTF-8"}, "zh"},
+		{map[string]string{"LC_MESSAGES": "en_GB.UTF-8", "LANG": "zh_CN.UTF-8"}, "en"},
+		// Empty is unset: the next variable decides.
+		{map[string]string{"LC_ALL": "", "LC_MESSAGES": "", "LANG": "zh_CN.UTF-8"}, "zh"},
+		// Other categories do not choose a language of messages.
+		{map[string]string{"LC_CTYPE": "zh_CN.UTF-8"}, "en"},
+	} {
+		getenv := func(k string) string { return tc.env[k] }
+		if got := LocaleLang(getenv); got != tc.want {
+			t.Errorf("LocaleLang(%v) = %s, want %s", tc.env, got, tc.want)
+		}
 	}
 }
 

@@ -38,7 +38,7 @@ func runCommand() *cli.Command {
 			&cli.StringFlag{Name: "model", Usage: "the `MODEL` to ask ([model] model)"},
 			&cli.StringFlag{Name: "base-url", Usage: "the API's base `URL` (OPENAI_BASE_URL, [model] base_url)"},
 			&cli.StringFlag{Name: "dialect", Usage: "the `DIALECT` the model is taught: " + strings.Join(prompt.Dialects, ", ") + " ([model] dialect)", DefaultText: def.Dialect},
-			&cli.StringFlag{Name: "lang", Usage: "the system prompt's `LANGUAGE`: " + strings.Join(prompt.Langs, " or ") + " ([model] lang)", DefaultText: def.Lang},
+			&cli.StringFlag{Name: "lang", Usage: "the system prompt's `LANGUAGE`: " + strings.Join(prompt.Langs, " or ") + " ([model] lang)", DefaultText: localeDefault},
 			&cli.IntFlag{Name: "max-turns", Usage: "stop after `N` answers ([model] max_turns)", DefaultText: strconv.FormatInt(def.MaxTurns, 10)},
 			&cli.Int64Flag{Name: "max-tokens", Usage: "stop once the run has used `N` tokens ([model] max_tokens)", DefaultText: strconv.FormatInt(def.MaxTokens, 10)},
 			&cli.BoolFlag{Name: "no-stream", Usage: "wait for whole answers instead of streaming them ([model] stream)"},
@@ -206,7 +206,7 @@ func agentConfig(c *cli.Context, cfg config.Config) (agent.Config, error) {
 		return ac, &usageError{msg: "no model: say which one to ask",
 			try: "Try: autocoder run --model gpt-4o TASK, or set model in the [model] table of autocoder.toml"}
 	}
-	sys, err := prompt.Text(pick(c.String("dialect"), m.Dialect), pick(c.String("lang"), m.Lang))
+	sys, err := prompt.Text(pick(c.String("dialect"), m.Dialect), pick(c.String("lang"), m.Lang, prompt.LocaleLang(os.Getenv)))
 	if err != nil {
 		return ac, &usageError{msg: err.Error(), try: "Try: --dialect " + strings.Join(prompt.Dialects, "|") + " --lang " + strings.Join(prompt.Langs, "|")}
 	}
