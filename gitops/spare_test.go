@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/autocoder/autocoder/gitops"
 	"github.com/autocoder/autocoder/gitops/gittest"
@@ -29,12 +28,9 @@ func spareFiles(t *testing.T, dir string) []os.FileInfo {
 func fillTo(t *testing.T, s *gitops.Spares, dir string, n int) []os.FileInfo {
 	t.Helper()
 	s.Fill(n)
-	deadline := time.Now().Add(10 * time.Second)
-	for len(spareFiles(t, dir)) != n {
-		if time.Now().After(deadline) {
-			t.Fatalf("the spare folder holds %d files, want %d", len(spareFiles(t, dir)), n)
-		}
-		time.Sleep(5 * time.Millisecond)
+	s.Filled()
+	if got := len(spareFiles(t, dir)); got != n {
+		t.Fatalf("the spare folder holds %d files, want %d", got, n)
 	}
 	s.Stop()
 	return spareFiles(t, dir)
@@ -57,7 +53,7 @@ func isOneOf(fi os.FileInfo, list []os.FileInfo) bool {
 // next Fill removes it; Remove leaves no spare folder; a new pool takes up
 // what a killed session left.
 func TestSpares(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
 	r := openRepo(t, g.Dir)
 	p, err := r.Private()
@@ -235,7 +231,7 @@ func TestSparesTakeOnlyWhatAutocoderMade(t *testing.T) {
 			r.UseSpares(s)
 			for i := 0; i < 3; i++ { // a session's calls, and the pauses between them
 				s.Fill(4)
-				time.Sleep(100 * time.Millisecond)
+				s.Filled()
 				s.Stop()
 				content := fmt.Sprintf("blob %d\n", i)
 				h, err := r.WriteBlob([]byte(content))

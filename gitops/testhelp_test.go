@@ -15,3 +15,12 @@ func parseIndex(path string, data []byte, sec, nsec uint32) (*Index, error) {
 	}
 	return ix, nil
 }
+
+// Filled waits for a running Fill to end: the pool holds what Fill was
+// asked for, or Fill gave up. The tests await it instead of polling the
+// folder with sleeps.
+func (s *Spares) Filled() {
+	if s.done != nil {
+		<-s.done
+	}
+}
