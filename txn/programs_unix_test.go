@@ -19,7 +19,7 @@ import (
 // hang autocoder: what the programs changed is found without reading the
 // pipe (nobody writes to it: the read would wait forever).
 func TestProgramLeavingAPipeDoesNotHang(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n", "gen.txt": "old\n"})
 	pipe := filepath.Join(g.Dir, "gen.txt")
 	e := open(t, g.Dir, txn.Options{Programs: fakePrograms{allow: true, run: func(dir string, p step.Program) {
