@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"github.com/autocoder/autocoder/protocol/acjson"
+	"github.com/autocoder/autocoder/protocol/applypatch"
 	"github.com/autocoder/autocoder/protocol/axon"
 	"github.com/autocoder/autocoder/protocol/mcp"
 	"github.com/autocoder/autocoder/step"
@@ -12,6 +13,8 @@ var writers = map[string]func([]step.Result) []byte{
 	"autocoder-json": acjson.Feedback,
 	"axon":           axon.Feedback,
 	"mcp":            mcp.Feedback,
+	// The edit formats of FORMATS.md, each answered in its tool's words.
+	applypatch.Dialect: applypatch.Feedback,
 }
 
 // Feedback writes the executor's answer to a run in the dialect of each
