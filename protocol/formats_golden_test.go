@@ -261,4 +261,3 @@ func describe(rs []step.Result) string {
 	}
 	return b.String()
 }
-

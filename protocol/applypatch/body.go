@@ -104,9 +104,9 @@ type chunk struct {
 	changes  bool // a line was read (context, - or +)
 	// tail says of each line read whether it was an empty line (an empty
 	// context line, or a blank line between chunks).
-	tail []bool
-	atEnd    bool
-	pos      step.Pos
+	tail  []bool
+	atEnd bool
+	pos   step.Pos
 }
 
 // chunks reads the chunks of one Update starting at line i, up to the next

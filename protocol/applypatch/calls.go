@@ -40,7 +40,7 @@ func (r *reader) calls(found []step.Item) []step.Item {
 	sort.Ints(keys)
 	var items []step.Item
 	group := -1 // index in items of the apply_patch_call run being read
-	done := 0            // the end of the last object read
+	done := 0   // the end of the last object read
 	for _, k := range keys {
 		if k < done || inside(found, k) {
 			continue
