@@ -35,3 +35,14 @@ func TestFormatsMixWithDialects(t *testing.T) {
 		t.Errorf("dialects %v", got)
 	}
 }
+
+// An answer in which nothing at all could be read still gets an answer:
+// what autocoder reads, with an example of each edit format.
+func TestFeedbackForNothingIsNotEmpty(t *testing.T) {
+	fb := string(Feedback(nil))
+	for _, want := range []string{"No instruction block", "*** Begin Patch", "```diff", "#####--"} {
+		if !strings.Contains(fb, want) {
+			t.Errorf("feedback lacks %q:\n%s", want, fb)
+		}
+	}
+}

@@ -35,6 +35,7 @@ func writeResult(b *strings.Builder, r step.Result) {
 			fmt.Fprintf(b, "hint: %s\n", e.Fix)
 		}
 		b.WriteString("No files were modified by this patch.\n")
+		b.WriteString(Example)
 		return
 	}
 	var files []File
@@ -43,6 +44,8 @@ func writeResult(b *strings.Builder, r step.Result) {
 		line = r.Step.Pos.Line
 		if src, ok := r.Step.Source.(Source); ok {
 			files = src.Files
+		} else {
+			files = filesOf(r.Step.Ops)
 		}
 	}
 	switch r.Status {
@@ -51,7 +54,11 @@ func writeResult(b *strings.Builder, r step.Result) {
 		writeFiles(b, files)
 		writeNotes(b, r)
 	case step.StatusUnchanged:
-		b.WriteString("Success. No file changed: the patch is already applied or changes nothing.\n")
+		if noop(r) {
+			b.WriteString("Success, but no file changed: the patch's removed and added lines are equal, so it changes nothing.\n")
+		} else {
+			b.WriteString("Success. No file changed: the patch is already applied.\n")
+		}
 		writeNotes(b, r)
 	case step.StatusPlanned:
 		b.WriteString("Dry run: the patch would update the following files:\n")
@@ -64,12 +71,34 @@ func writeResult(b *strings.Builder, r step.Result) {
 	case step.StatusRolledBack:
 		fmt.Fprintf(b, "Rolled back (patch at line %d): it applied, then was taken back because another patch of the answer failed; no file was changed.\n", line)
 	default:
-		fmt.Fprintf(b, "Failed to apply the patch at line %d: %s\n", line, r.Error)
+		verb := "Failed to apply"
+		if r.Class == step.ClassRefused {
+			verb = "Refused (the repository's safety policy)"
+		}
+		fmt.Fprintf(b, "%s: the patch at line %d: %s\n", verb, line, r.Error)
 		if r.Hint != "" {
 			fmt.Fprintf(b, "hint: %s\n", r.Hint)
 		}
+		for _, op := range r.Ops {
+			if op.Status == step.StatusRolledBack {
+				fmt.Fprintf(b, "taken back: %s %s, which had applied\n", op.Kind, op.Path)
+			}
+		}
 		b.WriteString("No files were modified by this patch: fix it and send the whole patch again.\n")
 	}
+}
+
+// noop reports whether an unchanged result changed nothing because its
+// edits were no-ops (rather than already applied).
+func noop(r step.Result) bool {
+	for _, op := range r.Ops {
+		for _, rr := range op.Replaces {
+			if rr.NoOp {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func writeFiles(b *strings.Builder, files []File) {
@@ -86,4 +115,28 @@ func writeNotes(b *strings.Builder, r step.Result) {
 			fmt.Fprintf(b, "note: %s: %s\n", op.Path, op.Message)
 		}
 	}
+}
+
+// Example is the smallest correct patch, shown with an error of reading so
+// that the model sees the shape it was attempting.
+const Example = "A correct patch looks like this (context lines start with a space, removed ones with -, added ones with +):\n" +
+	"*** Begin Patch\n*** Update File: path/to/file.py\n@@ def f():\n-    return 1\n+    return 2\n*** End Patch\n"
+
+// filesOf is the summary of a step that came from no patch (a step of
+// another reader answered in this format): a letter per file op.
+func filesOf(ops []step.Op) []File {
+	var fs []File
+	for _, op := range ops {
+		switch op.Kind {
+		case step.OpWrite:
+			fs = append(fs, File{"A", op.Path})
+		case step.OpDelete:
+			fs = append(fs, File{"D", op.Path})
+		case step.OpMove:
+			fs = append(fs, File{"M", op.To})
+		case step.OpReplace, step.OpAppend:
+			fs = append(fs, File{"M", op.Path})
+		}
+	}
+	return fs
 }
