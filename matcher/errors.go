@@ -239,3 +239,22 @@ func iconvName(looks string) string {
 		return "ISO-8859-1"
 	}
 }
+
+// AnchorError reports an anchor (apply_patch's "@@ def f") that equals no
+// whole line of the file at or after the place its chunk may start.
+type AnchorError struct {
+	Anchor   string
+	FromLine int // 1-based: the first line searched
+}
+
+func (e *AnchorError) Error() string {
+	return fmt.Sprintf("anchor %q matches no whole line of the file from line %d on", strings.TrimSpace(e.Anchor), e.FromLine)
+}
+
+// Class is step failed: the anchor is not in the file.
+func (e *AnchorError) Class() step.Class { return step.ClassStepFailed }
+
+// Hint says what the model should send instead.
+func (e *AnchorError) Hint() string {
+	return "an @@ anchor must repeat one whole line of the file exactly (e.g. @@ def f(x): or @@ class Config {), at or after the previous chunk; read the file again, or drop the anchor and give more context lines"
+}

@@ -73,6 +73,12 @@ func (t Tier) String() string {
 // several times.
 type Edit struct {
 	Old, New, Identifier string
+	// Anchors, Follows and AtEnd place the edits of formats that say where
+	// a change goes besides its old text (apply_patch's "@@ def f" lines,
+	// its chunks in file order, its "*** End of File"); see place.go.
+	Anchors []string
+	Follows bool
+	AtEnd   bool
 }
 
 // Result says where an edit was applied.
@@ -99,8 +105,9 @@ func ReplaceAll(content []byte, edits []Edit) (out []byte, rs []Result, err erro
 		return nil, nil, err
 	}
 	d, pre := load(content)
+	cursor := 0 // where the previous edit's new text ends (Edit.Follows)
 	for i, e := range edits {
-		r, err := apply(d, e)
+		r, err := applyAt(d, e, &cursor)
 		if err != nil {
 			return nil, rs, &EditError{Index: i, Err: err}
 		}
@@ -122,10 +129,14 @@ func load(content []byte) (*doc, []byte) {
 	return newDoc(content), pre
 }
 
-// apply locates one edit in d and splices it in.
-func apply(d *doc, e Edit) (Result, error) {
+// applyAt locates one edit in d and splices it in. It takes the end of the previous edit's new text, which an
+// edit that Follows searches from; it moves cursor past this edit's new text.
+func applyAt(d *doc, e Edit, cursor *int) (Result, error) {
 	old := bytes.TrimPrefix([]byte(e.Old), bom)
 	nw := bytes.TrimPrefix([]byte(e.New), bom)
+	if len(e.Anchors) > 0 || e.Follows || e.AtEnd {
+		return placed(d, e, old, nw, cursor)
+	}
 	if len(old) == 0 {
 		return Result{}, &EmptyOldError{}
 	}
@@ -139,6 +150,7 @@ func apply(d *doc, e Edit) (Result, error) {
 		return Result{}, err
 	}
 	if r, ok := alreadyInside(d, old, nw); ok {
+		*cursor = r.End
 		return r, nil
 	}
 	m, err := locate(d, old, e.Identifier)
@@ -147,7 +159,9 @@ func apply(d *doc, e Edit) (Result, error) {
 		if u, at, ok := oneUnapplied(d, old, nw); ok {
 			r := result(d, u, false)
 			r.AppliedAt = at
-			d.splice(u.start, u.end, replacement(d, u, nw))
+			x := replacement(d, u, nw)
+			d.splice(u.start, u.end, x)
+			*cursor = u.start + len(x)
 			return r, nil
 		}
 	}
@@ -158,6 +172,7 @@ func apply(d *doc, e Edit) (Result, error) {
 		// already in the file.
 		if len(bytes.TrimSpace(nw)) > 0 {
 			if ms, _ := firstTier(d, nw); len(ms) == 1 {
+				*cursor = ms[0].end
 				return result(d, ms[0], true), nil
 			}
 		}
@@ -168,7 +183,9 @@ func apply(d *doc, e Edit) (Result, error) {
 		return Result{}, err
 	}
 	r := result(d, m, false)
-	d.splice(m.start, m.end, replacement(d, m, nw))
+	x := replacement(d, m, nw)
+	d.splice(m.start, m.end, x)
+	*cursor = m.start + len(x)
 	return r, nil
 }
 

@@ -26,24 +26,43 @@ var nl = []byte("\n")
 
 // firstTier returns the matches of the first tier that finds any.
 func firstTier(d *doc, old []byte) ([]match, Tier) {
-	if ms := findExact(d, old); len(ms) > 0 {
+	return firstTierWhere(d, old, nil)
+}
+
+// firstTierWhere returns the matches that keep accepts (all when keep is
+// nil) of the first tier that finds any such: a match outside the region an
+// edit is pinned to never stops the search at a tier.
+func firstTierWhere(d *doc, old []byte, keep func(match) bool) ([]match, Tier) {
+	only := func(ms []match) []match {
+		if keep == nil {
+			return ms
+		}
+		out := ms[:0]
+		for _, m := range ms {
+			if keep(m) {
+				out = append(out, m)
+			}
+		}
+		return out
+	}
+	if ms := only(findExact(d, old)); len(ms) > 0 {
 		return ms, Exact
 	}
 	norm := bytes.ReplaceAll(old, []byte("\r\n"), nl)
-	if ms := findLoose(d, norm, false); len(ms) > 0 {
+	if ms := only(findLoose(d, norm, false)); len(ms) > 0 {
 		return ms, LineEndings
 	}
-	if ms := findLoose(d, norm, true); len(ms) > 0 {
+	if ms := only(findLoose(d, norm, true)); len(ms) > 0 {
 		return ms, TrailingSpace
 	}
 	lines, endNL := splitLines(norm)
-	if ms := findShifted(d, lines, endNL, Indentation); len(ms) > 0 {
+	if ms := only(findShifted(d, lines, endNL, Indentation)); len(ms) > 0 {
 		return ms, Indentation
 	}
 	lead, trail := blankEdges(lines)
 	if lead+trail > 0 && lead < len(lines) {
 		kept := lines[lead : len(lines)-trail]
-		ms := findShifted(d, kept, endNL || trail > 0, BlankEdges)
+		ms := only(findShifted(d, kept, endNL || trail > 0, BlankEdges))
 		for i := range ms {
 			ms[i].trimLead, ms[i].trimTrail = lead, trail
 		}

@@ -54,7 +54,18 @@ type Edit struct {
 	Identifier string `json:"identifier,omitempty"`
 	Old        string `json:"old"`
 	New        string `json:"new"`
-	Pos        Pos    `json:"pos"`
+	// Anchors, Follows and AtEnd say where the edit goes besides its old
+	// text, for the formats that say so (matcher/place.go has the rules):
+	// Anchors are apply_patch's "@@ def f" lines, each equal to a whole
+	// line of the file, after which Old's first occurrence is the place;
+	// Follows starts the search where the op's previous edit ended (the
+	// chunks of one apply_patch Update); AtEnd: Old ends at the end of the
+	// file ("*** End of File", a diff's "\ No newline at end of file"), and
+	// an empty Old with AtEnd appends New.
+	Anchors []string `json:"anchors,omitempty"`
+	Follows bool     `json:"follows,omitempty"`
+	AtEnd   bool     `json:"at_end,omitempty"`
+	Pos     Pos      `json:"pos"`
 }
 
 // Op is one operation of a step. Which fields matter depends on Kind.
@@ -62,8 +73,11 @@ type Op struct {
 	Kind    OpKind `json:"kind"`
 	Path    string `json:"path"`
 	To      string `json:"to,omitempty"`      // move target; diff right-hand path
-	Content []byte `json:"content,omitempty"` // write, append; diff right-hand content
-	// HasContent tells an empty Content from an absent one (fs.diff rightContent "").
+	Content []byte `json:"content,omitempty"` // write, append; diff right-hand content; delete: what the file must hold
+	// HasContent tells an empty Content from an absent one (fs.diff
+	// rightContent ""). On a delete it makes Content a precondition: the
+	// file must hold it ("\r\n" read as "\n"), as a unified diff's
+	// deletion quotes the lines it removes.
 	HasContent bool   `json:"-"`
 	Edits      []Edit `json:"edits,omitempty"`
 

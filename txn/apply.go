@@ -348,7 +348,8 @@ func (w *workspace) resolveOp(op *step.Op, r *step.OpResult) error {
 			if ed.Old == ed.New && ed.Old != "" {
 				continue
 			}
-			edits = append(edits, matcher.Edit{Old: ed.Old, New: ed.New, Identifier: ed.Identifier})
+			edits = append(edits, matcher.Edit{Old: ed.Old, New: ed.New, Identifier: ed.Identifier,
+				Anchors: ed.Anchors, Follows: ed.Follows, AtEnd: ed.AtEnd})
 			at = append(at, i)
 		}
 		out, rs := f.data, []matcher.Result(nil)
@@ -413,6 +414,9 @@ func (w *workspace) resolveOp(op *step.Op, r *step.OpResult) error {
 				return nil
 			}
 			return &NotFoundError{Path: rel, Fix: "nothing to delete; check the path"}
+		}
+		if op.HasContent && !sameText(f.data, op.Content) {
+			return &DeletedContentError{Path: rel}
 		}
 		f.exists, f.data = false, nil
 		r.Message = "deleted"
@@ -880,3 +884,26 @@ func (e *Engine) trackedUnder(dir string) ([]string, error) {
 	}
 	return ix.HasPrefix(dir), nil
 }
+
+// sameText reports whether two texts are equal once "\r\n" is read as "\n".
+func sameText(a, b []byte) bool {
+	crlf := []byte("\r\n")
+	return bytes.Equal(bytes.ReplaceAll(a, crlf, []byte("\n")), bytes.ReplaceAll(b, crlf, []byte("\n")))
+}
+
+// DeletedContentError is a delete whose quoted content (a unified diff's
+// "-" lines) is not what the file holds: the model deletes a file it has
+// not seen as it is.
+type DeletedContentError struct{ Path string }
+
+func (e *DeletedContentError) Error() string {
+	return fmt.Sprintf("%s does not hold the lines the deletion quotes: it was not deleted", e.Path)
+}
+
+// Hint says what to do.
+func (e *DeletedContentError) Hint() string {
+	return "read " + e.Path + " again and quote its whole current content in the deletion, or delete it without quoting it"
+}
+
+// Class is a failed precondition: the file is not as the step expects.
+func (e *DeletedContentError) Class() step.Class { return step.ClassPrecondition }

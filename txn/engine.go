@@ -281,6 +281,7 @@ func reasonOf(err error) string {
 	var conflict *ConflictPathError
 	var nm *matcher.NoMatchError
 	var amb *matcher.AmbiguousMatchError
+	var anchor *matcher.AnchorError
 	switch c := step.ClassOf(err); {
 	case err == nil:
 		return ""
@@ -294,7 +295,7 @@ func reasonOf(err error) string {
 		return step.ReasonExists
 	case errors.As(err, &kind), errors.As(err, &conflict):
 		return step.ReasonWrongKind
-	case errors.As(err, &nm):
+	case errors.As(err, &nm), errors.As(err, &anchor):
 		return step.ReasonNoMatch
 	case errors.As(err, &amb):
 		return step.ReasonAmbiguous

@@ -65,7 +65,7 @@ func (e *noBlocksError) Hint() string {
 	if len(e.errs) > 0 && e.errs[0].Fix != "" {
 		return e.errs[0].Fix
 	}
-	return "a block starts with #####-- (autocoder JSON), a ```mcp-request fence (FlyCode MCP) or a ~~~~~act fence (Axon); `autocoder parse FILE` shows what was found"
+	return protocol.Reads + "; `autocoder parse FILE` shows what was found"
 }
 
 func runApply(c *cli.Context) (err error) {
@@ -208,7 +208,7 @@ func readable(items []step.Item) *noBlocksError {
 
 func reportUnreadable(c *cli.Context, f string, err *noBlocksError) error {
 	if f == "json" {
-		report.Unreadable(reportWriter(c), err.errs, exitCode(err.Class()))
+		report.Unreadable(reportWriter(c), err.errs, exitCode(err.Class()), err.Error(), err.Hint())
 		return &reported{class: err.Class()}
 	}
 	return err
