@@ -20,7 +20,9 @@
 //     is dropped. An exact match is spliced literally, so an edit of the very
 //     end of the file whose new text adds or removes the final newline does so.
 //   - Indentation: when the old text matched with its indentation shifted, the
-//     new text is shifted the same way (see Indentation).
+//     new text is shifted the same way (see Indentation); when it matched
+//     only as levels (tabs against spaces), the new text is written in the
+//     file's levels (see IndentLevels).
 //   - Blank edges: when the old text matched only without its leading and
 //     trailing blank lines, as many leading and trailing blank lines (at
 //     most) are dropped from the new text.
@@ -55,9 +57,16 @@ const (
 	// BlankEdges: equal (tolerating all of the above) once blank lines at the
 	// start and end of the old text are dropped.
 	BlankEdges
+	// IndentLevels: whole lines equal once leading tabs and spaces are read
+	// as indentation levels (a tab, or the old text's smallest step of
+	// spaces, is one level; see tiers.go), with blank edges dropped when
+	// they have to be. The new text is written in the file's indentation,
+	// tabs where the file has tabs. An old text whose indentation mixes
+	// tabs and spaces, or is not a whole number of levels, is not read.
+	IndentLevels
 )
 
-var tierNames = [...]string{"exact", "line-endings", "trailing-space", "indentation", "blank-edges"}
+var tierNames = [...]string{"exact", "line-endings", "trailing-space", "indentation", "blank-edges", "indent-levels"}
 
 // String returns the tier's name as the feedback shows it.
 func (t Tier) String() string {
@@ -157,9 +166,12 @@ func applyAt(d *doc, e Edit, cursor *int) (Result, error) {
 	var amb *AmbiguousMatchError
 	if errors.As(err, &amb) {
 		if u, at, ok := oneUnapplied(d, old, nw); ok {
+			x, err := replacement(d, u, nw)
+			if err != nil {
+				return Result{}, err
+			}
 			r := result(d, u, false)
 			r.AppliedAt = at
-			x := replacement(d, u, nw)
 			d.splice(u.start, u.end, x)
 			*cursor = u.start + len(x)
 			return r, nil
@@ -182,8 +194,11 @@ func applyAt(d *doc, e Edit, cursor *int) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	x, err := replacement(d, m, nw)
+	if err != nil {
+		return Result{}, err
+	}
 	r := result(d, m, false)
-	x := replacement(d, m, nw)
 	d.splice(m.start, m.end, x)
 	*cursor = m.start + len(x)
 	return r, nil
@@ -301,9 +316,18 @@ func locate(d *doc, old []byte, ident string) (match, error) {
 }
 
 // replacement shapes the new text for the place it goes (see the package
-// documentation for the rules).
-func replacement(d *doc, m match, nw []byte) []byte {
+// documentation for the rules). It fails only for an IndentLevels match
+// whose new text cannot be read in the old text's levels.
+func replacement(d *doc, m match, nw []byte) ([]byte, error) {
 	x := bytes.ReplaceAll(nw, []byte("\r\n"), []byte("\n"))
+	if m.levels != nil {
+		// Before the blank edges are dropped, so that an error names the
+		// line as the model numbers it.
+		var err error
+		if x, err = relevel(x, m.levels); err != nil {
+			return nil, err
+		}
+	}
 	if m.trimLead > 0 || m.trimTrail > 0 {
 		x = trimBlankEdges(x, m.trimLead, m.trimTrail)
 		// The trimmed old text ends with the newline of its last kept line,
@@ -322,7 +346,7 @@ func replacement(d *doc, m match, nw []byte) []byte {
 	if crlfAt(d, m.start) {
 		x = bytes.ReplaceAll(x, []byte("\n"), []byte("\r\n"))
 	}
-	return x
+	return x, nil
 }
 
 // crlfAt reports whether the line holding off ends in "\r\n"; the last line

@@ -84,8 +84,11 @@ func placed(d *doc, e Edit, old, nw []byte, cursor *int) (Result, error) {
 		return Result{}, amb
 	}
 	m := ms[0]
+	x, err := replacement(d, m, nw)
+	if err != nil {
+		return Result{}, err
+	}
 	r := result(d, m, false)
-	x := replacement(d, m, nw)
 	d.splice(m.start, m.end, x)
 	*cursor = m.start + len(x)
 	return r, nil
