@@ -13,6 +13,7 @@ import (
 
 	"github.com/autocoder/autocoder/config"
 	"github.com/autocoder/autocoder/runner"
+	"github.com/autocoder/autocoder/shellwords"
 	"github.com/autocoder/autocoder/txn"
 )
 
@@ -49,10 +50,18 @@ func (p programs) refusedHint(verb string) func(step.Program) string {
 			return ""
 		}
 		h := "to let it run: " + verb + " again with --allow-programs (any program, this run only)"
-		entry := pr.Command
-		if !pr.Shell && len(pr.Args) > 0 {
-			entry += " " + strings.Join(pr.Args, " ")
+		// The entry is the words that would run, written as the allow
+		// list reads them (shellwords): a shell line as /bin/sh splits
+		// it, a program and its arguments quoted where they need it.
+		words := append([]string{pr.Command}, pr.Args...)
+		if pr.Shell || pr.Args == nil {
+			w, err := shellwords.Simple(pr.Command)
+			if err != nil {
+				return h // the shell would decide what runs: no entry allows it
+			}
+			words = w
 		}
+		entry := shellwords.Join(words)
 		try := p.cfg
 		try.Programs.Enabled, try.Programs.Allow = true, []string{entry}
 		if ok, _ := (programs{cfg: try}).Allowed(pr); ok {

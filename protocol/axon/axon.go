@@ -263,9 +263,16 @@ func (a *act) readBlock(text []byte) {
 	// run_command: the reference splits the command into words and joins
 	// them with new lines, which breaks every command of more than one
 	// word ("mkdir⏎-p⏎dir"). The command is what the model wrote after the
-	// act's name; the program policy reads it as a shell line.
+	// act's name; the program policy reads it as a shell line. The prompt
+	// teaches run_command "COMMAND": a command written as one quoted word
+	// is that word's text (the shell would run "python -m pytest -q" as
+	// one program name, which never exists).
 	if a.name == "run_command" && len(a.args) > 0 && strings.HasPrefix(trimmed, a.name) {
-		a.args = []string{strings.TrimSpace(trimmed[len(a.name):])}
+		cmd := strings.TrimSpace(trimmed[len(a.name):])
+		if len(a.args) == 1 && (cmd[0] == '"' || cmd[0] == '\'') {
+			cmd = a.args[0]
+		}
+		a.args = []string{cmd}
 	}
 }
 

@@ -154,6 +154,11 @@ func TestParse(t *testing.T) {
 			[]string{`axon-1 1:1 "" delete(old.txt) repair("delete_file: the 1 block after it (from line 4) is ignored: the act has inline arguments")`}},
 		{"run_command: the act block after the name is the command", "~~~~~act\nrun_command\nmkdir -p locales/zh && touch 'a b'\n~~~~~\n",
 			[]string{`axon-1 1:1 "" run("mkdir -p locales/zh && touch 'a b'")`}},
+		{"run_command \"COMMAND\": the quoted string is the command line, as the prompt teaches", "~~~~~act\nrun_command \"python -m pytest -q\"\n~~~~~\n" +
+			"~~~~~act\nrun_command 'go test ./...'\n~~~~~\n" + "~~~~~act\nrun_command \"echo \\\"a b\\\"\"\n~~~~~\n" +
+			"~~~~~act\nrun_command\n  \"make test\"\n~~~~~\n" + "~~~~~act\nrun_command \"go vet\" ./...\n~~~~~\n",
+			[]string{`axon-1 1:1 "" run("python -m pytest -q")`, `axon-2 4:1 "" run("go test ./...")`, `axon-3 7:1 "" run("echo \"a b\"")`,
+				`axon-4 10:1 "" run("make test")`, `axon-5 14:1 "" run("\"go vet\" ./...")`}},
 		{"block only: log_thought", "~~~~~act\nlog_thought ignored words\n~~~~~\n~~~~~\nThe parser needs a test.\n~~~~~\n",
 			[]string{`axon-1 1:1 "" summary="The parser needs a test." repair("log_thought: the inline arguments ignored words are ignored: the act reads its blocks only")`}},
 		{"echo, list_files, search_files, git_status, git_init", mkact("echo", "hello\n") + "~~~~~act\nlist_files src\n~~~~~\n" + mkact("list_files") +
