@@ -4,6 +4,7 @@ import (
 	"github.com/autocoder/autocoder/protocol/acjson"
 	"github.com/autocoder/autocoder/protocol/axon"
 	"github.com/autocoder/autocoder/protocol/mcp"
+	"github.com/autocoder/autocoder/protocol/searchreplace"
 	"github.com/autocoder/autocoder/step"
 )
 
@@ -12,6 +13,8 @@ var writers = map[string]func([]step.Result) []byte{
 	"autocoder-json": acjson.Feedback,
 	"axon":           axon.Feedback,
 	"mcp":            mcp.Feedback,
+
+	searchreplace.Dialect: searchreplace.Feedback,
 }
 
 // Feedback writes the executor's answer to a run in the dialect of each

@@ -15,6 +15,7 @@ import (
 	"github.com/autocoder/autocoder/protocol/acjson"
 	"github.com/autocoder/autocoder/protocol/axon"
 	"github.com/autocoder/autocoder/protocol/mcp"
+	"github.com/autocoder/autocoder/protocol/searchreplace"
 )
 
 // reader is one dialect's reader, under the dialect's name (step.Step.Dialect).
@@ -29,6 +30,7 @@ var dialects = []reader{
 	{axon.Dialect, axon.Parse},
 	{acjson.Dialect, acjson.Parse},
 	{mcp.Dialect, mcp.Parse},
+	{searchreplace.Dialect, searchreplace.Parse},
 }
 
 // Parse finds every block of every dialect in text and returns their items
