@@ -72,10 +72,10 @@ type Op struct {
 	// append_file): the file ends with a line break, and an append starts
 	// on a new line. Every write and append keeps the line-ending style of
 	// the file it changes, TextLines or not.
-	TextLines bool   `json:"text_lines,omitempty"`
-	Overwrite bool   `json:"overwrite,omitempty"` // move: replace an existing target
-	Recursive bool   `json:"recursive,omitempty"` // delete: a directory too
-	Force     bool   `json:"force,omitempty"`     // delete: a missing path is not an error
+	TextLines bool `json:"text_lines,omitempty"`
+	Overwrite bool `json:"overwrite,omitempty"` // move: replace an existing target
+	Recursive bool `json:"recursive,omitempty"` // delete: a directory too
+	Force     bool `json:"force,omitempty"`     // delete: a missing path is not an error
 	// NoReplace: write: refuse to replace an existing file that is not
 	// empty (an aider or Cline SEARCH/REPLACE block with an empty SEARCH,
 	// the editor tool's create). An empty file is filled, and a file that
@@ -87,9 +87,9 @@ type Op struct {
 	// file's text split at "\n", as the text editor tool's insert counts
 	// them (FORMATS.md 4.2). The one edit placed by a line number: the
 	// tool defines it so.
-	AfterLine *int `json:"after_line,omitempty"`
-	Parents   bool   `json:"parents,omitempty"`   // mkdir: create missing parents
-	Mode      string `json:"mode,omitempty"`      // chmod: octal string such as "755"
+	AfterLine *int   `json:"after_line,omitempty"`
+	Parents   bool   `json:"parents,omitempty"` // mkdir: create missing parents
+	Mode      string `json:"mode,omitempty"`    // chmod: octal string such as "755"
 
 	// ExpectedSHA256 is a precondition on the current content of Path (hex).
 	ExpectedSHA256 string `json:"expected_sha256,omitempty"`

@@ -129,4 +129,3 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
-
