@@ -5,6 +5,7 @@ import (
 	"github.com/autocoder/autocoder/protocol/applypatch"
 	"github.com/autocoder/autocoder/protocol/axon"
 	"github.com/autocoder/autocoder/protocol/mcp"
+	"github.com/autocoder/autocoder/protocol/searchreplace"
 	"github.com/autocoder/autocoder/step"
 )
 
@@ -14,7 +15,8 @@ var writers = map[string]func([]step.Result) []byte{
 	"axon":           axon.Feedback,
 	"mcp":            mcp.Feedback,
 	// The edit formats of FORMATS.md, each answered in its tool's words.
-	applypatch.Dialect: applypatch.Feedback,
+	applypatch.Dialect:    applypatch.Feedback,
+	searchreplace.Dialect: searchreplace.Feedback,
 }
 
 // Feedback writes the executor's answer to a run in the dialect of each

@@ -1,263 +1,216 @@
-package protocol
+package protocol_test
 
 import (
-	"bytes"
 	"context"
+	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/rogpeppe/go-internal/txtar"
-
 	"github.com/autocoder/autocoder/gitops"
 	"github.com/autocoder/autocoder/gitops/gittest"
+	"github.com/autocoder/autocoder/protocol"
 	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/txn"
+	"github.com/rogpeppe/go-internal/txtar"
 )
 
-// The golden cases of the edit formats (FORMATS.md): each is a txtar archive
-// under testdata/formats/<format>/ holding the repository before (files
-// before/PATH), the model's answer (answer.md) and either the repository
-// after (files after/PATH: every file, nothing else) or, in the comment, a
-// line "refuse: CLASS [TEXT]": some block fails with that class (no_block
-// for a block that cannot be read) and an error holding TEXT, and nothing
-// changes. Other comment lines:
+// TestFormatsGolden applies every case of testdata/formats: a txtar archive
+// whose comment says what must happen, with the files before (before/…),
+// the model's answer (answer.md) and the files after (after/…, the whole
+// worktree). The comment's first line is one of
 //
-//	crlf: PATH     the file is written with "\r\n" line ends, before and after
-//	nonl: PATH     the file has no final newline, before and after
-//	atomic: true   the answer is applied with --atomic
-//	format: NAME   every step read is in that format (the archive's folder by default)
+//	want: applied N          every step applied or unchanged, N commits
+//	want: refuse CLASS REASON  a step fails so (REASON may be -), and the
+//	                         worktree is after/ (before/ when there is none)
+//	want: unreadable         a block cannot be read; nothing changes
 //
-// Every case is applied with the real reader and engine on a git
-// repository, checked with git (status, fsck, one commit per step that
-// changed files), then applied a second time: the second time changes
-// nothing. The source of each case (a peer's test it was ported from, or
-// what it demonstrates) is the first line of its comment.
-func TestFormatGolden(t *testing.T) {
-	gittest.Isolate(t) // sets HOME: the cases run one after another
-	dirs, _ := filepath.Glob("testdata/formats/*")
-	if len(dirs) == 0 {
-		t.Fatal("no golden cases under testdata/formats")
+// and the rest names where the case comes from (a peer's test, a real
+// transcript). An applied answer is applied a second time and must change
+// nothing then: no commit, the same files.
+func TestFormatsGolden(t *testing.T) {
+	gittest.Isolate(t)
+	files, _ := filepath.Glob("testdata/formats/*/*.txtar")
+	if len(files) == 0 {
+		t.Fatal("no cases in testdata/formats")
 	}
-	for _, dir := range dirs {
-		files, _ := filepath.Glob(filepath.Join(dir, "*.txtar"))
-		for _, f := range files {
-			name := filepath.Base(dir) + "/" + strings.TrimSuffix(filepath.Base(f), ".txtar")
-			t.Run(name, func(t *testing.T) {
-				runGolden(t, f, filepath.Base(dir))
-			})
+	for _, name := range files {
+		t.Run(strings.TrimSuffix(strings.TrimPrefix(name, "testdata/formats/"), ".txtar"), func(t *testing.T) {
+			ar, err := txtar.ParseFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			runFormatCase(t, ar)
+		})
+	}
+}
+
+func runFormatCase(t *testing.T, ar *txtar.Archive) {
+	want := strings.Fields(strings.TrimPrefix(strings.SplitN(string(ar.Comment), "\n", 2)[0], "want:"))
+	if len(want) == 0 {
+		t.Fatal("the comment's first line must be want: …")
+	}
+	before, after := map[string]string{}, map[string]string{}
+	var answer []byte
+	hasAfter := false
+	for _, f := range ar.Files {
+		switch {
+		case f.Name == "answer.md":
+			answer = f.Data
+		case strings.HasPrefix(f.Name, "before/"):
+			before[strings.TrimPrefix(f.Name, "before/")] = string(f.Data)
+		case strings.HasPrefix(f.Name, "after/"):
+			after[strings.TrimPrefix(f.Name, "after/")] = string(f.Data)
+			hasAfter = true
 		}
 	}
-}
-
-type goldenCase struct {
-	before, after map[string]string
-	answer        []byte
-	refuse        step.Class
-	refuseText    string
-	refuses       bool
-	atomic        bool
-	format        string
-}
-
-func readGolden(t *testing.T, path, format string) goldenCase {
-	a, err := txtar.ParseFile(path)
+	// txtar cannot hold CR or a missing final newline: <CR> and <NOEOL>
+	// stand for them.
+	unescape := func(m map[string]string) {
+		for k, v := range m {
+			v = strings.ReplaceAll(v, "<CR>", "\r")
+			if strings.HasSuffix(v, "<NOEOL>\n") {
+				v = strings.TrimSuffix(v, "<NOEOL>\n")
+			}
+			m[k] = v
+		}
+	}
+	unescape(before)
+	unescape(after)
+	m := map[string]string{"": string(answer)}
+	unescape(m)
+	answer = []byte(m[""])
+	if len(before) == 0 {
+		before["README"] = "a repository\n"
+	}
+	if !hasAfter {
+		after = before
+	}
+	g := gittest.NewWithCommit(t, before)
+	repo, err := gitops.Open(g.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := goldenCase{before: map[string]string{}, format: format}
-	var crlf, nonl []string
-	for _, l := range strings.Split(string(a.Comment), "\n") {
-		k, v, ok := strings.Cut(l, ":")
-		v = strings.TrimSpace(v)
-		if !ok {
-			continue
-		}
-		switch k {
-		case "refuse":
-			c.refuses = true
-			cls, text, _ := strings.Cut(v, " ")
-			c.refuseText = text
-			found := false
-			for x := step.ClassInternal; x <= step.ClassProgramFailed; x++ {
-				if x.String() == cls {
-					c.refuse, found = x, true
-				}
-			}
-			if !found {
-				t.Fatalf("unknown class %q", cls)
-			}
-		case "crlf":
-			crlf = append(crlf, v)
-		case "nonl":
-			nonl = append(nonl, v)
-		case "atomic":
-			c.atomic = v == "true"
-		case "format":
-			c.format = v
-		}
+	e, err := txn.Open(context.Background(), repo, txn.Options{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, f := range a.Files {
-		data := string(f.Data)
-		switch {
-		case f.Name == "answer.md":
-			c.answer = f.Data
-		case strings.HasPrefix(f.Name, "before/"):
-			c.before[strings.TrimPrefix(f.Name, "before/")] = data
-		case strings.HasPrefix(f.Name, "after/"):
-			if c.after == nil {
-				c.after = map[string]string{}
-			}
-			c.after[strings.TrimPrefix(f.Name, "after/")] = data
-		default:
-			t.Fatalf("unknown file %q", f.Name)
-		}
-	}
-	for _, p := range nonl {
-		for _, m := range []map[string]string{c.before, c.after} {
-			if s, ok := m[p]; ok {
-				m[p] = strings.TrimSuffix(s, "\n")
+	defer e.Close()
+	snap := g.Snapshot()
+	items := protocol.Parse(answer)
+	results := e.Run(context.Background(), items, txn.RunOptions{})
+	describe := func() string {
+		var b strings.Builder
+		for _, r := range results {
+			fmt.Fprintf(&b, "  %s %s %s %s: %s (hint: %s)\n", r.StepID, r.Status, r.Class, r.Reason, r.Error, r.Hint)
+			if r.ParseErr != nil {
+				fmt.Fprintf(&b, "  parse error: %v\n", r.ParseErr)
 			}
 		}
+		return b.String()
 	}
-	for _, p := range crlf {
-		for _, m := range []map[string]string{c.before, c.after} {
-			if s, ok := m[p]; ok {
-				m[p] = strings.ReplaceAll(s, "\n", "\r\n")
+	switch want[0] {
+	case "applied":
+		for _, r := range results {
+			if r.Status != step.StatusApplied && r.Status != step.StatusUnchanged && r.Status != step.StatusRead {
+				t.Fatalf("not applied:\n%s", describe())
 			}
 		}
-	}
-	if c.answer == nil || (c.after == nil) == !c.refuses {
-		t.Fatal("a case needs answer.md and either after/ files or a refuse: line")
-	}
-	return c
-}
-
-func runGolden(t *testing.T, path, format string) {
-	c := readGolden(t, path, format)
-	g := gittest.NewWithCommit(t, c.before)
-	items := Parse(c.answer)
-	if len(items) == 0 {
-		t.Fatal("no block read")
-	}
-	for _, it := range items {
-		d := ""
-		if it.Step != nil {
-			d = it.Step.Dialect
-		} else {
-			d = it.Err.Dialect
+		if n := strings.Count(g.Git("log", "--format=%H", "main..HEAD"), "\n"); len(want) > 1 && fmt.Sprint(n) != want[1] {
+			t.Errorf("%d commits, want %s:\n%s", n, want[1], describe())
 		}
-		if d != c.format {
-			t.Errorf("a block was read as %s, want %s", d, c.format)
+		g.Fsck()
+	case "refuse":
+		var failed *step.Result
+		for i := range results {
+			if results[i].Status == step.StatusFailed {
+				failed = &results[i]
+				break
+			}
 		}
-	}
-	run := func() []step.Result {
-		repo, err := gitops.Open(g.Dir)
-		if err != nil {
-			t.Fatal(err)
+		if failed == nil || failed.Class.String() != want[1] || (len(want) > 2 && want[2] != "-" && failed.Reason != want[2]) {
+			t.Fatalf("want a step refused as %v:\n%s", want[1:], describe())
 		}
-		e, err := txn.Open(context.Background(), repo, txn.Options{})
-		if err != nil {
-			t.Fatal(err)
+		if failed.Error == "" && failed.ParseErr == nil {
+			t.Errorf("the refusal says nothing")
 		}
-		defer e.Close()
-		return e.Run(context.Background(), Parse(c.answer), txn.RunOptions{Atomic: c.atomic})
-	}
-	if c.refuses {
-		var rs []step.Result
+	case "unreadable":
+		bad := false
 		for _, it := range items {
-			if it.Err != nil {
-				rs = append(rs, step.Result{ParseErr: it.Err, Status: step.StatusFailed, Error: it.Err.Error(), Class: step.ClassNoBlock})
-			}
+			bad = bad || it.Err != nil
 		}
-		if len(rs) == 0 {
-			rs = run()
+		if !bad {
+			t.Fatalf("every block was read:\n%s", describe())
 		}
-		ok := false
-		for _, r := range rs {
-			if r.Status == step.StatusFailed && r.Class == c.refuse && strings.Contains(r.Error, c.refuseText) {
-				ok = true
-			}
+		if !hasAfter {
+			g.AssertUnchanged(snap)
 		}
-		if !ok {
-			t.Fatalf("no %s failure holding %q:\n%s", c.refuse, c.refuseText, describe(rs))
-		}
-		if fb := Feedback(rs); len(fb) == 0 {
-			t.Error("no feedback for a refusal")
-		}
-		// Nothing changed: not a file, not a branch that names a commit
-		// beyond main.
-		if out := g.Git("rev-list", "--count", "--all", "^main"); strings.TrimSpace(out) != "0" {
-			t.Errorf("%s commits beyond main", strings.TrimSpace(out))
-		}
-		if s := g.Status(); s != "" {
-			t.Errorf("git status: %s", s)
-		}
-		for p, want := range c.before {
-			if got := string(g.Bytes(p)); got != want {
-				t.Errorf("%s changed: %q", p, got)
-			}
-		}
+	default:
+		t.Fatalf("unknown want %q", want[0])
+	}
+	if fb := protocol.Feedback(results); len(fb) == 0 && len(results) > 0 {
+		t.Errorf("empty feedback")
+	}
+	checkTree(t, g.Dir, after)
+	if want[0] != "applied" {
 		return
-	}
-	rs := run()
-	commits := 0
-	for _, r := range rs {
-		if r.Status != step.StatusApplied && r.Status != step.StatusUnchanged {
-			t.Fatalf("step %s: %s: %s (hint: %s)", r.StepID, r.Status, r.Error, r.Hint)
-		}
-		if r.Commit != "" {
-			commits++
-		}
-	}
-	checkTree(t, g, c.after)
-	if got := strings.TrimSpace(g.Git("rev-list", "--count", "main..HEAD")); got != strconv.Itoa(commits) {
-		t.Errorf("%s commits, want one per step that changed files (%d)", got, commits)
-	}
-	g.AssertClean()
-	g.Fsck()
-	if fb := Feedback(rs); len(fb) == 0 {
-		t.Error("no feedback")
 	}
 	// The same answer again changes nothing.
 	head := g.Git("rev-parse", "HEAD")
-	for _, r := range run() {
-		if r.Status == step.StatusApplied && r.Commit != "" {
-			t.Errorf("second run: step %s committed again", r.StepID)
+	again := e.Run(context.Background(), protocol.Parse(answer), txn.RunOptions{})
+	for _, r := range again {
+		if r.Status != step.StatusUnchanged && r.Status != step.StatusRead {
+			t.Errorf("applied again: step %s %s: %s", r.StepID, r.Status, r.Error)
 		}
 	}
 	if g.Git("rev-parse", "HEAD") != head {
-		t.Error("the second run moved HEAD")
+		t.Errorf("applied again: a new commit")
 	}
-	checkTree(t, g, c.after)
+	checkTree(t, g.Dir, after)
 }
 
-// checkTree compares the tracked files with want, byte for byte.
-func checkTree(t *testing.T, g *gittest.Repo, want map[string]string) {
+// checkTree compares the worktree's files with want.
+func checkTree(t *testing.T, dir string, want map[string]string) {
 	t.Helper()
-	got := strings.Fields(g.Git("ls-files"))
+	got := map[string]string{}
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			if d.Name() == ".git" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		b, _ := os.ReadFile(p)
+		got[filepath.ToSlash(rel)] = string(b)
+		return nil
+	})
 	var names []string
-	for p := range want {
-		names = append(names, p)
+	for k := range got {
+		names = append(names, k)
 	}
-	sort.Strings(names)
-	sort.Strings(got)
-	if strings.Join(got, " ") != strings.Join(names, " ") {
-		t.Errorf("files: %v, want %v", got, names)
-	}
-	for _, p := range names {
-		if b := g.Bytes(p); !bytes.Equal(b, []byte(want[p])) {
-			t.Errorf("%s = %q, want %q", p, b, want[p])
+	for k := range want {
+		if _, ok := got[k]; !ok {
+			names = append(names, k)
 		}
 	}
-}
-
-func describe(rs []step.Result) string {
-	var b strings.Builder
-	for _, r := range rs {
-		b.WriteString(string(r.Status) + " " + r.Class.String() + ": " + r.Error + "\n")
+	sort.Strings(names)
+	for _, k := range names {
+		g, ok1 := got[k]
+		w, ok2 := want[k]
+		switch {
+		case !ok1:
+			t.Errorf("%s is missing", k)
+		case !ok2:
+			t.Errorf("%s should not be there: %q", k, g)
+		case g != w:
+			t.Errorf("%s = %q, want %q", k, g, w)
+		}
 	}
-	return b.String()
 }

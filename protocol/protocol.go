@@ -16,6 +16,7 @@ import (
 	"github.com/autocoder/autocoder/protocol/applypatch"
 	"github.com/autocoder/autocoder/protocol/axon"
 	"github.com/autocoder/autocoder/protocol/mcp"
+	"github.com/autocoder/autocoder/protocol/searchreplace"
 )
 
 // reader is one dialect's reader, under the dialect's name (step.Step.Dialect).
@@ -36,6 +37,7 @@ var dialects = []reader{
 	{acjson.Dialect, acjson.Parse},
 	{mcp.Dialect, mcp.Parse},
 	{applypatch.Dialect, applypatch.Parse},
+	{searchreplace.Dialect, searchreplace.Parse},
 	// The other edit formats go here (FORMATS.md 2, 4, 5): SEARCH/REPLACE
 	// (aider, Cline, Roo), editor JSON (str_replace_based_edit_tool) and
 	// whole files. A unified diff is read after them, so that a fence

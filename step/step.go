@@ -86,12 +86,24 @@ type Op struct {
 	// append_file): the file ends with a line break, and an append starts
 	// on a new line. Every write and append keeps the line-ending style of
 	// the file it changes, TextLines or not.
-	TextLines bool   `json:"text_lines,omitempty"`
-	Overwrite bool   `json:"overwrite,omitempty"` // move: replace an existing target
-	Recursive bool   `json:"recursive,omitempty"` // delete: a directory too
-	Force     bool   `json:"force,omitempty"`     // delete: a missing path is not an error
-	Parents   bool   `json:"parents,omitempty"`   // mkdir: create missing parents
-	Mode      string `json:"mode,omitempty"`      // chmod: octal string such as "755"
+	TextLines bool `json:"text_lines,omitempty"`
+	Overwrite bool `json:"overwrite,omitempty"` // move: replace an existing target
+	Recursive bool `json:"recursive,omitempty"` // delete: a directory too
+	Force     bool `json:"force,omitempty"`     // delete: a missing path is not an error
+	// NoReplace: write: refuse to replace an existing file that is not
+	// empty (an aider or Cline SEARCH/REPLACE block with an empty SEARCH,
+	// the editor tool's create). An empty file is filled, and a file that
+	// already holds Content is left as it is, so the same answer applied
+	// twice changes nothing the second time.
+	NoReplace bool `json:"no_replace,omitempty"`
+	// AfterLine: append: insert Content after this many lines of the file
+	// (0: before its first line) rather than at its end; the lines are the
+	// file's text split at "\n", as the text editor tool's insert counts
+	// them (FORMATS.md 4.2). The one edit placed by a line number: the
+	// tool defines it so.
+	AfterLine *int   `json:"after_line,omitempty"`
+	Parents   bool   `json:"parents,omitempty"` // mkdir: create missing parents
+	Mode      string `json:"mode,omitempty"`    // chmod: octal string such as "755"
 
 	// ExpectedSHA256 is a precondition on the current content of Path (hex).
 	ExpectedSHA256 string `json:"expected_sha256,omitempty"`

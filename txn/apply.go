@@ -318,6 +318,11 @@ func (w *workspace) resolveOp(op *step.Op, r *step.OpResult) error {
 			// A response sent again: "replaced" would tell the model it
 			// changed something.
 			r.Message = "the file already has this content; nothing changed"
+		case op.NoReplace && len(f.data) > 0:
+			return &ExistsError{Path: rel, Fix: "this write only creates a file or fills an empty one; " +
+				"to change " + rel + ", quote the lines to change as the old text, or write the whole file"}
+		case op.NoReplace:
+			r.Message = "filled the empty file"
 		default:
 			if err := checkElision(rel, f.data, op.Content); err != nil {
 				return err
@@ -328,6 +333,9 @@ func (w *workspace) resolveOp(op *step.Op, r *step.OpResult) error {
 	case step.OpAppend:
 		if !f.exists && op.MustExist {
 			return &NotFoundError{Path: rel, Fix: "append_file needs an existing file; use write_file to create it"}
+		}
+		if op.AfterLine != nil {
+			return w.insert(op, f, rel, r)
 		}
 		data := written(op, f, f.data)
 		r.Message = "appended"
@@ -605,6 +613,36 @@ func written(op *step.Op, f *file, old []byte) []byte {
 		return content
 	}
 	return append(append([]byte{}, old...), content...)
+}
+
+// insert puts op.Content after line *op.AfterLine of f, counting lines as
+// the text editor tool does: the text split at "\n", so a file ending in a
+// line break has one more (empty) line, and inserting after it adds the
+// text after that break. The inserted text takes the file's line endings.
+func (w *workspace) insert(op *step.Op, f *file, rel string, r *step.OpResult) error {
+	if !f.exists || f.origLink {
+		return &NotFoundError{Path: rel, Fix: "insert needs an existing file; create it first"}
+	}
+	k, n := *op.AfterLine, bytes.Count(f.data, []byte("\n"))+1
+	if k < 0 || k > n {
+		return &step.Error{C: step.ClassStepFailed, Msg: fmt.Sprintf("insert_line %d is outside the file's lines [0, %d]", k, n),
+			Fix: fmt.Sprintf("give insert_line from 0 (before the first line) to %d (after the last)", n)}
+	}
+	content := matcher.KeepLineEndings(f.data, op.Content)
+	eol := matcher.KeepLineEndings(f.data, []byte("\n"))
+	var out []byte
+	switch {
+	case k == n:
+		out = append(append(append(out, f.data...), eol...), content...)
+	default:
+		p := 0 // just past the k-th line break
+		for range k {
+			p += bytes.IndexByte(f.data[p:], '\n') + 1
+		}
+		out = append(append(append(append(out, f.data[:p]...), content...), eol...), f.data[p:]...)
+	}
+	r.Message = fmt.Sprintf("inserted after line %d", k)
+	return w.setContent(f, out)
 }
 
 // joinLines writes line numbers as "3, 7, 12".
