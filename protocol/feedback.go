@@ -5,6 +5,7 @@ import (
 	"github.com/autocoder/autocoder/protocol/applypatch"
 	"github.com/autocoder/autocoder/protocol/axon"
 	"github.com/autocoder/autocoder/protocol/mcp"
+	"github.com/autocoder/autocoder/protocol/udiff"
 	"github.com/autocoder/autocoder/step"
 )
 
@@ -15,6 +16,7 @@ var writers = map[string]func([]step.Result) []byte{
 	"mcp":            mcp.Feedback,
 	// The edit formats of FORMATS.md, each answered in its tool's words.
 	applypatch.Dialect: applypatch.Feedback,
+	udiff.Dialect:      udiff.Feedback,
 }
 
 // Feedback writes the executor's answer to a run in the dialect of each

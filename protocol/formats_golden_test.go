@@ -26,7 +26,9 @@ import (
 // changes. Other comment lines:
 //
 //	crlf: PATH     the file is written with "\r\n" line ends, before and after
-//	nonl: PATH     the file has no final newline, before and after
+//	nonl: PATH     the file has no final newline, before and after (before/PATH
+//	               or after/PATH: on that side only)
+//	exec: PATH     after the answer, git records PATH as executable (100755)
 //	atomic: true   the answer is applied with --atomic
 //	format: NAME   every step read is in that format (the archive's folder by default)
 //
@@ -60,6 +62,7 @@ type goldenCase struct {
 	refuses       bool
 	atomic        bool
 	format        string
+	exec          []string
 }
 
 func readGolden(t *testing.T, path, format string) goldenCase {
@@ -93,6 +96,8 @@ func readGolden(t *testing.T, path, format string) goldenCase {
 			crlf = append(crlf, v)
 		case "nonl":
 			nonl = append(nonl, v)
+		case "exec":
+			c.exec = append(c.exec, v)
 		case "atomic":
 			c.atomic = v == "true"
 		case "format":
@@ -116,7 +121,13 @@ func readGolden(t *testing.T, path, format string) goldenCase {
 		}
 	}
 	for _, p := range nonl {
-		for _, m := range []map[string]string{c.before, c.after} {
+		sides := []map[string]string{c.before, c.after}
+		if q, ok := strings.CutPrefix(p, "before/"); ok {
+			p, sides = q, sides[:1]
+		} else if q, ok := strings.CutPrefix(p, "after/"); ok {
+			p, sides = q, sides[1:]
+		}
+		for _, m := range sides {
 			if s, ok := m[p]; ok {
 				m[p] = strings.TrimSuffix(s, "\n")
 			}
@@ -213,6 +224,11 @@ func runGolden(t *testing.T, path, format string) {
 		}
 	}
 	checkTree(t, g, c.after)
+	for _, p := range c.exec {
+		if m := g.Git("ls-files", "-s", "--", p); !strings.HasPrefix(m, "100755 ") {
+			t.Errorf("%s is not executable in git: %s", p, m)
+		}
+	}
 	if got := strings.TrimSpace(g.Git("rev-list", "--count", "main..HEAD")); got != strconv.Itoa(commits) {
 		t.Errorf("%s commits, want one per step that changed files (%d)", got, commits)
 	}
@@ -237,7 +253,10 @@ func runGolden(t *testing.T, path, format string) {
 // checkTree compares the tracked files with want, byte for byte.
 func checkTree(t *testing.T, g *gittest.Repo, want map[string]string) {
 	t.Helper()
-	got := strings.Fields(g.Git("ls-files"))
+	got := strings.Split(strings.TrimSuffix(g.Git("-c", "core.quotePath=false", "ls-files"), "\n"), "\n")
+	if len(got) == 1 && got[0] == "" {
+		got = nil
+	}
 	var names []string
 	for p := range want {
 		names = append(names, p)
