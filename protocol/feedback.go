@@ -6,6 +6,7 @@ import (
 	"github.com/autocoder/autocoder/protocol/axon"
 	"github.com/autocoder/autocoder/protocol/mcp"
 	"github.com/autocoder/autocoder/protocol/searchreplace"
+	"github.com/autocoder/autocoder/protocol/udiff"
 	"github.com/autocoder/autocoder/step"
 )
 
@@ -17,6 +18,7 @@ var writers = map[string]func([]step.Result) []byte{
 	// The edit formats of FORMATS.md, each answered in its tool's words.
 	applypatch.Dialect:    applypatch.Feedback,
 	searchreplace.Dialect: searchreplace.Feedback,
+	udiff.Dialect:         udiff.Feedback,
 }
 
 // Feedback writes the executor's answer to a run in the dialect of each

@@ -17,6 +17,7 @@ import (
 	"github.com/autocoder/autocoder/protocol/axon"
 	"github.com/autocoder/autocoder/protocol/mcp"
 	"github.com/autocoder/autocoder/protocol/searchreplace"
+	"github.com/autocoder/autocoder/protocol/udiff"
 )
 
 // reader is one dialect's reader, under the dialect's name (step.Step.Dialect).
@@ -42,6 +43,7 @@ var dialects = []reader{
 	// (aider, Cline, Roo), editor JSON (str_replace_based_edit_tool) and
 	// whole files. A unified diff is read after them, so that a fence
 	// holding a SEARCH block is never read as a diff.
+	{udiff.Dialect, udiff.Parse},
 }
 
 // Parse finds every block of every dialect in text and returns their items
