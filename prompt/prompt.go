@@ -26,8 +26,10 @@ import (
 var files embed.FS
 
 // Dialects are the dialect names `autocoder prompt` accepts, in the order
-// the help lists them.
-var Dialects = []string{"autocoder", "mcp", "axon"}
+// the help lists them: the three seed dialects, then the edit formats
+// models write on their own (FORMATS.md), which read files and run
+// programs with Axon's acts.
+var Dialects = []string{"autocoder", "mcp", "axon", "apply_patch", "search-replace", "udiff"}
 
 // Langs are the languages each prompt is written in. Neither is the
 // default: LocaleLang picks one from the user's locale.

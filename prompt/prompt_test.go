@@ -35,7 +35,11 @@ func TestExamplesRead(t *testing.T) {
 					t.Errorf("%s/%s: %v", d, ex.Name, it.Err)
 					continue
 				}
-				if it.Step.Dialect != StepDialect(d) {
+				want := StepDialect(d)
+				if editFormat[d] && axonHelpers[ex.Name] {
+					want = axon.Dialect // an edit format reads and runs with Axon's acts
+				}
+				if it.Step.Dialect != want {
 					t.Errorf("%s/%s: read as %s", d, ex.Name, it.Step.Dialect)
 				}
 				for _, r := range it.Step.Repairs {
@@ -57,6 +61,26 @@ func TestEveryOperationTaught(t *testing.T) {
 	}
 	for _, d := range Dialects {
 		exs, _ := examples(d)
+		if markers, ok := formatMarkers[d]; ok {
+			// An edit format has no operation names: its markers are
+			// what a model must write, each in an example (the last
+			// ones named only) and in both prompts.
+			all := ""
+			for _, ex := range exs {
+				all += ex.Text
+			}
+			for i, m := range markers {
+				if i < len(markers)-namedOnly[d] && !strings.Contains(all, m) {
+					t.Errorf("%s: no example shows %s", d, m)
+				}
+				for _, lang := range Langs {
+					if text, _ := Text(d, lang); !strings.Contains(text, m) {
+						t.Errorf("%s.%s: the prompt never names %s", d, lang, m)
+					}
+				}
+			}
+			continue
+		}
 		shown := map[string]bool{}
 		for _, ex := range exs {
 			for _, it := range protocol.Parse([]byte(ex.Text)) {
@@ -96,6 +120,23 @@ func TestEveryOperationTaught(t *testing.T) {
 		}
 	}
 }
+
+// editFormat are the prompts of edit formats (FORMATS.md): they teach
+// their format for edits and Axon's acts for reading and running
+// (axonHelpers, the examples of those acts).
+var (
+	editFormat  = map[string]bool{"apply_patch": true, "search-replace": true, "udiff": true}
+	axonHelpers = map[string]bool{"read": true, "run": true}
+	// formatMarkers are what each edit format's model writes; the last
+	// namedOnly[d] of them are named by the prompt with no example.
+	formatMarkers = map[string][]string{
+		"apply_patch": {"*** Begin Patch", "*** End Patch", "*** Add File: ", "*** Update File: ", "*** Delete File: ",
+			"*** Move to: ", "@@ ", "read_file", "run_command", "*** End of File"},
+		"search-replace": {"<<<<<<< SEARCH", "=======", ">>>>>>> REPLACE", "read_file", "run_command"},
+		"udiff":          {"```diff", "--- a/", "+++ b/", "--- /dev/null", "@@ ", "read_file", "run_command", "+++ /dev/null"},
+	}
+	namedOnly = map[string]int{"apply_patch": 1, "udiff": 1}
+)
 
 // TestEveryPrompt: each dialect has a prompt in each language, every example
 // of the dialect is in it, and nothing is left of the template.
@@ -183,6 +224,11 @@ func TestEveryAnswerTaught(t *testing.T) {
 			"data.notAttempted", "data.rolledBack", "`status:`", "`timeout`", "`running`", "`terminated`"},
 		"axon": {"`applied`", "`unchanged`", "`read`", "`failed`", "`skipped`", "`not attempted`",
 			"`rolled back, not applied`", "`refused by the safety policy`"},
+		"apply_patch": {"`Success. Updated the following files:`", "`Success. No file changed: the patch is already applied.`",
+			"`Invalid patch (line N)`", "`No files were modified by this patch`", "`Not applied`", "`Rolled back`"},
+		"search-replace": {"`Applied edit to PATH.`", "SEARCH/REPLACE"},
+		"udiff": {"`Applied patch to 'PATH' cleanly.`", "`The diff is already applied`", "`error: patch failed`",
+			"`Nothing of this diff was applied`", "`error: corrupt patch at line N`"},
 	}
 	for _, d := range Dialects {
 		for _, lang := range Langs {
@@ -217,6 +263,12 @@ func TestEveryPromptTeachesTheLoop(t *testing.T) {
 			"# Examples", "# The executor's answer", "# Finishing"},
 		"axon": {"# How the executor works", "# The act block", "# The acts", "## How replace must quote the old text",
 			"# Examples", "# The executor's report", "# Finishing"},
+		"apply_patch": {"# How the executor works", "# The patch", "# Examples", "# The executor's answer",
+			"# Reading files and running programs", "# Finishing"},
+		"search-replace": {"# How the executor works", "# The block", "# Examples", "# The executor's answer",
+			"# Reading files and running programs", "# Finishing"},
+		"udiff": {"# How the executor works", "# The diff", "# Examples", "# The executor's answer",
+			"# Reading files and running programs", "# Finishing"},
 	}
 	// Lines starting "# " or "## ": the sections, and any such line of an
 	// example, which both languages show alike.
@@ -250,7 +302,10 @@ func TestEveryPromptTeachesTheLoop(t *testing.T) {
 		exs, _ := examples(d)
 		several := false
 		for _, ex := range exs {
-			several = several || len(protocol.Parse([]byte(ex.Text))) >= 2
+			items := protocol.Parse([]byte(ex.Text))
+			several = several || len(items) >= 2
+			// A patch or a diff holds several files in one block.
+			several = several || editFormat[d] && len(items) == 1 && items[0].Step != nil && len(items[0].Step.Ops) >= 2
 		}
 		if !several {
 			t.Errorf("%s: no example sends several blocks in one answer", d)
