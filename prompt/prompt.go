@@ -119,3 +119,14 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// Tools is the system prompt of a run whose edits are function calls
+// (autocoder run --tools): what the functions do and how a call is
+// answered. It is not a dialect: the model writes no block.
+func Tools(lang string) (string, error) {
+	if !contains(Langs, lang) {
+		return "", &UnknownError{What: "language", Name: lang}
+	}
+	b, err := files.ReadFile("texts/tools." + lang + ".md")
+	return string(b), err
+}

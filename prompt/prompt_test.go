@@ -324,3 +324,23 @@ func equalInts(a, b []int) bool {
 	}
 	return true
 }
+
+// TestToolsPrompt: the prompt of run --tools names every function the run
+// offers, in both languages, and the sections of the others.
+func TestToolsPrompt(t *testing.T) {
+	for _, lang := range Langs {
+		text, err := Tools(lang)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range []string{"`read_file`", "`apply_patch`", "`str_replace_based_edit_tool`", "`run_program`", "`finish`",
+			"`view`", "`create`", "`str_replace`", "`insert`", "`undo_edit`", "*** Begin Patch"} {
+			if !strings.Contains(text, w) {
+				t.Errorf("tools.%s does not name %s", lang, w)
+			}
+		}
+	}
+	if _, err := Tools("fr"); err == nil {
+		t.Error("a prompt in a language there is none of")
+	}
+}

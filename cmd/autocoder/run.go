@@ -44,6 +44,7 @@ func runCommand() *cli.Command {
 			&cli.BoolFlag{Name: "no-stream", Usage: "wait for whole answers instead of streaming them ([model] stream)"},
 			&cli.StringFlag{Name: "branch", Usage: "work branch `NAME` (autocoder/ is prepended when missing)"},
 			&cli.BoolFlag{Name: "allow-programs", Usage: "let the model run any program (autocoder.toml [programs] otherwise decides)"},
+			&cli.BoolFlag{Name: "tools", Usage: "offer the edits as functions through the API's function calling (apply_patch, str_replace_based_edit_tool, read_file, run_program where programs are allowed, finish) instead of teaching a dialect"},
 		},
 		Action: runRun,
 	}
@@ -59,7 +60,7 @@ func runRun(c *cli.Context) (err error) {
 		return err
 	}
 	defer closeEngine(c, e, &err)
-	ac, err := agentConfig(c, cfg)
+	ac, err := agentConfig(c, cfg, c.Bool("allow-programs"))
 	if err != nil {
 		return err
 	}
@@ -172,7 +173,7 @@ func readTask(c *cli.Context) (string, error) {
 
 // agentConfig is the run's settings: flags, then the environment, then
 // autocoder.toml's [model], then the defaults.
-func agentConfig(c *cli.Context, cfg config.Config) (agent.Config, error) {
+func agentConfig(c *cli.Context, cfg config.Config, allowPrograms bool) (agent.Config, error) {
 	m := cfg.Model
 	pick := func(vals ...string) string {
 		for _, v := range vals {
@@ -206,7 +207,21 @@ func agentConfig(c *cli.Context, cfg config.Config) (agent.Config, error) {
 		return ac, &usageError{msg: "no model: say which one to ask",
 			try: "Try: autocoder run --model gpt-4o TASK, or set model in the [model] table of autocoder.toml"}
 	}
-	sys, err := prompt.Text(pick(c.String("dialect"), m.Dialect), pick(c.String("lang"), m.Lang, prompt.LocaleLang(os.Getenv)))
+	lang := pick(c.String("lang"), m.Lang, prompt.LocaleLang(os.Getenv))
+	if c.Bool("tools") {
+		if c.IsSet("dialect") {
+			return ac, &usageError{msg: "--tools and --dialect: a run offers functions or teaches a dialect, not both",
+				try: "Try: autocoder run --tools TASK, or autocoder run --dialect DIALECT TASK"}
+		}
+		ac.Tools, ac.Programs = true, allowPrograms || cfg.Programs.Enabled
+		sys, err := prompt.Tools(lang)
+		if err != nil {
+			return ac, &usageError{msg: err.Error(), try: "Try: --lang " + strings.Join(prompt.Langs, "|")}
+		}
+		ac.System = sys
+		return ac, nil
+	}
+	sys, err := prompt.Text(pick(c.String("dialect"), m.Dialect), lang)
 	if err != nil {
 		return ac, &usageError{msg: err.Error(), try: "Try: --dialect " + strings.Join(prompt.Dialects, "|") + " --lang " + strings.Join(prompt.Langs, "|")}
 	}
