@@ -731,7 +731,7 @@ func (w *workspace) read(op *step.Op, rel string, r *step.OpResult) error {
 	if err != nil {
 		return err
 	}
-	out, err := reads.Run(fsys, o)
+	out, err := reads.Run(fsys, o, w.e.opts.MaxFileBytes)
 	if err != nil {
 		return err
 	}

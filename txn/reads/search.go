@@ -34,7 +34,10 @@ const maxShownLine = 400
 // compared ignoring case), smaller than MinBytes, larger than MaxBytes (when
 // set), or changed outside [MtimeFrom, MtimeTo]. After Limit matching lines
 // (default 100) a last line says the output was cut.
-func search(fsys fs.FS, name string, o *step.ReadOptions) (string, error) {
+//
+// A file over max is not read: the output ends with a line naming the files
+// skipped for their size.
+func search(fsys fs.FS, name string, o *step.ReadOptions, max int64) (string, error) {
 	match, err := matcher(o)
 	if err != nil {
 		return "", err
@@ -57,6 +60,7 @@ func search(fsys fs.FS, name string, o *step.ReadOptions) (string, error) {
 	var b strings.Builder
 	found := 0
 	cut := false
+	var big []string
 	visit := func(p string, d fs.DirEntry) error {
 		rel := strings.TrimPrefix(p, prefixOf(name))
 		if !root.IsDir() {
@@ -76,6 +80,10 @@ func search(fsys fs.FS, name string, o *step.ReadOptions) (string, error) {
 			return nil
 		}
 		if (!from.IsZero() && info.ModTime().Before(from)) || (!to.IsZero() && info.ModTime().After(to)) {
+			return nil
+		}
+		if info.Size() > max {
+			big = append(big, p)
 			return nil
 		}
 		data, err := fs.ReadFile(fsys, p)
@@ -109,6 +117,10 @@ func search(fsys fs.FS, name string, o *step.ReadOptions) (string, error) {
 	}
 	if err != nil && err != fs.SkipAll {
 		return "", notFound(name, err)
+	}
+	if len(big) > 0 {
+		fmt.Fprintf(&b, "[not searched, over the limit of %d bytes ([apply] max_file_bytes): %s; read parts of them with range or lines]\n",
+			max, strings.Join(big, ", "))
 	}
 	if cut {
 		fmt.Fprintf(&b, "[stopped at the limit of %d matching lines; narrow path, glob or query, or raise limit]\n", limit)
