@@ -59,7 +59,7 @@ func runRun(c *cli.Context) (err error) {
 		return err
 	}
 	defer closeEngine(c, e, &err)
-	ac, err := agentConfig(c, cfg)
+	ac, err := agentConfig(c, cfg.Config)
 	if err != nil {
 		return err
 	}
@@ -95,7 +95,7 @@ func runRun(c *cli.Context) (err error) {
 		return &step.Error{C: step.ClassStepFailed, Msg: fmt.Sprintf("the model did not finish: %s", rep.Stop),
 			Fix: "review what it did (autocoder log), then run again with a larger --max-turns or --max-tokens to go on"}
 	}
-	return programFailure(c.App.ErrWriter, rep, programs{cfg: cfg}.refusedHint("run"))
+	return programFailure(c.App.ErrWriter, rep, programs{cfg: cfg.Config}.refusedHint("run"))
 }
 
 // programFailure is the exit of a run whose model finished: as for apply

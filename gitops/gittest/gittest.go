@@ -30,6 +30,7 @@ func Isolate(t testing.TB) string {
 	if st, ok := t.(interface{ Setenv(string, string) }); ok {
 		st.Setenv("HOME", home)
 		st.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+		st.Setenv("XDG_STATE_HOME", filepath.Join(home, ".local", "state")) // autocoder trust's records
 		st.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 		for _, v := range []string{"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL",
 			"GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"} {
