@@ -138,8 +138,8 @@ func runApply(c *cli.Context) (err error) {
 	}
 	out := report.Run{Branch: branch, DryRun: c.Bool("dry-run"), Results: results, Code: exitOf(fail), CodeOf: exitCode,
 		Subject: func(s *step.Step) string { return txn.Subject(s, e.Repo.Root) },
-		Patch:   patch, PatchRaw: !stdoutTerminal(c) && c.String("feedback") != "-", Allowed: programs{cfg: cfg, allowAll: c.Bool("allow-programs")}.Allowed,
-		RefusedHint: programs{cfg: cfg}.refusedHint("apply"),
+		Patch:   patch, PatchRaw: !stdoutTerminal(c) && c.String("feedback") != "-", Allowed: newPrograms(cfg, c.Bool("allow-programs")).Allowed,
+		RefusedHint: programs{cfg: cfg.Config}.refusedHint("apply"),
 		Quiet:       c.Bool("quiet")}
 	if branch != "" && "refs/heads/"+branch != before.Branch {
 		// The run moved HEAD to a new work branch: say from where, and how

@@ -69,18 +69,23 @@ var hostileTemplate = map[string]string{
 	"autocoder.toml": `[apply]
 max_file_bytes = 1048576
 max_response_bytes = 2097152
+`,
+}
 
-[programs]
+// hostileUserConfig is the user's own file (the repository's would count
+// only once trusted, and each case's copy is another path).
+const hostileUserConfig = `[programs]
 enabled = true
 allow = ["go test", "git status", "git diff", "git log", "git fetch", "echo"]
 timeout = "10s"
-`,
-}
+`
 
 const hostileSecret = "topsecret-outside"
 
 func TestHostile(t *testing.T) {
-	gittest.Isolate(t)
+	home := gittest.Isolate(t)
+	must(t, os.MkdirAll(filepath.Join(home, ".config", "autocoder"), 0o755))
+	must(t, os.WriteFile(filepath.Join(home, ".config", "autocoder", "config.toml"), []byte(hostileUserConfig), 0o644))
 	tmpl := gittest.New(t)
 	for p, c := range hostileTemplate {
 		tmpl.Write(p, c)

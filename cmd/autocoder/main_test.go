@@ -53,6 +53,7 @@ func scriptParams(dir string) testscript.Params {
 			os.MkdirAll(home, 0o777)
 			env.Setenv("HOME", home)
 			env.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+			env.Setenv("XDG_STATE_HOME", filepath.Join(home, ".local", "state"))
 			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 			return os.WriteFile(filepath.Join(home, ".gitconfig"),
 				[]byte("[user]\n\tname = Script User\n\temail = script@example.com\n[init]\n\tdefaultBranch = main\n"), 0o666)

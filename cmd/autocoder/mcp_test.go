@@ -610,6 +610,9 @@ func TestMCPCommandBesideAWorkingSession(t *testing.T) {
 func TestMCPSessionReadsAChangedConfiguration(t *testing.T) {
 	gittest.Isolate(t)
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n", "autocoder.toml": "[programs]\nenabled = true\nallow = [\"true\"]\n"})
+	if out, err := exec.Command("autocoder", "-C", g.Dir, "trust").CombinedOutput(); err != nil {
+		t.Fatalf("autocoder trust: %v\n%s", err, out)
+	}
 	m := startMCP(t, g.Dir, nil)
 	m.mustCall("fs_write", map[string]any{"path": "secrets/one.txt", "mode": "overwrite", "content": "1\n"})
 	m.mustCall("shell_exec", map[string]any{"command": "true"})

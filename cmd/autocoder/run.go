@@ -60,7 +60,7 @@ func runRun(c *cli.Context) (err error) {
 		return err
 	}
 	defer closeEngine(c, e, &err)
-	ac, err := agentConfig(c, cfg, c.Bool("allow-programs"))
+	ac, err := agentConfig(c, cfg.Config, c.Bool("allow-programs"))
 	if err != nil {
 		return err
 	}
@@ -96,7 +96,7 @@ func runRun(c *cli.Context) (err error) {
 		return &step.Error{C: step.ClassStepFailed, Msg: fmt.Sprintf("the model did not finish: %s", rep.Stop),
 			Fix: "review what it did (autocoder log), then run again with a larger --max-turns or --max-tokens to go on"}
 	}
-	return programFailure(c.App.ErrWriter, rep, programs{cfg: cfg}.refusedHint("run"))
+	return programFailure(c.App.ErrWriter, rep, programs{cfg: cfg.Config}.refusedHint("run"))
 }
 
 // programFailure is the exit of a run whose model finished: as for apply

@@ -70,6 +70,7 @@ func Main(m interface{ Run() int }) int {
 func isolate(home string, set func(k, v string)) {
 	set("HOME", home)
 	set("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	set("XDG_STATE_HOME", filepath.Join(home, ".local", "state")) // autocoder trust's records
 	set("GIT_CONFIG_NOSYSTEM", "1")
 	for _, v := range []string{"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL",
 		"GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"} {
