@@ -76,11 +76,11 @@ func firstTierWhere(d *doc, old []byte, keep func(match) bool) ([]match, Tier) {
 			return ms, BlankEdges
 		}
 	}
-	if ms := findLevels(d, lines, endNL); len(ms) > 0 {
+	if ms := only(findLevels(d, lines, endNL)); len(ms) > 0 {
 		return ms, IndentLevels
 	}
 	if lead+trail > 0 && lead < len(lines) {
-		ms := findLevels(d, lines[lead:len(lines)-trail], endNL || trail > 0)
+		ms := only(findLevels(d, lines[lead:len(lines)-trail], endNL || trail > 0))
 		for i := range ms {
 			ms[i].trimLead, ms[i].trimTrail = lead, trail
 		}
