@@ -136,4 +136,4 @@ func TestFeedbackTellsEveryOutcomeApart(t *testing.T) {
 }
 
 // noPrograms are the formats whose steps never run a program.
-var noPrograms = map[string]bool{"apply_patch": true, "search-replace": true}
+var noPrograms = map[string]bool{"apply_patch": true}
