@@ -117,7 +117,10 @@ func killed(err error) bool {
 // no lock, journal or temporary file left, git fsck clean. Re-applying the
 // response then completes it.
 func TestCrashAtEveryPoint(t *testing.T) {
-	gittest.Isolate(t)
+	if testing.Short() {
+		t.Skip("kills apply at each of its crash points: slow; runs without -short")
+	}
+	t.Parallel()
 	want := referenceTrees(t)
 	crashes := 0
 	for n := 1; n < 200; n++ {
@@ -157,7 +160,10 @@ func TestCrashAtEveryPoint(t *testing.T) {
 // TestFailureAtEveryPoint injects an error at each point of the run: the
 // failing step is rolled back at once, the earlier steps stay.
 func TestFailureAtEveryPoint(t *testing.T) {
-	gittest.Isolate(t)
+	if testing.Short() {
+		t.Skip("fails apply at each of its failure points: slow; runs without -short")
+	}
+	t.Parallel()
 	want := referenceTrees(t)
 	for n := 1; n < 200; n++ {
 		g := crashRepo(t)
