@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/autocoder/autocoder/gitops"
 	"github.com/autocoder/autocoder/gitops/gittest"
@@ -53,7 +54,7 @@ func isOneOf(fi os.FileInfo, list []os.FileInfo) bool {
 // next Fill removes it; Remove leaves no spare folder; a new pool takes up
 // what a killed session left.
 func TestSpares(t *testing.T) {
-	t.Parallel()
+	gittest.Isolate(t)
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
 	r := openRepo(t, g.Dir)
 	p, err := r.Private()
@@ -62,12 +63,16 @@ func TestSpares(t *testing.T) {
 	}
 	s := p.Spares()
 	r.UseSpares(s)
-	// A call that comes at once finds no Fill at work.
+	// A call that comes at once finds no Fill at work. The delay is made
+	// longer than any machine's scheduler can keep Stop waiting (with the
+	// real 5 ms, a loaded machine made files first and failed the test).
+	gitops.SetFillDelay(t, time.Hour)
 	s.Fill(3)
 	s.Stop()
 	if n := len(spareFiles(t, g.Dir)); n != 0 {
 		t.Fatalf("Fill made %d files before its delay", n)
 	}
+	gitops.SetFillDelay(t, 5*time.Millisecond)
 	spares := fillTo(t, s, g.Dir, 3)
 
 	h, err := r.WriteBlob([]byte("from a spare\n"))

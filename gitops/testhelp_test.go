@@ -1,5 +1,10 @@
 package gitops
 
+import (
+	"testing"
+	"time"
+)
+
 // Functions only the tests use: the binary does not need them (deadcode),
 // so they live beside the tests that do.
 
@@ -23,4 +28,12 @@ func (s *Spares) Filled() {
 	if s.done != nil {
 		<-s.done
 	}
+}
+
+// SetFillDelay makes Fill wait d before it starts, until the test t ends.
+// The delay is the package's: a test that sets it cannot be parallel.
+func SetFillDelay(t testing.TB, d time.Duration) {
+	old := fillDelay
+	fillDelay = d
+	t.Cleanup(func() { fillDelay = old })
 }

@@ -142,6 +142,9 @@ func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 // every tolerable perturbation succeeds; every typo is refused with a
 // nearest region that covers the function.
 func TestQualityReport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures the matcher on the whole corpus: slow; runs without -short")
+	}
 	const nFiles, perFile = 40, 5
 	type cell struct{ ok, wrong, refused, goodHint int }
 	stats := make([]cell, len(perturbations))

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/autocoder/autocoder/gitops/gittest"
 	"github.com/autocoder/autocoder/txn"
@@ -90,7 +91,10 @@ func TestAtomicRunKeepsStepsWhenFlushFails(t *testing.T) {
 		t.Fatalf("step 2 should fail: %+v", rs)
 	}
 	e.Close()
-	open(t, g.Dir, txn.Options{}).Close() // the next command's recovery
+	// The next command's recovery, which waits for the lock as a command
+	// does (with the other tests running in parallel it was once found
+	// still held, by no one named, right after Close).
+	open(t, g.Dir, txn.Options{LockWait: 5 * time.Second}).Close()
 	var sts []string
 	for _, r := range rs {
 		sts = append(sts, r.StepID+"="+string(r.Status))

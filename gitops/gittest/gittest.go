@@ -68,6 +68,18 @@ func Main(m interface{ Run() int }) int {
 // isolate sets (or, to "", unsets) with set the variables that make home
 // the only git configuration a test sees.
 func isolate(home string, set func(k, v string)) {
+	// Go's own folders stay where they are: a test that runs the go
+	// command (go list) must not start from an empty module and build
+	// cache, and without the user's go env settings, under the new HOME.
+	if h, err := os.UserHomeDir(); err == nil && os.Getenv("GOPATH") == "" {
+		set("GOPATH", filepath.Join(h, "go"))
+	}
+	if c, err := os.UserCacheDir(); err == nil && os.Getenv("GOCACHE") == "" {
+		set("GOCACHE", filepath.Join(c, "go-build"))
+	}
+	if c, err := os.UserConfigDir(); err == nil && os.Getenv("GOENV") == "" {
+		set("GOENV", filepath.Join(c, "go", "env"))
+	}
 	set("HOME", home)
 	set("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 	set("XDG_STATE_HOME", filepath.Join(home, ".local", "state")) // autocoder trust's records
