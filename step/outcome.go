@@ -1,5 +1,7 @@
 package step
 
+import "slices"
+
 // Outcome is what became of one operation or step, in the words every
 // surface uses (the text report, the JSON, each dialect's feedback, run's
 // summary, MCP results): decided here once, from the result the engine
@@ -167,4 +169,31 @@ func Judge(rs []Result, loop bool) Verdict {
 		return Verdict{Failed: true, Class: c, Step: -1, Program: p}
 	}
 	return Verdict{Step: -1}
+}
+
+// Correctable reports whether r is a refusal the model can correct by
+// sending the operation differently (a whole file with nothing left out,
+// a path git does not ignore), as against one only the user can lift (a
+// denied path, uncommitted work, a program not allowed): the dialects
+// class it as retryable.
+func Correctable(r Result) bool {
+	return r.Status == StatusFailed && r.Class == ClassRefused && (r.Reason == ReasonLosesCode || r.Reason == ReasonIgnored)
+}
+
+// Rehinted is r with hint in place of its own (and of its ops' that
+// repeat it) when r failed for reason: a dialect's writer words the advice
+// in the operations that dialect has.
+func Rehinted(r Result, reason, hint string) Result {
+	if r.Reason != reason || r.Status != StatusFailed {
+		return r
+	}
+	old := r.Hint
+	r.Hint = hint
+	r.Ops = slices.Clone(r.Ops)
+	for i := range r.Ops {
+		if r.Ops[i].Hint != "" && r.Ops[i].Hint == old {
+			r.Ops[i].Hint = hint
+		}
+	}
+	return r
 }

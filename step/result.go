@@ -135,6 +135,8 @@ const (
 	ReasonAmbiguous    = "ambiguous"    // an edit's old text is in the file several times
 	ReasonPrecondition = "precondition" // check_*, expectedSha256
 	ReasonRefused      = "refused"      // the safety policy (exit code 4)
+	ReasonLosesCode    = "loses_code"   // refused: a whole-file write with a placeholder for code left out
+	ReasonIgnored      = "ignored"      // refused: a new file git ignores
 	ReasonInvalid      = "invalid"      // the op cannot be done as written
 	ReasonInternal     = "internal"     // anything else
 	ReasonRolledBack   = "rolled_back"  // applied, then taken back by --atomic

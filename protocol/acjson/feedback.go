@@ -149,6 +149,8 @@ func Feedback(results []step.Result) []byte {
 }
 
 func answerFor(r step.Result) answer {
+	r = step.Rehinted(r, step.ReasonLosesCode, "send a replace_file with modify_content (old_content and new_content) that replaces "+
+		"only the part that changes, or a replace_file with the whole file_content and nothing left out")
 	a := answer{FileActions: []fileAction{}, ProgramExecs: programExecs{}}
 	a.Metadata.StepID = r.StepID
 	if r.Step != nil {

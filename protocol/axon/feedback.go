@@ -65,6 +65,8 @@ func writeParseError(b *strings.Builder, e *step.ParseError) {
 }
 
 func writeStep(b *strings.Builder, r step.Result) {
+	r = step.Rehinted(r, step.ReasonLosesCode, "send a replace act with the old and the new text of only the part that changes, "+
+		"or write_file with the whole file and nothing left out")
 	id := r.StepID
 	what := ""
 	line := 0
