@@ -145,7 +145,7 @@ func fsPath(p, option string) (string, error) {
 func notFound(name string, err error) error {
 	if errors.Is(err, fs.ErrNotExist) {
 		return &NotFoundError{Path: name,
-			Fix: "check the path; list the parent directory (fs.ls / list_tree) to see what exists"}
+			Fix: "check the path; list the parent folder to see what exists"}
 	}
 	return fmt.Errorf("read %s: %w", name, err)
 }
