@@ -162,7 +162,7 @@ func grep(b *bytes.Buffer, p string, data []byte, match func([]byte) bool, ctx, 
 		if found == room {
 			return found, true
 		}
-		mark, markShown := b.Len(), shownTo
+		mark := b.Len()
 		start := max(i-ctx, shownTo+1)
 		// grep's separator, with context only: between groups that are not
 		// adjacent, and between files.
@@ -177,7 +177,6 @@ func grep(b *bytes.Buffer, p string, data []byte, match func([]byte) bool, ctx, 
 			// The bytes are used up: this match and its context are left
 			// out whole.
 			b.Truncate(mark)
-			shownTo = markShown
 			return found, true
 		}
 		found++
