@@ -21,7 +21,9 @@ import (
 	"time"
 
 	"github.com/autocoder/autocoder/protocol"
+	"github.com/autocoder/autocoder/protocol/report"
 	"github.com/autocoder/autocoder/step"
+	"github.com/autocoder/autocoder/termsafe"
 	"github.com/autocoder/autocoder/txn"
 )
 
@@ -68,7 +70,11 @@ type Config struct {
 	MaxTokens int64  // stop once the run has used this many tokens (0: no limit)
 
 	Out      io.Writer // the model's answers, as they stream
-	Progress io.Writer // one progress line per turn
+	Progress io.Writer // one progress line per turn, and each failed or refused step's error and hint
+	// RefusedHint is the hint for the user of a program the policy
+	// refused (the flag, the allow entry that lets it run); nil or "":
+	// the result's own hint, written for the model.
+	RefusedHint func(step.Program) string
 }
 
 // Stop is why a run ended.
@@ -202,6 +208,7 @@ func Run(ctx context.Context, e Engine, c Config, task string) (*Report, error) 
 		}
 		fmt.Fprintf(c.Progress, "autocoder: turn %d: %s · %s tokens%s (run: %d) · %s\n", n, label,
 			count(u.Total()), estimated(u), rep.Tokens, since(start))
+		troubles(termsafe.Writer{W: c.Progress}, n, t.Results, c.RefusedHint)
 		if ctx.Err() != nil {
 			rep.Turns = append(rep.Turns, t)
 			rep.Stop = StopInterrupted
@@ -313,31 +320,87 @@ func outcome(rs []step.Result) string {
 	return s
 }
 
-// tally counts the steps of rs by outcome, "2 applied, 1 rolled back", and
-// says how many there are: the report on live programs and the finish step
-// are not steps, and a step taken back whole (--atomic, an interrupt) is
-// rolled back rather than failed.
+// tally counts the steps of rs by their outcome (step.StepOutcome),
+// "2 applied, 1 rolled back", then the programs that were refused, failed
+// or timed out in steps that were not failed themselves, and says how
+// many steps there are: the report on live programs and the finish step
+// are not steps.
 func tally(rs []step.Result) (string, int) {
-	count := map[string]int{}
+	count := map[step.Outcome]int{}
 	steps := 0
 	for _, r := range rs {
 		if r.Runtime || r.Step != nil && r.Step.Finish {
 			continue
 		}
 		steps++
-		k := string(r.Status)
-		if r.Status == step.StatusFailed && r.Reason == step.ReasonRolledBack {
-			k = "rolled back"
-		}
-		count[k]++
+		count[step.StepOutcome(r)]++
 	}
 	var parts []string
-	for _, k := range []string{"applied", "unchanged", "read", "failed", "rolled back", "skipped"} {
-		if count[k] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", count[k], k))
+	for _, o := range []step.Outcome{step.OutcomeApplied, step.OutcomeAlreadyApplied, step.OutcomeNoOp, step.OutcomeRead,
+		step.OutcomeRefused, step.OutcomeFailed, step.OutcomeRolledBack, step.OutcomeNotAttempted} {
+		if count[o] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", count[o], o.Words()))
+		}
+	}
+	progs := map[string]int{}
+	for _, r := range rs {
+		if r.Runtime {
+			continue // a live program's report: its step counted it
+		}
+		if o := step.StepOutcome(r); o == step.OutcomeFailed || o == step.OutcomeRefused || o == step.OutcomeRolledBack || o == step.OutcomeNotAttempted {
+			continue
+		}
+		for _, p := range r.Programs {
+			progs[p.Status]++
+		}
+	}
+	for _, k := range [][2]string{{step.ProgramRefused, "refused"}, {step.ProgramFailure, "failed"}, {step.ProgramTimeout, "timed out"}} {
+		if n := progs[k[0]]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d program%s %s", n, plural(n), k[1]))
 		}
 	}
 	return strings.Join(parts, ", "), steps
+}
+
+// troubles writes, as turn n is done, the error and hint of each step of
+// rs that failed or was refused, and of each program that was refused,
+// failed or timed out: the reason at once, not only in the run record.
+// refusedHint, when it gives one, is the hint of a refused program.
+func troubles(w io.Writer, n int, rs []step.Result, refusedHint func(step.Program) string) {
+	for _, r := range rs {
+		switch step.StepOutcome(r) {
+		case step.OutcomeFailed, step.OutcomeRefused:
+			where := ""
+			if r.Op == 0 && r.Line > 0 {
+				where = fmt.Sprintf(" (answer line %d)", r.Line)
+			}
+			report.Error(w, fmt.Sprintf("turn %d: step %s %s%s: %s", n, r.StepID, step.StepOutcome(r).Words(), where, r.Error), r.Hint)
+			continue
+		case step.OutcomeRolledBack, step.OutcomeNotAttempted:
+			continue // the step that failed says why
+		}
+		for i, p := range r.Programs {
+			switch p.Status {
+			case step.ProgramRefused, step.ProgramFailure, step.ProgramTimeout:
+			default:
+				continue
+			}
+			msg := fmt.Sprintf("turn %d: step %s: program %s: %s", n, r.StepID, p.Name, p.Status)
+			if p.Status != step.ProgramRefused {
+				msg += fmt.Sprintf(" (exit code %d)", p.ReturnCode)
+			}
+			if p.Error != "" {
+				msg += ": " + p.Error
+			}
+			hint := p.Hint
+			if p.Status == step.ProgramRefused && refusedHint != nil && r.Step != nil && i < len(r.Step.Programs) {
+				if h := refusedHint(r.Step.Programs[i]); h != "" {
+					hint = h
+				}
+			}
+			report.Error(w, msg, hint)
+		}
+	}
 }
 
 func count(n int64) string { return fmt.Sprintf("%d", n) }

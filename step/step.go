@@ -111,6 +111,10 @@ type Op struct {
 	// Read carries the options of read kinds that have them (MCP fs.read,
 	// fs.ls, fs.search, fs.diff); nil means the defaults.
 	Read *ReadOptions `json:"read,omitempty"`
+	// Narrow says how to ask for less, in the words of the dialect that
+	// sent the op (its own operations and arguments): a listing or search
+	// cut at its bounds ends with it.
+	Narrow string `json:"-"`
 
 	Pos Pos `json:"pos"`
 }

@@ -287,6 +287,10 @@ func reasonOf(err error) string {
 		return ""
 	case c == step.ClassPrecondition:
 		return step.ReasonPrecondition
+	case c == step.ClassRefused && errors.As(err, new(*ElisionError)):
+		return step.ReasonLosesCode
+	case c == step.ClassRefused && errors.As(err, new(*gitops.IgnoredError)):
+		return step.ReasonIgnored
 	case c == step.ClassRefused:
 		return step.ReasonRefused
 	case errors.As(err, &nf), errors.As(err, &rnf), errors.Is(err, fs.ErrNotExist):

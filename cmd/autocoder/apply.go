@@ -136,7 +136,7 @@ func runApply(c *cli.Context) (err error) {
 	if err := writeFeedback(c, results); err != nil {
 		return err
 	}
-	out := report.Run{Branch: branch, DryRun: c.Bool("dry-run"), Results: results, Code: exitOf(fail), CodeOf: exitCode,
+	out := report.Run{Branch: branch, DryRun: c.Bool("dry-run"), Results: results, Code: exitOf(fail),
 		Subject: func(s *step.Step) string { return txn.Subject(s, e.Repo.Root) },
 		Patch:   patch, PatchRaw: !stdoutTerminal(c) && c.String("feedback") != "-", Allowed: newPrograms(cfg, c.Bool("allow-programs")).Allowed,
 		RefusedHint: programs{cfg: cfg.Config}.refusedHint("apply"),
@@ -208,7 +208,7 @@ func readable(items []step.Item) *noBlocksError {
 
 func reportUnreadable(c *cli.Context, f string, err *noBlocksError) error {
 	if f == "json" {
-		report.Unreadable(reportWriter(c), err.errs, exitCode(err.Class()), err.Error(), err.Hint())
+		report.Unreadable(reportWriter(c), err.errs, err.Class().ExitCode(), err.Error(), err.Hint())
 		return &reported{class: err.Class()}
 	}
 	return err

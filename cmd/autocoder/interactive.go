@@ -53,7 +53,7 @@ func interactive(c *cli.Context, e *txn.Engine, items []step.Item) ([]step.Resul
 			continue
 		}
 		plan, patch := e.DryRun(c.Context, []step.Item{it}, false)
-		report.Run{DryRun: true, Results: plan, CodeOf: exitCode, Patch: patch, StatusColor: colorful(errw), PatchColor: colorful(out),
+		report.Run{DryRun: true, Results: plan, Patch: patch, StatusColor: colorful(errw), PatchColor: colorful(out),
 			Subject: func(s *step.Step) string { return txn.Subject(s, e.Repo.Root) }}.Text(out, errw)
 		if plan[0].Status == step.StatusFailed {
 			results = append(results, plan[0])

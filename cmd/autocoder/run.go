@@ -31,7 +31,9 @@ func runCommand() *cli.Command {
 			"OPENAI_BASE_URL=http://localhost:11434/v1 autocoder run --model qwen2.5-coder - < task.md",
 		),
 		Description: "Talks to an OpenAI-compatible chat API: OPENAI_BASE_URL (or [model] base_url), the key in\n" +
-			"OPENAI_API_KEY (or the variable [model] api_key_env names), --model (or [model] model).",
+			"OPENAI_API_KEY (or the variable [model] api_key_env names), --model (or [model] model).\n" +
+			"Each failed or refused step's error and hint is printed as its turn ends; the model is told too.\n\n" +
+			runExitCodes,
 		Flags: []cli.Flag{
 			// The defaults shown are those that apply when neither the flag
 			// nor autocoder.toml sets one, not the flags' zero values.
@@ -49,6 +51,17 @@ func runCommand() *cli.Command {
 		Action: runRun,
 	}
 }
+
+// runExitCodes are run's exit codes, as its help and the README give them
+// (TestRunExitCodesDocumented holds them alike).
+const runExitCodes = `Exit codes:
+  0    the model finished (or answered without a block); every program it ran succeeded
+  1    the model did not finish within --max-turns or --max-tokens, or the model API failed
+  2    usage: no task, no model, an unknown dialect; or the API refused the key or the model
+  4    a program the policy does not allow was asked for, in any turn (it did not run)
+  5    a program failed or timed out, in any turn
+  130  interrupted (Ctrl-C; 143 for SIGTERM): the answer in flight was not applied or was taken back
+A failed step does not change the exit code: the model was told why, and answered it.`
 
 func runRun(c *cli.Context) (err error) {
 	task, err := readTask(c)
@@ -69,6 +82,7 @@ func runRun(c *cli.Context) (err error) {
 	// whole runes (a decoded JSON string).
 	out := termsafe.Writer{W: c.App.Writer}
 	ac.Out, ac.Progress = out, c.App.ErrWriter
+	ac.RefusedHint = programs{cfg: cfg.Config}.refusedHint("run")
 	base := ""
 	if h, err := e.Repo.ReadHEAD(); err == nil && !h.Hash.IsZero() {
 		base = h.Hash.String()
@@ -96,52 +110,30 @@ func runRun(c *cli.Context) (err error) {
 		return &step.Error{C: step.ClassStepFailed, Msg: fmt.Sprintf("the model did not finish: %s", rep.Stop),
 			Fix: "review what it did (autocoder log), then run again with a larger --max-turns or --max-tokens to go on"}
 	}
-	return programFailure(c.App.ErrWriter, rep, programs{cfg: cfg.Config}.refusedHint("run"))
+	return programFailure(c.App.ErrWriter, rep)
 }
 
-// programFailure is the exit of a run whose model finished: as for apply
-// (failure), 4 when the policy refused a program, 5 when one failed or
-// timed out, in any turn. A failed step is not counted: the model was told
-// and answered it, and the loop goes on after it by design.
-func programFailure(stderr io.Writer, rep *agent.Report, refusedHint func(step.Program) string) error {
-	var rs []step.Result
-	for _, t := range rep.Turns {
-		for _, r := range t.Results {
-			if r.Status != step.StatusFailed && r.Status != step.StatusSkipped {
-				rs = append(rs, r)
-			}
-		}
+// programFailure is the exit of a run whose model finished (step.Judge
+// over every turn, as a loop): as for apply, 4 when the policy refused a
+// program, 5 when one failed or timed out, in any turn. A failed step is
+// not counted: the model was told and answered it, and the loop goes on
+// after it by design. Each trouble was printed with its hint as its turn
+// ended (agent); this says which one decides the exit code.
+func programFailure(stderr io.Writer, rep *agent.Report) error {
+	v := step.Judge(rep.Results(), true)
+	if !v.Failed {
+		return nil
 	}
-	err := failure(rs)
-	if p := step.ProgramTrouble(rs); p != nil {
-		what := "failed"
-		switch p.Status {
-		case step.ProgramRefused:
-			what = "was refused by the program policy (it did not run)"
-		case step.ProgramTimeout:
-			what = "was stopped at its timeout"
-		}
-		fmt.Fprintf(stderr, "autocoder run: the program %s %s; its answer is in the conversation (autocoder show)\n",
-			termsafe.Escape(p.Name), what)
-		if p.Status == step.ProgramRefused {
-			if h := refusedHint(refusedProgram(rs, p)); h != "" {
-				fmt.Fprintf(stderr, "autocoder: hint: %s\n", h)
-			}
-		}
+	what := "failed"
+	switch v.Program.Status {
+	case step.ProgramRefused:
+		what = "was refused by the program policy (it did not run)"
+	case step.ProgramTimeout:
+		what = "was stopped at its timeout"
 	}
-	return err
-}
-
-// refusedProgram is the program of rs whose result is p.
-func refusedProgram(rs []step.Result, p *step.ProgramResult) step.Program {
-	for _, r := range rs {
-		for i := range r.Programs {
-			if &r.Programs[i] == p && r.Step != nil && i < len(r.Step.Programs) {
-				return r.Step.Programs[i]
-			}
-		}
-	}
-	return step.Program{}
+	fmt.Fprintf(stderr, "autocoder run: the program %s %s; its answer is in the conversation (autocoder show)\n",
+		termsafe.Escape(v.Program.Name), what)
+	return &reported{class: v.Class}
 }
 
 // maxTaskBytes caps a task read from standard input.

@@ -221,7 +221,7 @@ func buildList(a *act, ps []param) {
 		}
 	}
 	a.desc = "list_files " + p
-	a.ops = []step.Op{{Kind: step.OpList, Path: p, Pos: a.pos}}
+	a.ops = []step.Op{{Kind: step.OpList, Path: p, Pos: a.pos, Narrow: "list_files a subfolder of it (list_files PATH)"}}
 }
 
 func buildSearch(a *act, ps []param) {
@@ -241,7 +241,8 @@ func buildSearch(a *act, ps []param) {
 	a.desc = "search_files " + short(pattern)
 	// The reference searches with ripgrep, so the pattern is a regular
 	// expression.
-	a.ops = []step.Op{{Kind: step.OpSearch, Path: p, Pos: a.pos, Read: &step.ReadOptions{Query: pattern, Regex: true}}}
+	a.ops = []step.Op{{Kind: step.OpSearch, Path: p, Pos: a.pos, Read: &step.ReadOptions{Query: pattern, Regex: true},
+		Narrow: "search_files a narrower PATTERN, or give a PATH below this one"}}
 }
 
 func buildGitStatus(a *act, ps []param) {

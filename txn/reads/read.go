@@ -38,7 +38,7 @@ func readFile(fsys fs.FS, name string, o *step.ReadOptions, max int64) (string, 
 	}
 	if info.IsDir() {
 		return "", &OptionError{Option: "path", Value: name, Reason: "is a directory",
-			Fix: "list a directory with fs.ls (list_tree); read the files in it one by one"}
+			Fix: "it is a folder: list it, then read the files in it one by one"}
 	}
 	if err := notRegular(name, info); err != nil {
 		return "", err

@@ -207,7 +207,7 @@ func TestList(t *testing.T) {
 		{"skips .git any case", "sub", step.ReadOptions{}, "sub/z.txt\n"},
 		{"a file lists itself", "src/main.go", step.ReadOptions{}, "src/main.go\n"},
 		{"limit", "docs", step.ReadOptions{Limit: 2},
-			"docs/a.md\ndocs/deep/\n[listing cut at 2 entries: 3 more; list a subdirectory or use glob]\n"},
+			"docs/a.md\ndocs/deep/\n[listing cut at 2 entries (21 bytes): 3 more left out; list a subdirectory or use glob]\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -266,7 +266,7 @@ func TestSearch(t *testing.T) {
 		{"context separates files", "docs", step.ReadOptions{Query: "TODO", ContextLines: 2},
 			"docs/a.md:1: TODO a\n--\ndocs/deep/er/b.md:1: TODO b\n"},
 		{"limit", "", step.ReadOptions{Query: "TODO", Limit: 2},
-			"docs/a.md:1: TODO a\ndocs/deep/er/b.md:1: TODO b\n[stopped at the limit of 2 matching lines; narrow path, glob or query, or raise limit]\n"},
+			"docs/a.md:1: TODO a\ndocs/deep/er/b.md:1: TODO b\n[stopped after 2 matching lines (48 bytes): 5 more left out; narrow path, glob or query, or raise limit]\n"},
 		{"limit exactly reached is not cut", "src/main.go", step.ReadOptions{Query: "TODO", Limit: 2},
 			"src/main.go:3: // TODO: one\nsrc/main.go:5: // TODO: two\n"},
 		{"glob", "", step.ReadOptions{Query: "TODO", Glob: "**/*.ts"}, "src/util/util.ts:1: // TODO: ts\n"},

@@ -37,7 +37,7 @@ const maxShownLine = 400
 //
 // A file over max is not read: the output ends with a line naming the files
 // skipped for their size.
-func search(fsys fs.FS, name string, o *step.ReadOptions, max int64) (string, error) {
+func search(fsys fs.FS, name string, o *step.ReadOptions, max int64, advice string) (string, error) {
 	match, err := matcher(o)
 	if err != nil {
 		return "", err
@@ -57,8 +57,8 @@ func search(fsys fs.FS, name string, o *step.ReadOptions, max int64) (string, er
 	if err != nil {
 		return "", notFound(name, err)
 	}
-	var b strings.Builder
-	found := 0
+	var b bytes.Buffer
+	found, more := 0, 0
 	cut := false
 	var big []string
 	visit := func(p string, d fs.DirEntry) error {
@@ -90,11 +90,15 @@ func search(fsys fs.FS, name string, o *step.ReadOptions, max int64) (string, er
 		if err != nil || isBinary(data) {
 			return nil
 		}
+		if cut {
+			more += count(data, match) // left out: counted, so the note says how many
+			return nil
+		}
 		n, stop := grep(&b, p, data, match, o.ContextLines, limit-found)
 		found += n
 		if stop {
 			cut = true
-			return fs.SkipAll
+			more += count(data, match) - n
 		}
 		return nil
 	}
@@ -123,9 +127,21 @@ func search(fsys fs.FS, name string, o *step.ReadOptions, max int64) (string, er
 			max, strings.Join(big, ", "))
 	}
 	if cut {
-		fmt.Fprintf(&b, "[stopped at the limit of %d matching lines; narrow path, glob or query, or raise limit]\n", limit)
+		fmt.Fprintf(&b, "[stopped after %d matching lines (%d bytes): %d more left out; %s]\n", found, b.Len(), more,
+			narrow(advice, "narrow path, glob or query, or raise limit"))
 	}
 	return b.String(), nil
+}
+
+// count is how many lines of data match.
+func count(data []byte, match func([]byte) bool) int {
+	n := 0
+	for _, l := range splitLines(data) {
+		if match(bytes.TrimRight(l, "\r\n")) {
+			n++
+		}
+	}
+	return n
 }
 
 func matcher(o *step.ReadOptions) (func([]byte) bool, error) {
@@ -141,9 +157,10 @@ func matcher(o *step.ReadOptions) (func([]byte) bool, error) {
 }
 
 // grep writes the matches of one file with their context, at most room
-// matching lines. It reports how many it wrote and whether it stopped
-// because room ran out while more lines matched.
-func grep(b *strings.Builder, p string, data []byte, match func([]byte) bool, ctx, room int) (int, bool) {
+// matching lines and up to MaxOutputBytes in b. It reports how many it
+// wrote and whether it stopped because room or bytes ran out while more
+// lines matched.
+func grep(b *bytes.Buffer, p string, data []byte, match func([]byte) bool, ctx, room int) (int, bool) {
 	lines := splitLines(data)
 	for i := range lines {
 		lines[i] = bytes.TrimRight(lines[i], "\r\n")
@@ -157,7 +174,7 @@ func grep(b *strings.Builder, p string, data []byte, match func([]byte) bool, ct
 		if found == room {
 			return found, true
 		}
-		found++
+		mark := b.Len()
 		start := max(i-ctx, shownTo+1)
 		// grep's separator, with context only: between groups that are not
 		// adjacent, and between files.
@@ -168,6 +185,13 @@ func grep(b *strings.Builder, p string, data []byte, match func([]byte) bool, ct
 			writeLine(b, p, j, '-', lines[j])
 		}
 		writeLine(b, p, i, ':', line)
+		if b.Len() > MaxOutputBytes {
+			// The bytes are used up: this match and its context are left
+			// out whole.
+			b.Truncate(mark)
+			return found, true
+		}
+		found++
 		shownTo = i
 		// Context after is written lazily: stop early at the next match so
 		// it is written as a match, not as context.
@@ -179,7 +203,7 @@ func grep(b *strings.Builder, p string, data []byte, match func([]byte) bool, ct
 	return found, false
 }
 
-func writeLine(b *strings.Builder, p string, i int, sep byte, line []byte) {
+func writeLine(b *bytes.Buffer, p string, i int, sep byte, line []byte) {
 	if len(line) > maxShownLine {
 		cut := maxShownLine
 		for cut > 0 && !utf8.RuneStart(line[cut]) {
