@@ -16,7 +16,6 @@
 package applypatch
 
 import (
-	"bytes"
 	"fmt"
 	"sort"
 	"strings"
@@ -60,11 +59,13 @@ type line struct {
 	off int
 }
 
-// splitLines cuts text into lines; "\r\n" and "\n" both end a line.
-func splitLines(text []byte, base int) []line {
-	var ls []line
+// splitLines cuts text into lines; "\r\n" and "\n" both end a line. The
+// lines are pieces of one string copy of the text: no line is allocated.
+func splitLines(data []byte, base int) []line {
+	text := string(data)
+	ls := make([]line, 0, strings.Count(text, "\n")+1)
 	for off := 0; off < len(text); {
-		end := bytes.IndexByte(text[off:], '\n')
+		end := strings.IndexByte(text[off:], '\n')
 		next := len(text)
 		if end < 0 {
 			end = len(text)
@@ -72,7 +73,7 @@ func splitLines(text []byte, base int) []line {
 			end += off
 			next = end + 1
 		}
-		ls = append(ls, line{s: string(bytes.TrimSuffix(text[off:end], []byte("\r"))), off: base + off})
+		ls = append(ls, line{s: strings.TrimSuffix(text[off:end], "\r"), off: base + off})
 		off = next
 	}
 	return ls
@@ -81,7 +82,7 @@ func splitLines(text []byte, base int) []line {
 // reader holds the response being read.
 type reader struct {
 	text  []byte
-	idx   *textpos.Index
+	cur   step.Pos // the last position computed, to move from (textpos.Locate)
 	lines []line
 	// at, when set, gives every position of a patch read from a JSON
 	// string: the string's lines have no offsets in the response.
@@ -92,7 +93,8 @@ func (r *reader) pos(off int) step.Pos {
 	if r.at != nil {
 		return *r.at
 	}
-	return r.idx.Pos(off)
+	r.cur = textpos.Locate(r.text, textpos.Start, r.cur, min(max(off, 0), len(r.text)))
+	return r.cur
 }
 
 // errAt is a parse error at line i of ls (len(ls): just after the last).
@@ -125,7 +127,7 @@ func quote(s string) string {
 // Parse finds every apply_patch block in text and reads each into one step
 // (or the error that kept it from being read), in document order.
 func Parse(text []byte) []step.Item {
-	r := &reader{text: text, idx: textpos.NewIndex(text), lines: splitLines(text, 0)}
+	r := &reader{text: text, cur: textpos.Start, lines: splitLines(text, 0)}
 	items := r.envelopes()
 	items = append(items, r.calls(items)...)
 	sort.SliceStable(items, func(i, j int) bool { return items[i].Start < items[j].Start })
