@@ -17,6 +17,7 @@ package applypatch
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -222,7 +223,12 @@ func (r *reader) envelopes() []step.Item {
 				end = r.lines[j].off
 			}
 		}
-		if b != nil && it.Err == nil && end <= b.ContentEnd {
+		// A patch that is all its fence holds (a heredoc's lines aside)
+		// takes the fence: its markers are then no other reader's. Two
+		// patches in one fence keep their own spans, or the second would
+		// start inside the first and be dropped.
+		if b != nil && it.Err == nil && end <= b.ContentEnd &&
+			onlyBlank(r.text[b.ContentStart:it.Start]) && onlyBlank(heredocEnd.ReplaceAll(r.text[end:b.ContentEnd], nil)) {
 			it.Start, end = b.Start, b.End
 		}
 		it.End = end
@@ -237,6 +243,12 @@ func (r *reader) envelopes() []step.Item {
 	}
 	return items
 }
+
+// heredocEnd is a heredoc's terminator line (EOF, PATCH, …).
+var heredocEnd = regexp.MustCompile(`(?m)^[A-Z_]+\r?$`)
+
+// onlyBlank reports whether b holds only white space.
+func onlyBlank(b []byte) bool { return len(strings.TrimSpace(string(b))) == 0 }
 
 // heredoc refuses a heredoc that runs apply_patch after a cd: the paths
 // would be read from another folder than the one the model meant.

@@ -90,6 +90,12 @@ func (r *reader) calls(found []step.Item) []step.Item {
 			continue
 		}
 		it := r.inner(patch, node.Pos)
+		if w := node.Get("workdir"); w != nil && w.Kind == tjson.String && strings.Trim(w.Text, "./") != "" {
+			// As a cd before a heredoc: the paths are another folder's.
+			it = step.Item{Err: &step.ParseError{Dialect: Dialect, Pos: w.Pos, Quote: quote(w.Text),
+				Msg: "an apply_patch call with a workdir: autocoder applies patches from the repository root and does not follow it",
+				Fix: "write the paths relative to the repository root and drop the workdir"}}
+		}
 		it.Start, it.End = node.Pos.Offset, node.End
 		items = append(items, it)
 	}
