@@ -148,12 +148,19 @@ func Parse(text []byte) []step.Item {
 func (r *reader) envelopes() []step.Item {
 	blocks := fence.Scan(r.text)
 	var items []step.Item
+	covered := 0 // the end of the last item: items never overlap
 	for i := 0; i < len(r.lines); i++ {
+		if len(items) > 0 {
+			covered = items[len(items)-1].End
+		}
+		if r.lines[i].off < covered {
+			continue
+		}
 		t := strings.TrimSpace(r.lines[i].s)
 		b := enclosing(blocks, r.lines[i].off)
 		switch {
 		case t == beginPatch:
-		case b != nil && r.lines[i].off == b.ContentStart && isHeader(t):
+		case b != nil && r.lines[i].off == b.ContentStart && isHeader(t) && b.Start >= covered:
 			// A fence whose content is operations without the envelope:
 			// the fence tells where the patch ends.
 			end := i
@@ -182,11 +189,12 @@ func (r *reader) envelopes() []step.Item {
 		}
 		start := r.lines[i].off
 		var err *step.ParseError
-		if i > 0 {
-			err = r.heredoc(r.lines[i-1], b)
-			if err == nil && strings.Contains(r.lines[i-1].s, "<<") {
-				start = r.lines[i-1].off
-			}
+		// The heredoc line above the patch (apply_patch <<'EOF') is the
+		// block's start when it stands in the same fence, or in none.
+		if prev := i - 1; prev >= 0 && r.lines[prev].off >= covered && (b == nil || r.lines[prev].off >= b.ContentStart) &&
+			strings.Contains(r.lines[prev].s, "apply_patch") && strings.Contains(r.lines[prev].s, "<<") {
+			err = r.heredoc(r.lines[prev])
+			start = r.lines[prev].off
 		}
 		j := i + 1
 		for j < len(r.lines) && strings.TrimSpace(r.lines[j].s) != endPatch && strings.TrimSpace(r.lines[j].s) != beginPatch {
@@ -227,7 +235,7 @@ func (r *reader) envelopes() []step.Item {
 		// takes the fence: its markers are then no other reader's. Two
 		// patches in one fence keep their own spans, or the second would
 		// start inside the first and be dropped.
-		if b != nil && it.Err == nil && end <= b.ContentEnd &&
+		if b != nil && it.Err == nil && end <= b.ContentEnd && it.Start >= b.ContentStart &&
 			onlyBlank(r.text[b.ContentStart:it.Start]) && onlyBlank(heredocEnd.ReplaceAll(r.text[end:b.ContentEnd], nil)) {
 			it.Start, end = b.Start, b.End
 		}
@@ -252,7 +260,7 @@ func onlyBlank(b []byte) bool { return len(strings.TrimSpace(string(b))) == 0 }
 
 // heredoc refuses a heredoc that runs apply_patch after a cd: the paths
 // would be read from another folder than the one the model meant.
-func (r *reader) heredoc(prev line, b *fence.Block) *step.ParseError {
+func (r *reader) heredoc(prev line) *step.ParseError {
 	s := prev.s
 	if !strings.Contains(s, "apply_patch") || !strings.Contains(s, "<<") {
 		return nil
