@@ -73,6 +73,9 @@ type AmbiguousMatchError struct {
 	// Inside lists the occurrences (1-based start lines) that lie inside
 	// the identifier's definitions.
 	Inside []int
+	// Anchored: the edit could have named its place with an anchor (an
+	// apply_patch chunk's @@ line), so the hint says so.
+	Anchored bool
 }
 
 func (e *AmbiguousMatchError) Error() string {
@@ -101,6 +104,9 @@ func (e *AmbiguousMatchError) Hint() string {
 	lines := e.Lines
 	if len(e.Inside) > 1 {
 		lines = e.Inside
+	}
+	if e.Anchored {
+		return fmt.Sprintf("add more context lines, or an @@ line repeating a whole line of the file before the change (e.g. @@ def f():), to pick one of lines %s", joinInts(lines))
 	}
 	return fmt.Sprintf("add more surrounding lines to the old text, or an identifier naming the enclosing function, to pick one of lines %s", joinInts(lines))
 }
