@@ -5,6 +5,7 @@ import (
 	"github.com/autocoder/autocoder/protocol/axon"
 	"github.com/autocoder/autocoder/protocol/mcp"
 	"github.com/autocoder/autocoder/protocol/searchreplace"
+	"github.com/autocoder/autocoder/protocol/wholefile"
 	"github.com/autocoder/autocoder/step"
 )
 
@@ -15,6 +16,7 @@ var writers = map[string]func([]step.Result) []byte{
 	"mcp":            mcp.Feedback,
 
 	searchreplace.Dialect: searchreplace.Feedback,
+	wholefile.Dialect:     wholefile.Feedback,
 }
 
 // Feedback writes the executor's answer to a run in the dialect of each

@@ -16,6 +16,7 @@ import (
 	"github.com/autocoder/autocoder/protocol/axon"
 	"github.com/autocoder/autocoder/protocol/mcp"
 	"github.com/autocoder/autocoder/protocol/searchreplace"
+	"github.com/autocoder/autocoder/protocol/wholefile"
 )
 
 // reader is one dialect's reader, under the dialect's name (step.Step.Dialect).
@@ -31,6 +32,7 @@ var dialects = []reader{
 	{acjson.Dialect, acjson.Parse},
 	{mcp.Dialect, mcp.Parse},
 	{searchreplace.Dialect, searchreplace.Parse},
+	{wholefile.Dialect, wholefile.Parse},
 }
 
 // Parse finds every block of every dialect in text and returns their items

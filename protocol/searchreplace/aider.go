@@ -176,36 +176,15 @@ func (p *parser) aiderPath(s, floor int) (string, int) {
 		if bytes.HasPrefix(l, []byte("```")) || bytes.HasPrefix(l, []byte("~~~")) {
 			top = k
 			info := bytes.TrimLeft(l, "`~")
-			if name := pathOf(info); name != "" && bytes.ContainsAny(info, "./") {
+			if name := fence.PathLine(info); name != "" && bytes.ContainsAny(info, "./") {
 				return name, top
 			}
 			continue
 		}
-		if name := pathOf(l); name != "" {
+		if name := fence.PathLine(l); name != "" {
 			return name, k
 		}
 		break
 	}
 	return "", top
-}
-
-// pathOf reads a line as a bare path, decorations stripped (leading #s and
-// blanks, surrounding backticks and *, a trailing colon), or returns "".
-// Prose is not a path: a name with blanks must hold a "/" (a folder with
-// spaces), and a sentence's final full stop is not an extension.
-func pathOf(l []byte) string {
-	t := bytes.TrimSpace(l)
-	t = bytes.TrimSpace(bytes.TrimLeft(t, "#"))
-	for range 2 {
-		t = bytes.TrimSuffix(t, []byte(":"))
-		t = bytes.Trim(t, "*`")
-		t = bytes.TrimSpace(t)
-	}
-	switch {
-	case len(t) == 0, string(t) == "...", looksLikeMarker(t), t[len(t)-1] == '.',
-		bytes.ContainsAny(t, " \t") && !bytes.Contains(t, []byte("/")),
-		bytes.ContainsAny(t, "`<>|\"'"):
-		return ""
-	}
-	return string(t)
 }
