@@ -3,6 +3,7 @@ package protocol
 import (
 	"github.com/autocoder/autocoder/protocol/acjson"
 	"github.com/autocoder/autocoder/protocol/axon"
+	"github.com/autocoder/autocoder/protocol/editorjson"
 	"github.com/autocoder/autocoder/protocol/mcp"
 	"github.com/autocoder/autocoder/protocol/searchreplace"
 	"github.com/autocoder/autocoder/protocol/wholefile"
@@ -17,6 +18,7 @@ var writers = map[string]func([]step.Result) []byte{
 
 	searchreplace.Dialect: searchreplace.Feedback,
 	wholefile.Dialect:     wholefile.Feedback,
+	editorjson.Dialect:    editorjson.Feedback,
 }
 
 // Feedback writes the executor's answer to a run in the dialect of each

@@ -14,6 +14,7 @@ import (
 
 	"github.com/autocoder/autocoder/protocol/acjson"
 	"github.com/autocoder/autocoder/protocol/axon"
+	"github.com/autocoder/autocoder/protocol/editorjson"
 	"github.com/autocoder/autocoder/protocol/mcp"
 	"github.com/autocoder/autocoder/protocol/searchreplace"
 	"github.com/autocoder/autocoder/protocol/wholefile"
@@ -33,6 +34,7 @@ var dialects = []reader{
 	{mcp.Dialect, mcp.Parse},
 	{searchreplace.Dialect, searchreplace.Parse},
 	{wholefile.Dialect, wholefile.Parse},
+	{editorjson.Dialect, editorjson.Parse},
 }
 
 // Parse finds every block of every dialect in text and returns their items

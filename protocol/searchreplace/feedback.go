@@ -165,7 +165,8 @@ func details(b *strings.Builder, r step.Result) {
 		if o.Diff != "" {
 			fmt.Fprintf(b, "```diff\n%s```\n", o.Diff)
 		}
-		if o.Message != "" && (o.Status == step.StatusRolledBack || r.Status != step.StatusFailed && r.Status != step.StatusSkipped) {
+		trivial := o.Message == "replaced" || o.Message == "created" // the outcome says so already
+		if o.Message != "" && !trivial && (o.Status == step.StatusRolledBack || r.Status != step.StatusFailed && r.Status != step.StatusSkipped) {
 			fmt.Fprintf(b, "%s: %s\n", o.Path, o.Message)
 		}
 	}

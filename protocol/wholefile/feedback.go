@@ -50,7 +50,18 @@ func Feedback(results []step.Result) []byte {
 		case step.StatusPlanned:
 			fmt.Fprintf(&b, "Would write %s (dry run: nothing changed).\n", p)
 		case step.StatusUnchanged:
-			fmt.Fprintf(&b, "No change to %s: it already has this content.\n", p)
+			why := "it already has this content"
+			for _, o := range r.Ops {
+				for _, rr := range o.Replaces {
+					switch {
+					case rr.NoOp:
+						why = "the old and new texts are equal (a no-op; send only edits that change something)"
+					case rr.AlreadyApplied:
+						why = "the edit is already in the file"
+					}
+				}
+			}
+			fmt.Fprintf(&b, "No change to %s: %s.\n", p, why)
 		case step.StatusRead:
 			fmt.Fprintf(&b, "Read %s.\n", p)
 		case step.StatusSkipped:
@@ -59,7 +70,11 @@ func Feedback(results []step.Result) []byte {
 			fmt.Fprintf(&b, "Rolled back (%s): it applied, then a later edit failed and --atomic took the whole answer back.\n", p)
 		case step.StatusFailed:
 			failed++
-			fmt.Fprintf(&b, "Failed to write %s: nothing of it was applied.\n", p)
+			if r.Class == step.ClassRefused {
+				fmt.Fprintf(&b, "Refused to write %s (the safety policy): nothing of it was applied.\n", p)
+			} else {
+				fmt.Fprintf(&b, "Failed to write %s: nothing of it was applied.\n", p)
+			}
 			if r.Error != "" {
 				fmt.Fprintf(&b, "%s\n", r.Error)
 			}
