@@ -54,6 +54,9 @@ type Source struct {
 
 // Parse returns the text-editor calls of text in document order.
 func Parse(text []byte) []step.Item {
+	if !bytes.Contains(text, []byte(`"command"`)) {
+		return nil // every call, readable or not, names its command
+	}
 	var items []step.Item
 	idx := textpos.NewIndex(text)
 	n := 0

@@ -118,15 +118,14 @@ func named(text []byte, b fence.Block) (path string, start int, marker string) {
 // Markers of content that other formats read (FORMATS.md 6): a fence that
 // holds one is never a whole file.
 var (
-	searchMarker = regexp.MustCompile(`(?m)^\s*(?:<{5,9}|-{3,}) SEARCH>?\s*$`)
-	diffHunk     = regexp.MustCompile(`(?m)^@@ .*@@`)
-	diffHeads    = regexp.MustCompile(`(?m)^--- .*\n\+\+\+ `)
-	editorCall   = regexp.MustCompile(`"command"\s*:\s*"(?:view|create|str_replace|insert|undo_edit)"`)
-	claimedInfo  = map[string]bool{"diff": true, "patch": true, "udiff": true, "mcp-request": true, "mcp-response": true, "act": true}
-	claimedText  = []string{"*** Begin Patch", "diff --git ", "#####--", "~~~~~act", "<replace_in_file>", "<apply_diff>", "<write_to_file>", `"apply_patch_call"`}
+	editorCall  = regexp.MustCompile(`"command"\s*:\s*"(?:view|create|str_replace|insert|undo_edit)"`)
+	claimedInfo = map[string]bool{"diff": true, "patch": true, "udiff": true, "mcp-request": true, "mcp-response": true, "act": true}
+	claimedText = []string{"*** Begin Patch", "diff --git ", "#####--", "~~~~~act", "<replace_in_file>", "<apply_diff>", "<write_to_file>", `"apply_patch_call"`}
 )
 
-// claimed reports a fence whose content another format reads.
+// claimed reports a fence whose content another format reads. It reads
+// the content once, line by line (no regular expression over a whole file:
+// a 10 MB answer must read in milliseconds).
 func claimed(b fence.Block) bool {
 	first, _, _ := strings.Cut(b.Info, " ")
 	if claimedInfo[strings.ToLower(first)] || (b.Char == '~' && b.Len >= 5) {
@@ -138,5 +137,42 @@ func claimed(b fence.Block) bool {
 			return true
 		}
 	}
-	return searchMarker.Match(c) || (diffHeads.Match(c) && diffHunk.Match(c)) || editorCall.Match(c)
+	if bytes.Contains(c, []byte(`"command"`)) && editorCall.Match(c) {
+		return true
+	}
+	heads, hunk := false, false
+	prevMinus := false
+	for len(c) > 0 {
+		i := bytes.IndexByte(c, '\n')
+		l := c[:i] // Content lines all end in "\n"
+		c = c[i+1:]
+		if searchLine(l) {
+			return true
+		}
+		if prevMinus && bytes.HasPrefix(l, []byte("+++ ")) {
+			heads = true
+		}
+		prevMinus = bytes.HasPrefix(l, []byte("--- "))
+		if bytes.HasPrefix(l, []byte("@@ ")) && bytes.Contains(l[3:], []byte("@@")) {
+			hunk = true
+		}
+		if heads && hunk {
+			return true // a unified diff
+		}
+	}
+	return false
+}
+
+// searchLine reports a SEARCH marker line of aider's, Cline's or Roo's.
+func searchLine(l []byte) bool {
+	t := bytes.TrimSpace(l)
+	if len(t) < 10 || (t[0] != '<' && t[0] != '-') {
+		return false
+	}
+	n := 0
+	for n < len(t) && t[n] == t[0] {
+		n++
+	}
+	rest := string(t[n:])
+	return n >= 3 && (rest == " SEARCH" || rest == " SEARCH>")
 }
