@@ -72,9 +72,7 @@ func runFormatCase(t *testing.T, ar *txtar.Archive) {
 	unescape := func(m map[string]string) {
 		for k, v := range m {
 			v = strings.ReplaceAll(v, "<CR>", "\r")
-			if strings.HasSuffix(v, "<NOEOL>\n") {
-				v = strings.TrimSuffix(v, "<NOEOL>\n")
-			}
+			v = strings.TrimSuffix(v, "<NOEOL>\n")
 			m[k] = v
 		}
 	}
