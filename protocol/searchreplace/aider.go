@@ -49,6 +49,15 @@ func (p *parser) aider(calls []step.Item) []step.Item {
 		if c < len(calls) && calls[c].Start <= off {
 			continue // inside a tool call
 		}
+		if isReplace(p.at(i)) {
+			// A REPLACE marker outside every block: its SEARCH is missing
+			// (or a divider came first, as Grok writes it).
+			items = append(items, p.errItem(off, p.lines[i].next, off, Aider,
+				"a >>>>>>> REPLACE marker with no <<<<<<< SEARCH block open",
+				"start each block with <<<<<<< SEARCH, then the exact lines to find, =======, the new lines, >>>>>>> REPLACE"))
+			floor = i + 1
+			continue
+		}
 		if !isSearch(p.at(i)) {
 			continue
 		}

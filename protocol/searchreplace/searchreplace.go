@@ -59,9 +59,9 @@ type Source struct {
 // order: a *step.Step for each that reads, a *step.ParseError for each that
 // starts like one but cannot be read. Items never overlap.
 func Parse(text []byte) []step.Item {
-	// Every block has a SEARCH marker or a tool's tag: a text with
-	// neither is read no further.
-	if !bytes.Contains(text, []byte(" SEARCH")) && !slices.ContainsFunc(tags, func(t tag) bool { return bytes.Contains(text, []byte(t.open)) }) {
+	// Every block, readable or not, has a SEARCH or REPLACE marker or a
+	// tool's tag: a text with none is read no further.
+	if !bytes.Contains(text, []byte(" SEARCH")) && !bytes.Contains(text, []byte(" REPLACE")) && !slices.ContainsFunc(tags, func(t tag) bool { return bytes.Contains(text, []byte(t.open)) }) {
 		return nil
 	}
 	p := &parser{text: text, lines: splitLines(text), idx: textpos.NewIndex(text)}

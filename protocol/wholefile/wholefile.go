@@ -163,16 +163,21 @@ func claimed(b fence.Block) bool {
 	return false
 }
 
-// searchLine reports a SEARCH marker line of aider's, Cline's or Roo's.
+// searchLine reports a SEARCH or REPLACE marker line of aider's, Cline's
+// or Roo's: a fence that holds one is an edit (or a broken one), never a
+// file's content.
 func searchLine(l []byte) bool {
 	t := bytes.TrimSpace(l)
-	if len(t) < 10 || (t[0] != '<' && t[0] != '-') {
+	if len(t) < 10 || bytes.IndexByte([]byte("<->+"), t[0]) < 0 {
 		return false
 	}
 	n := 0
 	for n < len(t) && t[n] == t[0] {
 		n++
 	}
-	rest := string(t[n:])
-	return n >= 3 && (rest == " SEARCH" || rest == " SEARCH>")
+	rest := string(bytes.TrimSuffix(t[n:], []byte(">")))
+	if t[0] == '<' || t[0] == '-' {
+		return n >= 3 && rest == " SEARCH"
+	}
+	return n >= 3 && rest == " REPLACE"
 }
