@@ -6,12 +6,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/autocoder/autocoder/gitops"
 	"github.com/autocoder/autocoder/gitops/gittest"
+	"github.com/autocoder/autocoder/internal/golden"
 	"github.com/autocoder/autocoder/protocol"
 	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/txn"
@@ -43,15 +45,28 @@ func TestFormatsGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			runFormatCase(t, ar)
+			fb := runFormatCase(t, ar)
+			// The answer to the model, golden (commit ids vary).
+			fb = commitID.ReplaceAllFunc(fb, func(id []byte) []byte {
+				if !strings.ContainsAny(string(id), "0123456789") {
+					return id // a word, not an id
+				}
+				return []byte("<commit>")
+			})
+			golden.Check(t, strings.TrimSuffix(name, ".txtar")+".feedback", fb)
 		})
 	}
 }
 
-func runFormatCase(t *testing.T, ar *txtar.Archive) {
+// commitID is a commit id, short or whole, as the feedback shows it.
+var commitID = regexp.MustCompile(`\b[0-9a-f]{7,40}\b`)
+
+// runFormatCase runs one case and returns the feedback to its first run.
+func runFormatCase(t *testing.T, ar *txtar.Archive) []byte {
 	want := strings.Fields(strings.TrimPrefix(strings.SplitN(string(ar.Comment), "\n", 2)[0], "want:"))
 	if len(want) == 0 {
 		t.Fatal("the comment's first line must be want: …")
+		return nil
 	}
 	before, after := map[string]string{}, map[string]string{}
 	var answer []byte
@@ -148,13 +163,16 @@ func runFormatCase(t *testing.T, ar *txtar.Archive) {
 		}
 	default:
 		t.Fatalf("unknown want %q", want[0])
+		return nil
 	}
-	if fb := protocol.Feedback(results); len(fb) == 0 && len(results) > 0 {
+	fb := protocol.Feedback(results)
+	if len(fb) == 0 && len(results) > 0 {
 		t.Errorf("empty feedback")
 	}
+	fb = []byte(strings.ReplaceAll(string(fb), g.Dir, "<repo>"))
 	checkTree(t, g.Dir, after)
 	if want[0] != "applied" {
-		return
+		return fb
 	}
 	// The same answer again changes nothing.
 	head := g.Git("rev-parse", "HEAD")
@@ -168,6 +186,7 @@ func runFormatCase(t *testing.T, ar *txtar.Archive) {
 		t.Errorf("applied again: a new commit")
 	}
 	checkTree(t, g.Dir, after)
+	return fb
 }
 
 // checkTree compares the worktree's files with want.

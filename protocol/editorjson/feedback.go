@@ -135,6 +135,11 @@ func answer(r step.Result, src Source) (string, bool) {
 			if o.Diff != "" {
 				fmt.Fprintf(&b, "\n%s", o.Diff)
 			}
+			for _, rr := range o.Replaces {
+				if rr.Tier != "" && rr.Tier != "exact" {
+					fmt.Fprintf(&b, "\nNote: old_str matched lines %d-%d only with tolerance (%s); copy the file's text exactly next time.", rr.StartLine, rr.EndLine, rr.Tier)
+				}
+			}
 		}
 	}
 	for _, pr := range r.Programs {

@@ -93,7 +93,21 @@ func (p *parser) aiderBlock(s, floor, limit int, fb *fence.Block, prevPath strin
 	path, top := p.aiderPath(s, floor)
 	start := p.lines[top].start
 	bad := func(at int, msg, fix string) (step.Item, int, string) {
-		return p.errItem(start, p.lines[at].next, p.lines[at].start, Aider, msg, fix), at, ""
+		// The broken block runs on to its REPLACE marker, when one comes
+		// before the next SEARCH: that marker is the block's, not one
+		// more error. (Each scan stops at the next SEARCH line, where the
+		// next block starts: linear.)
+		last := at
+		for j := at + 1; j < limit; j++ {
+			if isSearch(p.at(j)) {
+				break
+			}
+			if isReplace(p.at(j)) {
+				last = j
+				break
+			}
+		}
+		return p.errItem(start, p.lines[last].next, p.lines[at].start, Aider, msg, fix), last, ""
 	}
 	// closes reports the line that closes the block's fence: the block
 	// must end before it.
