@@ -168,7 +168,17 @@ func apply(d *doc, e Edit) (Result, error) {
 		return Result{}, err
 	}
 	r := result(d, m, false)
-	d.splice(m.start, m.end, replacement(d, m, nw))
+	start, x := m.start, replacement(d, m, nw)
+	if m.virtualNL && len(x) == 0 && start > 0 && d.slice(start-1, start)[0] == '\n' {
+		// The last lines of a file without a final newline deleted: the
+		// line break before them goes too, so the file keeps its lack of
+		// one (Cline leaves one: FORMATS.md 0).
+		start--
+		if start > 0 && d.slice(start-1, start)[0] == '\r' {
+			start--
+		}
+	}
+	d.splice(start, m.end, x)
 	return r, nil
 }
 
