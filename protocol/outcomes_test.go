@@ -100,7 +100,7 @@ func outcomes(dialect string) []outcome {
 // model can tell them apart), and the answers to all of them are golden
 // (testdata/outcomes/DIALECT.golden).
 func TestFeedbackTellsEveryOutcomeApart(t *testing.T) {
-	for _, d := range []string{"autocoder-json", "mcp", "axon", "apply_patch", "udiff", "search-replace"} {
+	for _, d := range []string{"autocoder-json", "mcp", "axon", "apply_patch", "udiff", "search-replace", "whole-file", "editor-json"} {
 		t.Run(d, func(t *testing.T) {
 			os := outcomes(d)
 			if noPrograms[d] {

@@ -27,9 +27,11 @@ import (
 	"github.com/autocoder/autocoder/protocol/acjson"
 	"github.com/autocoder/autocoder/protocol/applypatch"
 	"github.com/autocoder/autocoder/protocol/axon"
+	"github.com/autocoder/autocoder/protocol/editorjson"
 	"github.com/autocoder/autocoder/protocol/mcp"
 	"github.com/autocoder/autocoder/protocol/searchreplace"
 	"github.com/autocoder/autocoder/protocol/udiff"
+	"github.com/autocoder/autocoder/protocol/wholefile"
 )
 
 // reader is one dialect's reader, under the dialect's name (step.Step.Dialect).
@@ -51,11 +53,12 @@ var dialects = []reader{
 	{mcp.Dialect, mcp.Parse},
 	{applypatch.Dialect, applypatch.Parse},
 	{searchreplace.Dialect, searchreplace.Parse},
-	// The other edit formats go here (FORMATS.md 2, 4, 5): SEARCH/REPLACE
-	// (aider, Cline, Roo), editor JSON (str_replace_based_edit_tool) and
-	// whole files. A unified diff is read after them, so that a fence
-	// holding a SEARCH block is never read as a diff.
+	{editorjson.Dialect, editorjson.Parse},
+	// A unified diff is read after SEARCH/REPLACE, so that a fence holding
+	// a SEARCH block is never read as a diff; a whole file last, as the
+	// loosest: a fence under a path line.
 	{udiff.Dialect, udiff.Parse},
+	{wholefile.Dialect, wholefile.Parse},
 }
 
 // Parse finds every block of every dialect in text and returns their items
