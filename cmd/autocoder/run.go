@@ -192,6 +192,7 @@ func agentConfig(c *cli.Context, cfg config.Config) (agent.Config, error) {
 		// An answer is a response: the cap of apply's.
 		MaxAnswerBytes: cfg.Apply.MaxResponseBytes,
 		IdleTimeout:    m.IdleTimeout,
+		AnswerTimeout:  m.AnswerTimeout,
 	}
 	if m.APIKeyEnv != "" {
 		ac.APIKey, ac.APIKeyEnv = apiKey(m.APIKeyEnv), m.APIKeyEnv
