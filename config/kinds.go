@@ -31,18 +31,6 @@ const (
 	Chooses
 )
 
-func (k Kind) String() string {
-	switch k {
-	case Restricts:
-		return "restricts"
-	case Widens:
-		return "widens"
-	case Chooses:
-		return "chooses"
-	}
-	return fmt.Sprintf("Kind(%d)", int(k))
-}
-
 // keyRule is one key of the file: its name, its kind and the field of
 // Config it sets.
 type keyRule struct {

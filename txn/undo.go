@@ -129,7 +129,15 @@ func (e *Engine) recordStart(ref string, head gitops.Head) error {
 			return nil
 		}
 	}
-	return e.Repo.SetBranchStart(name, head.Hash, head.Branch)
+	fresh, err := e.Repo.SetBranchStart(name, head.Hash, head.Branch)
+	if e.startsMade == nil {
+		e.startsMade = map[string]bool{}
+	}
+	if prev, ok := e.startsMade[name]; ok {
+		fresh = prev // the first record made the section, or did not
+	}
+	e.startsMade[name] = fresh
+	return err
 }
 
 // UndoOptions change what Undo refuses.
