@@ -72,3 +72,20 @@ func BenchmarkNoMatch(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkNearMissRepetitive measures issue 18's near miss: an old text
+// a little off from every line of a repetitive file, at 40, 400 and 4000
+// lines (linear: each step 10×).
+func BenchmarkNearMissRepetitive(b *testing.B) {
+	for _, n := range []int{40, 400, 4000} {
+		file, old := nearMissRepetitive(n)
+		b.Run(fmt.Sprintf("lines=%d", n), func(b *testing.B) {
+			b.SetBytes(int64(len(file)))
+			for b.Loop() {
+				if _, _, err := Replace(file, Edit{Old: old, New: "x"}); err == nil {
+					b.Fatal("the near miss matched")
+				}
+			}
+		})
+	}
+}
