@@ -40,6 +40,10 @@ type Repo struct {
 	// ignore is the git check-ignore kept for the Repo's life (Ignored).
 	ignoreMu sync.Mutex
 	ignore   *ignoreChecker
+	// pending are the objects written or reused since a ref last moved,
+	// kept until one does (gc.go).
+	pendMu  sync.Mutex
+	pending []pendingObject
 }
 
 // UnsupportedError is a repository that autocoder refuses rather than risk
