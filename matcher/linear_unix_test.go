@@ -3,25 +3,12 @@
 package matcher
 
 import (
-	"fmt"
 	"runtime"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 )
-
-// nearMissRepetitive is issue 18's slow case: a file of n alike lines and an
-// old text that nearly matches all of them (every line a little off), so
-// the nearest-region search aligns n lines with n lines, each pair alike.
-func nearMissRepetitive(n int) (file []byte, old string) {
-	var f, o strings.Builder
-	for i := 0; i < n; i++ {
-		fmt.Fprintf(&f, "\tvalue := compute(alpha, beta, gamma) + %d // keep it\n", i%7)
-		fmt.Fprintf(&o, "\tvalue := compute(alpha, beta, gamma) + %d // keep it!\n", i%7)
-	}
-	return []byte(f.String()), o.String()
-}
 
 // cpuTime is the process's user and system time so far: a busy machine
 // stretches wall time, not this.
