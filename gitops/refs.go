@@ -326,6 +326,11 @@ func (t *RefTxn) Commit() error {
 	if err := t.lock.Commit(); err != nil {
 		return err
 	}
+	// The ref names the new objects now: a git gc that looked before may
+	// have removed them (gc.go).
+	if err := r.keepObjects(); err != nil {
+		return err
+	}
 	line := reflogLine(u.Old, u.New, u.Who, u.Message)
 	if err := r.appendLog(u.Name, line); err != nil {
 		return err

@@ -18,6 +18,9 @@ type Region struct {
 	// their edges ("the file indents with tabs where the old text has
 	// spaces"): a difference the diff shows but a reader hardly sees.
 	WhiteSpace string
+	// Changed, when the region differs in more lines than a diff shows
+	// (then Diff is ""), is how many of its lines differ.
+	Changed int
 }
 
 // NoMatchError reports an old text that occurs nowhere, in no tier.
@@ -50,6 +53,10 @@ func (e *NoMatchError) Hint() string {
 	}
 	h := fmt.Sprintf("copy the old text exactly from lines %d-%d shown in the diff (- is what you sent, + is the file)",
 		e.Nearest.StartLine, e.Nearest.EndLine)
+	if e.Nearest.Changed > 0 {
+		h = fmt.Sprintf("read lines %d-%d again and copy the old text exactly from them: %d of its lines differ from what you sent",
+			e.Nearest.StartLine, e.Nearest.EndLine, e.Nearest.Changed)
+	}
 	if e.Nearest.WhiteSpace != "" {
 		h = fmt.Sprintf("copy the old text exactly from lines %d-%d, white space included: %s (the diff: - is what you sent, + is the file)",
 			e.Nearest.StartLine, e.Nearest.EndLine, e.Nearest.WhiteSpace)
