@@ -68,7 +68,7 @@ var keyRules = []keyRule{
 }
 
 // knownKeys lists every key of the file, tables included, for the unknown
-// key check and its "did you mean" hint.
+// key check and its hint naming the nearest key.
 var knownKeys = func() []string {
 	var out []string
 	for _, r := range keyRules {
