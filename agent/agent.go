@@ -21,7 +21,9 @@ import (
 	"time"
 
 	"github.com/autocoder/autocoder/protocol"
+	"github.com/autocoder/autocoder/protocol/report"
 	"github.com/autocoder/autocoder/step"
+	"github.com/autocoder/autocoder/termsafe"
 	"github.com/autocoder/autocoder/txn"
 )
 
@@ -56,13 +58,28 @@ type Config struct {
 	// starts or in the middle of it, before the request is given up
 	// (0: DefaultIdleTimeout).
 	IdleTimeout time.Duration
+	// AnswerTimeout is the longest one answer may take, from the request
+	// (its retries included) to its last byte, however steadily the server
+	// sends (0: DefaultAnswerTimeout). Past it the run stops, with nothing
+	// of that answer applied.
+	AnswerTimeout time.Duration
+
+	// Tools offers the edits as functions through the API's function
+	// calling (run --tools) instead of a text dialect; Programs offers
+	// run_program too, where the policy allows programs.
+	Tools    bool
+	Programs bool
 
 	System    string // the system prompt
 	MaxTurns  int    // stop after this many answers (0: no limit)
 	MaxTokens int64  // stop once the run has used this many tokens (0: no limit)
 
 	Out      io.Writer // the model's answers, as they stream
-	Progress io.Writer // one progress line per turn
+	Progress io.Writer // one progress line per turn, and each failed or refused step's error and hint
+	// RefusedHint is the hint for the user of a program the policy
+	// refused (the flag, the allow entry that lets it run); nil or "":
+	// the result's own hint, written for the model.
+	RefusedHint func(step.Program) string
 }
 
 // Stop is why a run ended.
@@ -91,6 +108,9 @@ type Turn struct {
 	// Limited: the model's output limit cut the answer (finish_reason
 	// length); the feedback told the model so.
 	Limited bool `json:"limited,omitempty"`
+	// Calls are the answer's function calls (run --tools); Feedback then
+	// holds the tool messages that answered them.
+	Calls []ToolCall `json:"calls,omitempty"`
 }
 
 // Report is what a run did.
@@ -145,7 +165,8 @@ func Run(ctx context.Context, e Engine, c Config, task string) (*Report, error) 
 		t := Turn{N: n, Sent: msgs[len(msgs)-1]}
 		fmt.Fprintf(c.Progress, "autocoder: turn %d: asking %s\n", n, c.Model)
 		began := time.Now()
-		answer, u, limited, err := cl.complete(ctx, msgs, c.Out)
+		var calls []ToolCall
+		answer, u, limited, err := cl.complete(ctx, msgs, c.Out, &calls)
 		if !strings.HasSuffix(answer, "\n") {
 			fmt.Fprintln(c.Out)
 		}
@@ -168,13 +189,31 @@ func Run(ctx context.Context, e Engine, c Config, task string) (*Report, error) 
 		if len(items) > 0 {
 			t.Results = e.Run(ctx, items, txn.RunOptions{UndoOnCancel: true})
 		}
+		// Blocks in the text and the programs that keep running are
+		// answered by a user message; function calls by tool messages.
+		answered := t.Results
+		var answers []Message
+		var finish *string
+		if len(calls) > 0 && ctx.Err() == nil {
+			t.Calls = calls
+			var rs []step.Result
+			rs, answers, finish = runCalls(ctx, e, calls)
+			t.Results = append(t.Results, rs...)
+		}
 		if le != nil && ctx.Err() == nil {
 			// The programs that keep running: their new output since the
 			// last turn, and a commit of the files they changed.
-			t.Results = append(t.Results, le.Live(false, "")...)
+			live := le.Live(false, "")
+			t.Results = append(t.Results, live...)
+			answered = append(answered[:len(answered):len(answered)], live...)
 		}
-		fmt.Fprintf(c.Progress, "autocoder: turn %d: %s · %s tokens%s (run: %d) · %s\n", n, outcome(t.Results),
+		label := outcome(t.Results)
+		if finish != nil { // the finish call is no step
+			label = strings.TrimPrefix(strings.TrimPrefix(label, "no instruction block")+", finish", ", ")
+		}
+		fmt.Fprintf(c.Progress, "autocoder: turn %d: %s · %s tokens%s (run: %d) · %s\n", n, label,
 			count(u.Total()), estimated(u), rep.Tokens, since(start))
+		troubles(termsafe.Writer{W: c.Progress}, n, t.Results, c.RefusedHint)
 		if ctx.Err() != nil {
 			rep.Turns = append(rep.Turns, t)
 			rep.Stop = StopInterrupted
@@ -185,10 +224,31 @@ func Run(ctx context.Context, e Engine, c Config, task string) (*Report, error) 
 			// called taken back.
 			return rep, &InterruptedError{Turn: n, Err: err, Kept: t.committed()}
 		}
-		if len(items) == 0 && !limited {
+		if finish != nil {
+			t.Feedback = toolFeedback(answers)
+			rep.Turns = append(rep.Turns, t)
+			rep.Stop, rep.Finished = StopFinished, *finish
+			return rep, nil
+		}
+		if len(items) == 0 && len(calls) == 0 && !limited {
 			rep.Turns = append(rep.Turns, t)
 			rep.Stop = StopNoBlock
 			return rep, nil
+		}
+		if len(calls) > 0 {
+			// Every call is answered by its own tool message, which must
+			// follow the assistant message that made it; the rest by a
+			// user message after them.
+			t.Feedback = toolFeedback(answers)
+			msgs = append(msgs, Message{Role: "assistant", Content: answer, ToolCalls: calls})
+			msgs = append(msgs, answers...)
+			if len(answered) > 0 {
+				fb := string(protocol.Feedback(answered))
+				t.Feedback += "\n" + fb
+				msgs = append(msgs, Message{Role: "user", Content: fb})
+			}
+			rep.Turns = append(rep.Turns, t)
+			continue
 		}
 		t.Feedback = string(protocol.Feedback(t.Results))
 		if limited {
@@ -265,31 +325,87 @@ func outcome(rs []step.Result) string {
 	return s
 }
 
-// tally counts the steps of rs by outcome, "2 applied, 1 rolled back", and
-// says how many there are: the report on live programs and the finish step
-// are not steps, and a step taken back whole (--atomic, an interrupt) is
-// rolled back rather than failed.
+// tally counts the steps of rs by their outcome (step.StepOutcome),
+// "2 applied, 1 rolled back", then the programs that were refused, failed
+// or timed out in steps that were not failed themselves, and says how
+// many steps there are: the report on live programs and the finish step
+// are not steps.
 func tally(rs []step.Result) (string, int) {
-	count := map[string]int{}
+	count := map[step.Outcome]int{}
 	steps := 0
 	for _, r := range rs {
 		if r.Runtime || r.Step != nil && r.Step.Finish {
 			continue
 		}
 		steps++
-		k := string(r.Status)
-		if r.Status == step.StatusFailed && r.Reason == step.ReasonRolledBack {
-			k = "rolled back"
-		}
-		count[k]++
+		count[step.StepOutcome(r)]++
 	}
 	var parts []string
-	for _, k := range []string{"applied", "unchanged", "read", "failed", "rolled back", "skipped"} {
-		if count[k] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", count[k], k))
+	for _, o := range []step.Outcome{step.OutcomeApplied, step.OutcomeAlreadyApplied, step.OutcomeNoOp, step.OutcomeRead,
+		step.OutcomeRefused, step.OutcomeFailed, step.OutcomeRolledBack, step.OutcomeNotAttempted} {
+		if count[o] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", count[o], o.Words()))
+		}
+	}
+	progs := map[string]int{}
+	for _, r := range rs {
+		if r.Runtime {
+			continue // a live program's report: its step counted it
+		}
+		if o := step.StepOutcome(r); o == step.OutcomeFailed || o == step.OutcomeRefused || o == step.OutcomeRolledBack || o == step.OutcomeNotAttempted {
+			continue
+		}
+		for _, p := range r.Programs {
+			progs[p.Status]++
+		}
+	}
+	for _, k := range [][2]string{{step.ProgramRefused, "refused"}, {step.ProgramFailure, "failed"}, {step.ProgramTimeout, "timed out"}} {
+		if n := progs[k[0]]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d program%s %s", n, plural(n), k[1]))
 		}
 	}
 	return strings.Join(parts, ", "), steps
+}
+
+// troubles writes, as turn n is done, the error and hint of each step of
+// rs that failed or was refused, and of each program that was refused,
+// failed or timed out: the reason at once, not only in the run record.
+// refusedHint, when it gives one, is the hint of a refused program.
+func troubles(w io.Writer, n int, rs []step.Result, refusedHint func(step.Program) string) {
+	for _, r := range rs {
+		switch step.StepOutcome(r) {
+		case step.OutcomeFailed, step.OutcomeRefused:
+			where := ""
+			if r.Op == 0 && r.Line > 0 {
+				where = fmt.Sprintf(" (answer line %d)", r.Line)
+			}
+			report.Error(w, fmt.Sprintf("turn %d: step %s %s%s: %s", n, r.StepID, step.StepOutcome(r).Words(), where, r.Error), r.Hint)
+			continue
+		case step.OutcomeRolledBack, step.OutcomeNotAttempted:
+			continue // the step that failed says why
+		}
+		for i, p := range r.Programs {
+			switch p.Status {
+			case step.ProgramRefused, step.ProgramFailure, step.ProgramTimeout:
+			default:
+				continue
+			}
+			msg := fmt.Sprintf("turn %d: step %s: program %s: %s", n, r.StepID, p.Name, p.Status)
+			if p.Status != step.ProgramRefused {
+				msg += fmt.Sprintf(" (exit code %d)", p.ReturnCode)
+			}
+			if p.Error != "" {
+				msg += ": " + p.Error
+			}
+			hint := p.Hint
+			if p.Status == step.ProgramRefused && refusedHint != nil && r.Step != nil && i < len(r.Step.Programs) {
+				if h := refusedHint(r.Step.Programs[i]); h != "" {
+					hint = h
+				}
+			}
+			report.Error(w, msg, hint)
+		}
+	}
 }
 
 func count(n int64) string { return fmt.Sprintf("%d", n) }

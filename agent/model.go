@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -18,8 +19,12 @@ import (
 
 // Message is one message of the conversation, as sent to the model.
 type Message struct {
-	Role    string `json:"role"` // system, user or assistant
+	Role    string `json:"role"` // system, user, assistant or tool
 	Content string `json:"content"`
+	// ToolCalls are the calls an assistant message made (run --tools);
+	// ToolCallID is the call a tool message answers.
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string     `json:"tool_call_id,omitempty"`
 }
 
 // Usage counts the tokens of one request. Estimated is set when the server
@@ -38,11 +43,15 @@ type client struct {
 	api    openai.Client
 	model  string
 	stream bool
-	keyEnv string // the variable that holds the key ("" unknown)
-	base   string // the base URL, for hints (shownURL)
-	noKey  bool   // that variable is empty
-	max    int64  // the cap of one answer's text
-	key    string // the API key, never shown (see redact)
+	keyEnv string        // the variable that holds the key ("" unknown)
+	base   string        // the base URL, for hints (shownURL)
+	noKey  bool          // that variable is empty
+	max    int64         // the cap of one answer's text
+	key    string        // the API key, never shown (see redact)
+	total  time.Duration // the longest one answer may take
+	// tools are the functions offered with every request (run --tools);
+	// nil offers none.
+	tools []openai.ChatCompletionToolUnionParam
 }
 
 func newClient(c Config) *client {
@@ -62,9 +71,21 @@ func newClient(c Config) *client {
 	if idle <= 0 {
 		idle = DefaultIdleTimeout
 	}
-	opts = append(opts, limits(max, idle))
+	opts = append(opts, limits(max, idle, !c.NoStream))
+	total := c.AnswerTimeout
+	if total <= 0 {
+		total = DefaultAnswerTimeout
+	}
 	return &client{api: openai.NewClient(opts...), model: c.Model, stream: !c.NoStream, keyEnv: c.APIKeyEnv, noKey: c.APIKey == "",
-		base: shownURL(c.BaseURL), max: max, key: c.APIKey}
+		base: shownURL(c.BaseURL), max: max, key: c.APIKey, total: total, tools: offered(c)}
+}
+
+// offered are the functions a run offers: none unless Config.Tools.
+func offered(c Config) []openai.ChatCompletionToolUnionParam {
+	if !c.Tools {
+		return nil
+	}
+	return toolDefs(c.Programs)
 }
 
 // shownURL is the base URL as hints name it: without its password (a
@@ -83,11 +104,27 @@ func (c *client) params(msgs []Message) openai.ChatCompletionNewParams {
 		case "system":
 			p.Messages = append(p.Messages, openai.SystemMessage(m.Content))
 		case "assistant":
+			if len(m.ToolCalls) > 0 {
+				a := openai.ChatCompletionAssistantMessageParam{}
+				if m.Content != "" {
+					a.Content.OfString = openai.String(m.Content)
+				}
+				for _, tc := range m.ToolCalls {
+					a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
+						OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{ID: tc.ID,
+							Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: tc.Name, Arguments: tc.Arguments}}})
+				}
+				p.Messages = append(p.Messages, openai.ChatCompletionMessageParamUnion{OfAssistant: &a})
+				continue
+			}
 			p.Messages = append(p.Messages, openai.AssistantMessage(m.Content))
+		case "tool":
+			p.Messages = append(p.Messages, openai.ToolMessage(m.Content, m.ToolCallID))
 		default:
 			p.Messages = append(p.Messages, openai.UserMessage(m.Content))
 		}
 	}
+	p.Tools = c.tools
 	return p
 }
 
@@ -95,7 +132,22 @@ func (c *client) params(msgs []Message) openai.ChatCompletionNewParams {
 // it arrives; the whole answer is returned only when the server said it
 // ended, so a cut stream never reaches the engine. limited: the model's
 // output limit ended the answer (finish_reason length), not the model.
-func (c *client) complete(ctx context.Context, msgs []Message, out io.Writer) (text string, u Usage, limited bool, err error) {
+// The function calls of the answer, whole, go to calls (run --tools).
+func (c *client) complete(ctx context.Context, msgs []Message, out io.Writer, calls *[]ToolCall) (text string, u Usage, limited bool, err error) {
+	// The whole answer, retries included, within its time: each byte
+	// resets the idle timeout, so a server that drips would never end.
+	parent := ctx
+	late := &AnswerTimeoutError{Limit: c.total}
+	ctx, cancel := context.WithTimeoutCause(ctx, c.total, late)
+	defer cancel()
+	defer func() {
+		if err != nil && parent.Err() == nil && context.Cause(ctx) == late {
+			text, u, limited = "", Usage{}, false
+			err = &ModelError{Msg: late.Error(),
+				Fix: "nothing of this answer was applied; check that the server at " + c.base +
+					" is working and run the command again, or raise [model] answer_timeout in autocoder.toml if answers take longer"}
+		}
+	}()
 	p := c.params(msgs)
 	if !c.stream {
 		res, err := c.api.Chat.Completions.New(ctx, p)
@@ -106,7 +158,13 @@ func (c *client) complete(ctx context.Context, msgs []Message, out io.Writer) (t
 			return "", Usage{}, false, &ModelError{Msg: "the model's answer has no choices", Fix: "check that the server speaks the OpenAI chat completions API"}
 		}
 		text := res.Choices[0].Message.Content
-		if int64(len(text)) > c.max {
+		size := int64(len(text)) // the calls' arguments count against the cap too
+		for _, tc := range res.Choices[0].Message.ToolCalls {
+			*calls = append(*calls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+			size += int64(len(tc.Function.Arguments))
+		}
+		if size > c.max {
+			*calls = nil
 			return "", Usage{}, false, c.tooLarge(&AnswerTooLargeError{Max: c.max})
 		}
 		io.WriteString(out, text)
@@ -116,6 +174,7 @@ func (c *client) complete(ctx context.Context, msgs []Message, out io.Writer) (t
 	s := c.api.Chat.Completions.NewStreaming(ctx, p)
 	defer s.Close()
 	var b strings.Builder
+	var tcs toolCalls
 	var cu openai.CompletionUsage
 	ended := false
 	for s.Next() {
@@ -127,7 +186,8 @@ func (c *client) complete(ctx context.Context, msgs []Message, out io.Writer) (t
 			if choice.Index != 0 {
 				continue
 			}
-			if int64(b.Len()+len(choice.Delta.Content)) > c.max {
+			tcs.add(choice.Delta.ToolCalls)
+			if int64(b.Len()+len(choice.Delta.Content))+tcs.size > c.max {
 				return "", Usage{}, false, c.tooLarge(&AnswerTooLargeError{Max: c.max})
 			}
 			b.WriteString(choice.Delta.Content)
@@ -151,6 +211,7 @@ func (c *client) complete(ctx context.Context, msgs []Message, out io.Writer) (t
 		return "", Usage{}, false, &ModelError{Msg: fmt.Sprintf("the answer stream was cut after %d bytes, before the model finished", b.Len()),
 			Fix: "nothing of this answer was applied; run the command again, or try --no-stream if a proxy cuts long streams"}
 	}
+	*calls = tcs.calls
 	return b.String(), usageOf(cu.PromptTokens, cu.CompletionTokens, msgs, b.String()), limited, nil
 }
 
@@ -207,6 +268,15 @@ func (c *client) apiError(ctx context.Context, err error) error {
 	var big *AnswerTooLargeError
 	if errors.As(err, &big) {
 		return c.tooLarge(big)
+	}
+	var notAnswer *NotAnswerError
+	if errors.As(err, &notAnswer) {
+		fix := "nothing of this answer was applied; check the base URL (" + c.base + ", from --base-url, OPENAI_BASE_URL or [model] base_url): " +
+			"it must be an OpenAI-compatible API's, usually ending in /v1, and a proxy or login page must not stand in its way"
+		if c.stream && bytes.HasPrefix(bytes.TrimSpace(notAnswer.First), []byte("{")) {
+			fix += "; a server that answers whole even when asked to stream needs --no-stream (or [model] stream = false)"
+		}
+		return &ModelError{Msg: c.redact(notAnswer.Error()), Fix: fix}
 	}
 	var silent *IdleError
 	if errors.As(err, &silent) {

@@ -57,10 +57,6 @@ type Options struct {
 	// Open opens the engine on the repository at root, with its policy
 	// (programs only as autocoder.toml allows: the browser has no flag).
 	Open func(ctx context.Context, root string) (*txn.Engine, Policy, error)
-	// Code is the exit code apply would give a run's results; CodeOf a
-	// failure class's. cmd/autocoder owns both.
-	Code   func([]step.Result) int
-	CodeOf func(step.Class) int
 	// Registry is the registry file's path.
 	Registry string
 	// Log receives a line per refusal, for the user who runs the host by
@@ -303,7 +299,7 @@ func (o Options) applyAnswer(ctx context.Context, e *txn.Engine, pol Policy, req
 	}
 	if readable == 0 {
 		var buf bytes.Buffer
-		report.Unreadable(&buf, errs, o.CodeOf(step.ClassNoBlock))
+		report.Unreadable(&buf, errs, step.ClassNoBlock.ExitCode(), "no instruction block in this answer", "")
 		var results []step.Result
 		for _, it := range items {
 			results = append(results, step.Result{ParseErr: it.Err, Status: step.StatusFailed,
@@ -333,8 +329,8 @@ func (o Options) applyAnswer(ctx context.Context, e *txn.Engine, pol Policy, req
 	}
 	// As under apply, a program that keeps running ends with the request.
 	results = append(results, e.Live(true, "stopped: a request of the browser extension is one shot, so a program that keeps running ends with it.")...)
-	code := o.Code(results)
-	out := report.Run{Branch: workBranch(e, pol.BranchPrefix), DryRun: req.Type == "preview", Results: results, Code: code, CodeOf: o.CodeOf,
+	code := step.Judge(results, false).ExitCode() // as apply's exit code
+	out := report.Run{Branch: workBranch(e, pol.BranchPrefix), DryRun: req.Type == "preview", Results: results, Code: code,
 		Subject: func(s *step.Step) string { return txn.Subject(s, e.Repo.Root) }, Patch: patch, PatchRaw: true,
 		Allowed: pol.Allowed, RefusedHint: pol.RefusedHint}
 	var buf bytes.Buffer
@@ -367,7 +363,7 @@ func (o Options) applyAnswer(ctx context.Context, e *txn.Engine, pol Policy, req
 		rep.Message = fmt.Sprintf("applied: %d commit(s) on %s", len(rep.Commits), out.Branch)
 	default:
 		rep.Outcome = "failed"
-		if code == o.CodeOf(step.ClassRefused) {
+		if code == step.ClassRefused.ExitCode() {
 			rep.Outcome = "refused"
 		}
 		rep.Message = fmt.Sprintf("not every step applied (exit code %d): see the report; %d commit(s) made", code, len(rep.Commits))

@@ -4,10 +4,14 @@
 // (ProgramAllowed), how long may it run (ProgramTimeout).
 //
 // Start with Config and Default (every key and why it defaults the way it
-// does), then Load in load.go (reading and validating the file, with errors
-// that name the key, its line and what to write instead). deny.go holds the
-// path patterns and programs.go the program allow-list. The repository ships
-// autocoder.toml at its root, which documents every key and equals Default.
+// does), then Load in trust.go: the defaults, the user's own file
+// (config.toml in the user's config folder), then the repository's
+// autocoder.toml, whose keys count by their Kind (kinds.go) unless the user
+// trusted that exact content (autocoder trust). load.go reads and validates
+// one file, with errors that name the key and its line (never quoting it)
+// and what to write instead. deny.go holds the path patterns and
+// programs.go the program allow-list. The repository ships autocoder.toml at
+// its root, which documents every key and equals Default.
 package config
 
 import "time"
@@ -91,7 +95,8 @@ type Model struct {
 	// Dialect (dialect) is the dialect the model is taught: autocoder, mcp
 	// or axon.
 	Dialect string
-	// Lang (lang) is the language of the system prompt: zh or en.
+	// Lang (lang) is the language of the system prompt: zh or en. Empty:
+	// the user's locale decides (prompt.LocaleLang).
 	Lang string
 	// MaxTurns (max_turns) stops a run after this many answers.
 	MaxTurns int64
@@ -107,6 +112,12 @@ type Model struct {
 	// before an answer starts or in its middle, before the request is given
 	// up (and retried, as a lost connection is).
 	IdleTimeout time.Duration
+	// AnswerTimeout (answer_timeout) is the longest one answer may take,
+	// from the request to its last byte, however steadily the server sends:
+	// a server that drips a byte a second keeps IdleTimeout from ever
+	// ending the run. Past it the run stops, with nothing of that answer
+	// applied.
+	AnswerTimeout time.Duration
 }
 
 // Verify is the [verify] table.
@@ -166,16 +177,17 @@ func Default() Config {
 			Timeout: 5 * time.Minute,
 		},
 		Model: Model{
-			BaseURL:     "",
-			APIKeyEnv:   "OPENAI_API_KEY",
-			Name:        "",
-			Dialect:     "autocoder",
-			Lang:        "zh",
-			MaxTurns:    30,
-			MaxTokens:   1000000,
-			MaxRetries:  3,
-			Stream:      true,
-			IdleTimeout: 10 * time.Minute,
+			BaseURL:       "",
+			APIKeyEnv:     "OPENAI_API_KEY",
+			Name:          "",
+			Dialect:       "autocoder",
+			Lang:          "",
+			MaxTurns:      30,
+			MaxTokens:     1000000,
+			MaxRetries:    3,
+			Stream:        true,
+			IdleTimeout:   10 * time.Minute,
+			AnswerTimeout: 10 * time.Minute,
 		},
 	}
 }

@@ -3,8 +3,20 @@
 //
 // Start with Parse, and Read (text.go) for how the text is taken. Each dialect lives in a subpackage with the same contract
 // (Parse(text) []step.Item): axon (Axon plans), acjson (autocoder JSON) and mcp
-// (FlyCode MCP requests); fence and tjson are the scanners they share. This
+// (FlyCode MCP requests), and the edit formats models write without our
+// prompt (FORMATS.md): applypatch (OpenAI apply_patch) and udiff (unified
+// and git diffs); fence and tjson are the scanners they share. This
 // package runs every dialect over the whole text and merges their items.
+//
+// A reader of an edit format returns one item per block, its Start and End
+// covering the block (its fence included, so that no other reader reads
+// inside it; an error's span ends at its line, so that what follows stays
+// readable), with step.Step.Dialect set and the Source its Feedback needs.
+// A change is placed by the matcher: step.Edit's Anchors, Follows and AtEnd
+// say where it goes besides its old text (matcher/place.go), and a delete
+// with HasContent must find the file holding Content. Text that starts like
+// the format but cannot be read is a step.ParseError with its line, never
+// prose.
 package protocol
 
 import (
@@ -13,8 +25,13 @@ import (
 	"sort"
 
 	"github.com/autocoder/autocoder/protocol/acjson"
+	"github.com/autocoder/autocoder/protocol/applypatch"
 	"github.com/autocoder/autocoder/protocol/axon"
+	"github.com/autocoder/autocoder/protocol/editorjson"
 	"github.com/autocoder/autocoder/protocol/mcp"
+	"github.com/autocoder/autocoder/protocol/searchreplace"
+	"github.com/autocoder/autocoder/protocol/udiff"
+	"github.com/autocoder/autocoder/protocol/wholefile"
 )
 
 // reader is one dialect's reader, under the dialect's name (step.Step.Dialect).
@@ -25,10 +42,23 @@ type reader struct {
 
 // dialects are the readers Parse runs, in order of precedence: when two
 // dialects claim a block at the same offset, the earlier one's is kept.
+//
+// The seed dialects come first; then the edit formats models write without
+// our prompt (FORMATS.md), each a subpackage with the same contract: Dialect,
+// Parse(text []byte) []step.Item, and Feedback([]step.Result) []byte
+// registered in writers (feedback.go).
 var dialects = []reader{
 	{axon.Dialect, axon.Parse},
 	{acjson.Dialect, acjson.Parse},
 	{mcp.Dialect, mcp.Parse},
+	{applypatch.Dialect, applypatch.Parse},
+	{searchreplace.Dialect, searchreplace.Parse},
+	{editorjson.Dialect, editorjson.Parse},
+	// A unified diff is read after SEARCH/REPLACE, so that a fence holding
+	// a SEARCH block is never read as a diff; a whole file last, as the
+	// loosest: a fence under a path line.
+	{udiff.Dialect, udiff.Parse},
+	{wholefile.Dialect, wholefile.Parse},
 }
 
 // Parse finds every block of every dialect in text and returns their items

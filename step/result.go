@@ -119,6 +119,11 @@ type Result struct {
 	// Reason is finer than Class, for the feedback writers (see the Reason*
 	// constants): derived from the error's type, never from its wording.
 	Reason string `json:"reason,omitempty" jsonschema:"finer than class: why the step failed or was not attempted"`
+	// Op and Line say where a failure is: the 1-based index of the op it
+	// belongs to (0: the step as a whole) and its line in the response.
+	// Writers place the error with them, never by reading its text.
+	Op   int `json:"op,omitempty" jsonschema:"the 1-based index of the operation the failure belongs to; absent when it belongs to the step as a whole"`
+	Line int `json:"line,omitempty" jsonschema:"the response line of what failed"`
 }
 
 // The failure classes of Result.Reason.
@@ -130,6 +135,8 @@ const (
 	ReasonAmbiguous    = "ambiguous"    // an edit's old text is in the file several times
 	ReasonPrecondition = "precondition" // check_*, expectedSha256
 	ReasonRefused      = "refused"      // the safety policy (exit code 4)
+	ReasonLosesCode    = "loses_code"   // refused: a whole-file write with a placeholder for code left out
+	ReasonIgnored      = "ignored"      // refused: a new file git ignores
 	ReasonInvalid      = "invalid"      // the op cannot be done as written
 	ReasonInternal     = "internal"     // anything else
 	ReasonRolledBack   = "rolled_back"  // applied, then taken back by --atomic

@@ -83,6 +83,12 @@ type Engine struct {
 
 	// spares are files made between a session's calls (see Release).
 	spares *gitops.Spares
+
+	// startsMade are the work branches whose start this engine recorded
+	// (recordStart), each with whether it made the config section: a
+	// branch that was then never made has its record taken back
+	// (traces.go).
+	startsMade map[string]bool
 }
 
 // BusyError is another autocoder process working in the same repository.
@@ -151,6 +157,11 @@ func Open(ctx context.Context, repo *gitops.Repo, opts Options) (*Engine, error)
 // next one. While another autocoder holds it, lockWait waits up to wait
 // (with a growing backoff; ctx cancels): a second MCP session on the same
 // repository then runs its call after the first one's, instead of failing.
+// onBusy is called each time lockWait finds another autocoder holding the
+// repository, before it pauses: the tests let go of the lock, or cancel,
+// at a known point of the wait instead of sleeping and hoping it has begun.
+var onBusy = func() {}
+
 func (e *Engine) lockWait(ctx context.Context, wait time.Duration) error {
 	start, pause := time.Now(), 2*time.Millisecond
 	for {
@@ -163,6 +174,7 @@ func (e *Engine) lockWait(ctx context.Context, wait time.Duration) error {
 		if !errors.As(err, &held) {
 			return err
 		}
+		onBusy()
 		left := wait - time.Since(start)
 		if left <= 0 || ctx.Err() != nil {
 			if cerr := cancelled(ctx); cerr != nil {
@@ -275,11 +287,16 @@ func reasonOf(err error) string {
 	var conflict *ConflictPathError
 	var nm *matcher.NoMatchError
 	var amb *matcher.AmbiguousMatchError
+	var anchor *matcher.AnchorError
 	switch c := step.ClassOf(err); {
 	case err == nil:
 		return ""
 	case c == step.ClassPrecondition:
 		return step.ReasonPrecondition
+	case c == step.ClassRefused && errors.As(err, new(*ElisionError)):
+		return step.ReasonLosesCode
+	case c == step.ClassRefused && errors.As(err, new(*gitops.IgnoredError)):
+		return step.ReasonIgnored
 	case c == step.ClassRefused:
 		return step.ReasonRefused
 	case errors.As(err, &nf), errors.As(err, &rnf), errors.Is(err, fs.ErrNotExist):
@@ -288,7 +305,7 @@ func reasonOf(err error) string {
 		return step.ReasonExists
 	case errors.As(err, &kind), errors.As(err, &conflict):
 		return step.ReasonWrongKind
-	case errors.As(err, &nm):
+	case errors.As(err, &nm), errors.As(err, &anchor):
 		return step.ReasonNoMatch
 	case errors.As(err, &amb):
 		return step.ReasonAmbiguous

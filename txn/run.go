@@ -2,6 +2,7 @@ package txn
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -58,6 +59,10 @@ func (e *Engine) run(ctx context.Context, items []step.Item, o RunOptions) (resu
 		}
 	}()
 	start, startErr := e.Repo.ReadHEAD()
+	if !o.DryRun {
+		absent := e.absentOwnFiles()
+		defer func() { e.clearTraces(absent, results) }()
+	}
 	e.batch = true
 	defer func() { e.batch = false }()
 	// --atomic: a failed run must leave even the redo stack as it was.
@@ -163,8 +168,13 @@ func (e *Engine) run(ctx context.Context, items []step.Item, o RunOptions) (resu
 // until then a cancelled step is rolled back and leaves no trace; once
 // committed, its programs are stopped with everything they started.
 func (e *Engine) Apply(ctx context.Context, s *step.Step) step.Result {
+	var absent []string
+	if !e.batch {
+		absent = e.absentOwnFiles()
+	}
 	r := e.apply(ctx, s)
 	if !e.batch {
+		defer e.clearTraces(absent, []step.Result{r})
 		if err := e.Flush(); err != nil && r.Status != step.StatusFailed {
 			// The step is committed (past its commit point); only the index
 			// file lags, and the next command or Flush sets its entries.
@@ -176,7 +186,7 @@ func (e *Engine) Apply(ctx context.Context, s *step.Step) step.Result {
 
 func (e *Engine) apply(ctx context.Context, s *step.Step) step.Result {
 	res := step.Result{Step: s, StepID: s.ID}
-	fail := func(err error) step.Result { return failed(&res, err) }
+	fail := func(err error) step.Result { return failed(&res, err, false) }
 	if s.Finish {
 		res.Status = step.StatusRead
 		return res
@@ -237,7 +247,7 @@ func (e *Engine) apply(ctx context.Context, s *step.Step) step.Result {
 	}
 	p.ctx = ctx
 	if err := e.execute(p, held); err != nil {
-		return fail(err)
+		return failed(&res, err, true)
 	}
 	e.clearRedo(p.Ref)
 	for _, c := range ch {
@@ -324,18 +334,108 @@ func cancelled(ctx context.Context) error {
 	return &CancelledError{Err: context.Cause(ctx)}
 }
 
-// failed marks the result failed by err, with its hint and classes.
-func failed(r *step.Result, err error) step.Result {
+// failed marks the result failed by err, with its hint and classes, and
+// gives each op its one outcome: the op the failure belongs to (the one
+// that failed to resolve, or the one whose path a refusal names: the
+// user's uncommitted work, an ignored file) failed or is refused with the
+// error; the ops done before it are rolled back because that later part
+// of the same step failed, those after it not attempted. A failure that
+// belongs to no op (no identity, a lock held, git's state) came before
+// anything was written: no op was attempted. written: the failure came
+// while the step was being written, which took every op of it back.
+func failed(r *step.Result, err error, written bool) step.Result {
 	r.Status, r.Error, r.Hint = step.StatusFailed, err.Error(), step.HintOf(err)
 	r.Class, r.Reason = step.ClassOf(err), reasonOf(err)
-	why, back := "this step failed before it", "the step failed after it and was taken back whole"
-	if n := len(r.Ops); n > 0 && r.Ops[n-1].Status == step.StatusFailed {
-		why = "an earlier operation of this step failed"
-		back = "a later operation of this step failed, and the step was taken back whole"
+	if r.Step != nil {
+		r.Line = r.Step.Pos.Line
 	}
-	rolledBack(r, back)
+	blame := -1
+	if n := len(r.Ops); n > 0 && r.Ops[n-1].Status == step.StatusFailed {
+		blame = n - 1
+	} else if !written {
+		if blame = opOf(r, pathOf(err)); blame >= 0 {
+			op := &r.Ops[blame]
+			op.Status, op.Error, op.Hint, op.Message = step.StatusFailed, r.Error, r.Hint, ""
+		}
+	}
+	why := "this step failed before it"
+	switch {
+	case blame >= 0:
+		r.Op = blame + 1
+		if r.Step != nil && blame < len(r.Step.Ops) && r.Step.Ops[blame].Pos.Line > 0 {
+			r.Line = r.Step.Ops[blame].Pos.Line
+		}
+		what := "failed"
+		if r.Class == step.ClassRefused {
+			what = "was refused"
+		}
+		op := r.Ops[blame]
+		which := fmt.Sprintf("(operation %d, %s %s)", blame+1, op.Kind, op.Path)
+		for i := range r.Ops {
+			if i != blame && r.Ops[i].Status == step.StatusApplied {
+				when := "a later"
+				if i > blame {
+					when = "an earlier"
+				}
+				r.Ops[i].Status = step.StatusRolledBack
+				r.Ops[i].Message = fmt.Sprintf("rolled back, not applied: %s operation of this step %s %s, and the step was taken back whole", when, what, which)
+			}
+		}
+		why = fmt.Sprintf("an earlier operation of this step %s %s", what, which)
+		if pathOf(err) != "" && r.Step != nil && blame < len(r.Step.Ops) {
+			// The op's error names its place, as an op's own failure does.
+			r.Error = (&OpError{Op: &r.Step.Ops[blame], Err: err}).Error()
+			r.Ops[blame].Error = err.Error()
+		}
+	case written:
+		rolledBack(r, "the step failed after it and was taken back whole")
+	default:
+		stopped := "the step failed before it wrote anything"
+		if r.Class == step.ClassRefused {
+			stopped = "the step was refused before it wrote anything"
+		}
+		for i := range r.Ops {
+			if r.Ops[i].Status == step.StatusApplied {
+				r.Ops[i].Status, r.Ops[i].Message = step.StatusSkipped, "not attempted: "+stopped
+			}
+		}
+		why = stopped
+	}
 	notAttempted(r, why)
 	return *r
+}
+
+// pathOf is the path a refusal of err is about (the user's uncommitted
+// work, a file git ignores), or "": a field of the error, never its text.
+func pathOf(err error) string {
+	var de *DirtyError
+	var ie *gitops.IgnoredError
+	switch {
+	case errors.As(err, &de):
+		return de.Path
+	case errors.As(err, &ie):
+		return ie.Path
+	}
+	return ""
+}
+
+// opOf is the index of the op of r that touches rel (its path or its
+// target, or a folder holding it), or -1.
+func opOf(r *step.Result, rel string) int {
+	if rel == "" {
+		return -1
+	}
+	for i, op := range r.Ops {
+		if op.Path == rel || op.To == rel {
+			return i
+		}
+	}
+	for i, op := range r.Ops {
+		if op.Path != "" && strings.HasPrefix(rel, op.Path+"/") || op.To != "" && strings.HasPrefix(rel, op.To+"/") {
+			return i
+		}
+	}
+	return -1
 }
 
 // notApplied rewrites a dry run's failed step: the ops that passed before
@@ -568,6 +668,11 @@ func (e *Engine) workBranch(head gitops.Head) (ref string, old gitops.Hash, newH
 	if err != nil {
 		return "", gitops.ZeroHash, "", err
 	}
+	if !exists {
+		if err := e.refInTheWay(ref); err != nil {
+			return "", gitops.ZeroHash, "", err
+		}
+	}
 	if exists && tip != head.Hash {
 		return "", gitops.ZeroHash, "", &BranchError{Name: want, Why: "it exists and points to " + tip.String()[:12] + ", not to HEAD",
 			Fix: "switch to it first (git switch " + want + "), or choose a new name with --branch"}
@@ -580,7 +685,7 @@ func (e *Engine) workBranch(head gitops.Head) (ref string, old gitops.Hash, newH
 // carries the files as earlier steps of the run would leave them.
 func (e *Engine) dryRun(s *step.Step, overlay map[string]*file, p *dryPlan) step.Result {
 	res := step.Result{Step: s, StepID: s.ID}
-	fail := func(err error) step.Result { return notApplied(failed(&res, err)) }
+	fail := func(err error) step.Result { return notApplied(failed(&res, err, false)) }
 	if s.Finish {
 		res.Status = step.StatusRead
 		return res

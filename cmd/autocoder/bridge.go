@@ -8,7 +8,6 @@ import (
 
 	"github.com/autocoder/autocoder/bridge"
 	"github.com/autocoder/autocoder/gitops"
-	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/txn"
 	"github.com/urfave/cli/v2"
 )
@@ -104,12 +103,10 @@ func bridgeCommand() *cli.Command {
 					if err != nil {
 						return nil, bridge.Policy{}, err
 					}
-					p := programs{cfg: cfg}
+					p := programs{cfg: cfg.Config}
 					return e, bridge.Policy{BranchPrefix: cfg.Apply.BranchPrefix, MaxAnswerBytes: cfg.Apply.MaxResponseBytes,
 						Allowed: p.Allowed, RefusedHint: p.refusedHint("apply")}, nil
 				},
-				Code:     func(rs []step.Result) int { return exitOf(failure(rs)) },
-				CodeOf:   exitCode,
 				Registry: path,
 				Log:      c.App.ErrWriter,
 			})

@@ -53,6 +53,7 @@ var classTable = []struct {
 	{&txn.CancelledError{Err: context.Canceled}, step.ClassStepFailed, true},
 	{&txn.ObstacleError{Path: "a", What: "a folder"}, step.ClassRefused, true},
 	{&txn.DuplicatePathError{First: "a", Second: "./a", Path: "a"}, step.ClassStepFailed, true},
+	{&txn.AmbiguousStepError{ID: "axon-1", Branch: "autocoder/main", Candidates: []step.LogEntry{{Commit: strings.Repeat("a", 40)}}}, step.ClassUsage, true},
 
 	{&checks.RefusedError{Path: "a", Why: "w", Fix: "f"}, step.ClassRefused, true},
 	{&checks.PreconditionError{Check: "c", Why: "w", Fix: "f"}, step.ClassPrecondition, true},
@@ -73,6 +74,7 @@ var classTable = []struct {
 	{&matcher.NoChangeError{}, step.ClassStepFailed, true},
 	{&matcher.BinaryError{In: "file"}, step.ClassStepFailed, true},
 	{&matcher.EncodingError{In: "file"}, step.ClassStepFailed, true},
+	{&matcher.IndentError{Line: 2, What: "w", To: '\t', ToUnit: 1}, step.ClassStepFailed, true},
 	{&matcher.EditError{Err: &matcher.NoChangeError{}}, step.ClassStepFailed, true},
 
 	{&config.Error{File: "autocoder.toml", Msg: "unknown key", Fix: "did you mean x?"}, step.ClassUsage, true},

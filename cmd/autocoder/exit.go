@@ -11,25 +11,6 @@ import (
 	"github.com/autocoder/autocoder/step"
 )
 
-// exitCode is the exit code of a failure's class: the one mapping from
-// class to exit code, a contract (DESIGN.md) that scripts and other tools
-// rely on.
-func exitCode(c step.Class) int {
-	switch c {
-	case step.ClassUsage, step.ClassNoBlock:
-		return 2 // nothing changed
-	case step.ClassStepFailed:
-		return 1 // the step rolled back; earlier steps kept unless --atomic
-	case step.ClassPrecondition:
-		return 3
-	case step.ClassRefused:
-		return 4
-	case step.ClassProgramFailed:
-		return 5 // every step applied, but a program failed or timed out
-	}
-	return 1 // internal: a failure too
-}
-
 // usageError is a command line that cannot be run as written.
 type usageError struct {
 	msg string
@@ -69,37 +50,14 @@ func exitOf(err error) int {
 	if err == nil {
 		return 0
 	}
-	return exitCode(step.ClassOf(err))
+	return step.ClassOf(err).ExitCode()
 }
 
-// failure is the failure of a run, or nil when every step went through: the
-// class of its first failed step (a step taken back by --atomic did not fail
-// itself; the class is that of the step that did); when every step applied,
-// refused if the policy refused a program (it was not run, the step's files
-// were), program failed if a program failed or timed out.
-//
-// Exit 2 promises that nothing changed: a step whose own arguments cannot
-// be used (class usage or no_block) after a step that was committed is a
-// failed step, exit 1.
+// failure is the failure of a run, or nil when every step went through:
+// step.Judge decides it, as it does for run, MCP and every report.
 func failure(rs []step.Result) error {
-	committed := false
-	for _, r := range rs {
-		if r.Status == step.StatusFailed && r.Reason != step.ReasonRolledBack {
-			c := r.Class
-			if committed && (c == step.ClassUsage || c == step.ClassNoBlock) {
-				c = step.ClassStepFailed
-			}
-			return &reported{class: c}
-		}
-		if r.Status == step.StatusApplied {
-			committed = true
-		}
-	}
-	if p := step.ProgramTrouble(rs); p != nil {
-		if p.Status == step.ProgramRefused {
-			return &reported{class: step.ClassRefused}
-		}
-		return &reported{class: step.ClassProgramFailed}
+	if v := step.Judge(rs, false); v.Failed {
+		return &reported{class: v.Class}
 	}
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -70,7 +72,7 @@ func TestRunHelpShowsTheDefaults(t *testing.T) {
 		fmt.Sprintf("--max-turns N      stop after N answers ([model] max_turns) (default: %d)", d.MaxTurns),
 		fmt.Sprintf("([model] max_tokens) (default: %d)", d.MaxTokens),
 		fmt.Sprintf("([model] dialect) (default: %s)", d.Dialect),
-		fmt.Sprintf("([model] lang) (default: %s)", d.Lang),
+		"([model] lang) (default: " + localeDefault + ")",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("run --help lacks %q:\n%s", want, out.String())
@@ -78,5 +80,31 @@ func TestRunHelpShowsTheDefaults(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "(default: 0)") {
 		t.Errorf("run --help shows a zero default:\n%s", out.String())
+	}
+}
+
+// TestRunExitCodesDocumented: run --help and the README give run's exit
+// codes, the same text in both.
+func TestRunExitCodesDocumented(t *testing.T) {
+	var out, errw bytes.Buffer
+	if code := run([]string{"autocoder", "run", "--help"}, strings.NewReader(""), &out, &errw); code != 0 {
+		t.Fatalf("exit %d\n%s", code, errw.String())
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(runExitCodes, "\n") {
+		if !strings.Contains(out.String(), line) {
+			t.Errorf("run --help lacks %q:\n%s", line, out.String())
+		}
+		if !strings.Contains(string(readme), line+"\n") {
+			t.Errorf("the README lacks %q", line)
+		}
+	}
+	for _, code := range []string{"0 ", "1 ", "2 ", "4 ", "5 ", "130 "} {
+		if !strings.Contains(runExitCodes, "\n  "+code) {
+			t.Errorf("run's exit codes do not give %s", code)
+		}
 	}
 }

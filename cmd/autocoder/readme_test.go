@@ -113,7 +113,7 @@ func TestREADMEDialectExamplesRead(t *testing.T) {
 			}
 		}
 	}
-	for _, d := range []string{"autocoder-json", "mcp", "axon"} {
+	for _, d := range []string{"autocoder-json", "mcp", "axon", "apply_patch", "udiff", "search-replace", "whole-file", "editor-json"} {
 		if !shown[d] {
 			t.Errorf("the README shows no example of %s (a ````response block)", d)
 		}
@@ -261,8 +261,9 @@ func TestREADMETestsSection(t *testing.T) {
 		"staticcheck":               "/staticcheck\" ./...",
 		"deadcode":                  "/deadcode\" ./cmd/autocoder",
 		"Xvfb, xclip, zsh and fish": "xvfb xclip zsh fish",
-		"`go test ./...`":           "go test ./...",
-		"`go test -race`":           "go test -race",
+		"`go test ./...`":           "go test -timeout 20m -json ./... | ",
+		"`go test -race`":           "go test -race -timeout 30m -json ",
+		"`.ci/testtimes`":           "go test ./.ci/testtimes",
 	} {
 		if !strings.Contains(section, claim) {
 			t.Errorf("the Tests section does not say what .ci/run does: %q", claim)

@@ -31,23 +31,37 @@ func runCommand() *cli.Command {
 			"OPENAI_BASE_URL=http://localhost:11434/v1 autocoder run --model qwen2.5-coder - < task.md",
 		),
 		Description: "Talks to an OpenAI-compatible chat API: OPENAI_BASE_URL (or [model] base_url), the key in\n" +
-			"OPENAI_API_KEY (or the variable [model] api_key_env names), --model (or [model] model).",
+			"OPENAI_API_KEY (or the variable [model] api_key_env names), --model (or [model] model).\n" +
+			"Each failed or refused step's error and hint is printed as its turn ends; the model is told too.\n\n" +
+			runExitCodes,
 		Flags: []cli.Flag{
 			// The defaults shown are those that apply when neither the flag
 			// nor autocoder.toml sets one, not the flags' zero values.
 			&cli.StringFlag{Name: "model", Usage: "the `MODEL` to ask ([model] model)"},
 			&cli.StringFlag{Name: "base-url", Usage: "the API's base `URL` (OPENAI_BASE_URL, [model] base_url)"},
 			&cli.StringFlag{Name: "dialect", Usage: "the `DIALECT` the model is taught: " + strings.Join(prompt.Dialects, ", ") + " ([model] dialect)", DefaultText: def.Dialect},
-			&cli.StringFlag{Name: "lang", Usage: "the system prompt's `LANGUAGE`: " + strings.Join(prompt.Langs, " or ") + " ([model] lang)", DefaultText: def.Lang},
+			&cli.StringFlag{Name: "lang", Usage: "the system prompt's `LANGUAGE`: " + strings.Join(prompt.Langs, " or ") + " ([model] lang)", DefaultText: localeDefault},
 			&cli.IntFlag{Name: "max-turns", Usage: "stop after `N` answers ([model] max_turns)", DefaultText: strconv.FormatInt(def.MaxTurns, 10)},
 			&cli.Int64Flag{Name: "max-tokens", Usage: "stop once the run has used `N` tokens ([model] max_tokens)", DefaultText: strconv.FormatInt(def.MaxTokens, 10)},
 			&cli.BoolFlag{Name: "no-stream", Usage: "wait for whole answers instead of streaming them ([model] stream)"},
 			&cli.StringFlag{Name: "branch", Usage: "work branch `NAME` (autocoder/ is prepended when missing)"},
 			&cli.BoolFlag{Name: "allow-programs", Usage: "let the model run any program (autocoder.toml [programs] otherwise decides)"},
+			&cli.BoolFlag{Name: "tools", Usage: "offer the edits as functions through the API's function calling (apply_patch, str_replace_based_edit_tool, read_file, run_program where programs are allowed, finish) instead of teaching a dialect"},
 		},
 		Action: runRun,
 	}
 }
+
+// runExitCodes are run's exit codes, as its help and the README give them
+// (TestRunExitCodesDocumented holds them alike).
+const runExitCodes = `Exit codes:
+  0    the model finished (or answered without a block); every program it ran succeeded
+  1    the model did not finish within --max-turns or --max-tokens, or the model API failed
+  2    usage: no task, no model, an unknown dialect; or the API refused the key or the model
+  4    a program the policy does not allow was asked for, in any turn (it did not run)
+  5    a program failed or timed out, in any turn
+  130  interrupted (Ctrl-C; 143 for SIGTERM): the answer in flight was not applied or was taken back
+A failed step does not change the exit code: the model was told why, and answered it.`
 
 func runRun(c *cli.Context) (err error) {
 	task, err := readTask(c)
@@ -59,7 +73,7 @@ func runRun(c *cli.Context) (err error) {
 		return err
 	}
 	defer closeEngine(c, e, &err)
-	ac, err := agentConfig(c, cfg)
+	ac, err := agentConfig(c, cfg.Config, c.Bool("allow-programs"))
 	if err != nil {
 		return err
 	}
@@ -68,6 +82,7 @@ func runRun(c *cli.Context) (err error) {
 	// whole runes (a decoded JSON string).
 	out := termsafe.Writer{W: c.App.Writer}
 	ac.Out, ac.Progress = out, c.App.ErrWriter
+	ac.RefusedHint = programs{cfg: cfg.Config}.refusedHint("run")
 	base := ""
 	if h, err := e.Repo.ReadHEAD(); err == nil && !h.Hash.IsZero() {
 		base = h.Hash.String()
@@ -95,52 +110,30 @@ func runRun(c *cli.Context) (err error) {
 		return &step.Error{C: step.ClassStepFailed, Msg: fmt.Sprintf("the model did not finish: %s", rep.Stop),
 			Fix: "review what it did (autocoder log), then run again with a larger --max-turns or --max-tokens to go on"}
 	}
-	return programFailure(c.App.ErrWriter, rep, programs{cfg: cfg}.refusedHint("run"))
+	return programFailure(c.App.ErrWriter, rep)
 }
 
-// programFailure is the exit of a run whose model finished: as for apply
-// (failure), 4 when the policy refused a program, 5 when one failed or
-// timed out, in any turn. A failed step is not counted: the model was told
-// and answered it, and the loop goes on after it by design.
-func programFailure(stderr io.Writer, rep *agent.Report, refusedHint func(step.Program) string) error {
-	var rs []step.Result
-	for _, t := range rep.Turns {
-		for _, r := range t.Results {
-			if r.Status != step.StatusFailed && r.Status != step.StatusSkipped {
-				rs = append(rs, r)
-			}
-		}
+// programFailure is the exit of a run whose model finished (step.Judge
+// over every turn, as a loop): as for apply, 4 when the policy refused a
+// program, 5 when one failed or timed out, in any turn. A failed step is
+// not counted: the model was told and answered it, and the loop goes on
+// after it by design. Each trouble was printed with its hint as its turn
+// ended (agent); this says which one decides the exit code.
+func programFailure(stderr io.Writer, rep *agent.Report) error {
+	v := step.Judge(rep.Results(), true)
+	if !v.Failed {
+		return nil
 	}
-	err := failure(rs)
-	if p := step.ProgramTrouble(rs); p != nil {
-		what := "failed"
-		switch p.Status {
-		case step.ProgramRefused:
-			what = "was refused by the program policy (it did not run)"
-		case step.ProgramTimeout:
-			what = "was stopped at its timeout"
-		}
-		fmt.Fprintf(stderr, "autocoder run: the program %s %s; its answer is in the conversation (autocoder show)\n",
-			termsafe.Escape(p.Name), what)
-		if p.Status == step.ProgramRefused {
-			if h := refusedHint(refusedProgram(rs, p)); h != "" {
-				fmt.Fprintf(stderr, "autocoder: hint: %s\n", h)
-			}
-		}
+	what := "failed"
+	switch v.Program.Status {
+	case step.ProgramRefused:
+		what = "was refused by the program policy (it did not run)"
+	case step.ProgramTimeout:
+		what = "was stopped at its timeout"
 	}
-	return err
-}
-
-// refusedProgram is the program of rs whose result is p.
-func refusedProgram(rs []step.Result, p *step.ProgramResult) step.Program {
-	for _, r := range rs {
-		for i := range r.Programs {
-			if &r.Programs[i] == p && r.Step != nil && i < len(r.Step.Programs) {
-				return r.Step.Programs[i]
-			}
-		}
-	}
-	return step.Program{}
+	fmt.Fprintf(stderr, "autocoder run: the program %s %s; its answer is in the conversation (autocoder show)\n",
+		termsafe.Escape(v.Program.Name), what)
+	return &reported{class: v.Class}
 }
 
 // maxTaskBytes caps a task read from standard input.
@@ -172,7 +165,7 @@ func readTask(c *cli.Context) (string, error) {
 
 // agentConfig is the run's settings: flags, then the environment, then
 // autocoder.toml's [model], then the defaults.
-func agentConfig(c *cli.Context, cfg config.Config) (agent.Config, error) {
+func agentConfig(c *cli.Context, cfg config.Config, allowPrograms bool) (agent.Config, error) {
 	m := cfg.Model
 	pick := func(vals ...string) string {
 		for _, v := range vals {
@@ -192,6 +185,7 @@ func agentConfig(c *cli.Context, cfg config.Config) (agent.Config, error) {
 		// An answer is a response: the cap of apply's.
 		MaxAnswerBytes: cfg.Apply.MaxResponseBytes,
 		IdleTimeout:    m.IdleTimeout,
+		AnswerTimeout:  m.AnswerTimeout,
 	}
 	if m.APIKeyEnv != "" {
 		ac.APIKey, ac.APIKeyEnv = apiKey(m.APIKeyEnv), m.APIKeyEnv
@@ -206,7 +200,21 @@ func agentConfig(c *cli.Context, cfg config.Config) (agent.Config, error) {
 		return ac, &usageError{msg: "no model: say which one to ask",
 			try: "Try: autocoder run --model gpt-4o TASK, or set model in the [model] table of autocoder.toml"}
 	}
-	sys, err := prompt.Text(pick(c.String("dialect"), m.Dialect), pick(c.String("lang"), m.Lang))
+	lang := pick(c.String("lang"), m.Lang, prompt.LocaleLang(os.Getenv))
+	if c.Bool("tools") {
+		if c.IsSet("dialect") {
+			return ac, &usageError{msg: "--tools and --dialect: a run offers functions or teaches a dialect, not both",
+				try: "Try: autocoder run --tools TASK, or autocoder run --dialect DIALECT TASK"}
+		}
+		ac.Tools, ac.Programs = true, allowPrograms || cfg.Programs.Enabled
+		sys, err := prompt.Tools(lang)
+		if err != nil {
+			return ac, &usageError{msg: err.Error(), try: "Try: --lang " + strings.Join(prompt.Langs, "|")}
+		}
+		ac.System = sys
+		return ac, nil
+	}
+	sys, err := prompt.Text(pick(c.String("dialect"), m.Dialect), lang)
 	if err != nil {
 		return ac, &usageError{msg: err.Error(), try: "Try: --dialect " + strings.Join(prompt.Dialects, "|") + " --lang " + strings.Join(prompt.Langs, "|")}
 	}

@@ -149,6 +149,8 @@ func Feedback(results []step.Result) []byte {
 }
 
 func answerFor(r step.Result) answer {
+	r = step.Rehinted(r, step.ReasonLosesCode, "send a replace_file with modify_content (old_content and new_content) that replaces "+
+		"only the part that changes, or a replace_file with the whole file_content and nothing left out")
 	a := answer{FileActions: []fileAction{}, ProgramExecs: programExecs{}}
 	a.Metadata.StepID = r.StepID
 	if r.Step != nil {
@@ -192,16 +194,15 @@ func answerFor(r step.Result) answer {
 		if fa.Content == "" {
 			fa.Content = or.Diff
 		}
-		switch or.Status {
-		case step.StatusFailed:
+		switch step.OpOutcome(r, or) {
+		case step.OutcomeFailed:
 			fa.Status = "failure"
-			if r.Class == step.ClassRefused {
-				fa.Status = "refused" // by the safety policy: not to be sent again as it is
-			}
-		case step.StatusSkipped:
+		case step.OutcomeRefused:
+			fa.Status = "refused" // by the safety policy: not to be sent again as it is
+		case step.OutcomeNotAttempted:
 			fa.Status = "not_attempted" // an earlier operation or step failed
-		case step.StatusRolledBack:
-			fa.Status = "rolled_back" // done, then undone with its step: the file is as before
+		case step.OutcomeRolledBack:
+			fa.Status = "rolled_back" // not applied: another part of its step failed; the file is as before
 		}
 		fa.Action = kindActions[or.Kind]
 		if src != nil && i < len(src.Actions) {

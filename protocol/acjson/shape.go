@@ -284,6 +284,9 @@ func (b *builder) fileOp(n *tjson.Node) (string, step.Op) {
 	case "create_directory":
 		op.Parents = true
 		b.unused(n, action, "file_content", "modify_content")
+	case "list_tree":
+		op.Narrow = "list_tree a subfolder of it (its path)"
+		b.unused(n, action, "file_content", "modify_content")
 	default:
 		b.unused(n, action, "file_content", "modify_content")
 	}

@@ -221,7 +221,7 @@ func buildList(a *act, ps []param) {
 		}
 	}
 	a.desc = "list_files " + p
-	a.ops = []step.Op{{Kind: step.OpList, Path: p, Pos: a.pos}}
+	a.ops = []step.Op{{Kind: step.OpList, Path: p, Pos: a.pos, Narrow: "list_files a subfolder of it (list_files PATH)"}}
 }
 
 func buildSearch(a *act, ps []param) {
@@ -241,7 +241,8 @@ func buildSearch(a *act, ps []param) {
 	a.desc = "search_files " + short(pattern)
 	// The reference searches with ripgrep, so the pattern is a regular
 	// expression.
-	a.ops = []step.Op{{Kind: step.OpSearch, Path: p, Pos: a.pos, Read: &step.ReadOptions{Query: pattern, Regex: true}}}
+	a.ops = []step.Op{{Kind: step.OpSearch, Path: p, Pos: a.pos, Read: &step.ReadOptions{Query: pattern, Regex: true},
+		Narrow: "search_files a narrower PATTERN, or give a PATH below this one"}}
 }
 
 func buildGitStatus(a *act, ps []param) {
@@ -281,10 +282,10 @@ func unknownHint(name string) string {
 // message is its text; acts after the last git_commit are one step each.
 // Step IDs are "axon-<n>", n counting steps in document order from 1.
 //
-// A step of one act takes the plan's title as its reason (see planTitle);
-// with none it has no reason, and the engine describes it by its
-// operations.
-func group(acts []*act, title string) []step.Item {
+// A step of one act takes its plan's title as its reason (see planTitle
+// and Parse); with none it has no reason, and the engine describes it by
+// its operations.
+func group(acts []*act) []step.Item {
 	g := grouper{}
 	var pending []*act
 	for _, a := range acts {
@@ -300,7 +301,7 @@ func group(acts []*act, title string) []step.Item {
 			g.fail(a)
 			continue
 		}
-		g.step([]*act{a}, title, "", a.start, a.end)
+		g.step([]*act{a}, a.title, "", a.start, a.end)
 	}
 	return g.items
 }

@@ -154,6 +154,11 @@ func TestParse(t *testing.T) {
 			[]string{`axon-1 1:1 "" delete(old.txt) repair("delete_file: the 1 block after it (from line 4) is ignored: the act has inline arguments")`}},
 		{"run_command: the act block after the name is the command", "~~~~~act\nrun_command\nmkdir -p locales/zh && touch 'a b'\n~~~~~\n",
 			[]string{`axon-1 1:1 "" run("mkdir -p locales/zh && touch 'a b'")`}},
+		{"run_command \"COMMAND\": the quoted string is the command line, as the prompt teaches", "~~~~~act\nrun_command \"python -m pytest -q\"\n~~~~~\n" +
+			"~~~~~act\nrun_command 'go test ./...'\n~~~~~\n" + "~~~~~act\nrun_command \"echo \\\"a b\\\"\"\n~~~~~\n" +
+			"~~~~~act\nrun_command\n  \"make test\"\n~~~~~\n" + "~~~~~act\nrun_command \"go vet\" ./...\n~~~~~\n",
+			[]string{`axon-1 1:1 "" run("python -m pytest -q")`, `axon-2 4:1 "" run("go test ./...")`, `axon-3 7:1 "" run("echo \"a b\"")`,
+				`axon-4 10:1 "" run("make test")`, `axon-5 14:1 "" run("\"go vet\" ./...")`}},
 		{"block only: log_thought", "~~~~~act\nlog_thought ignored words\n~~~~~\n~~~~~\nThe parser needs a test.\n~~~~~\n",
 			[]string{`axon-1 1:1 "" summary="The parser needs a test." repair("log_thought: the inline arguments ignored words are ignored: the act reads its blocks only")`}},
 		{"echo, list_files, search_files, git_status, git_init", mkact("echo", "hello\n") + "~~~~~act\nlist_files src\n~~~~~\n" + mkact("list_files") +
@@ -362,6 +367,12 @@ func TestPlanTitle(t *testing.T) {
 		{"Example:\n```\ncode\n```\n" + act, ""},
 		{"```py\n# not a heading\n```\n" + act, ""},
 		{act, ""},
+		// Another dialect's block right before the plan is not its title
+		// (a mixed answer's Axon step took a JSON block's text for its
+		// commit subject).
+		{"Add b.\n\n#####--\n{\"metadata\": {\"step_id\": \"j1\", \"reason\": \"Add b\"}, \"file_operations\": []}\n--#####\n\n" + act, ""},
+		{"Add b.\n#####--\n{\"type\": \"operate\",\n \"file_operations\": []}\n--#####\n" + act, ""},
+		{"Write it.\n\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"fs.write\",\"arguments\":{}}}\n\n" + act, ""},
 	} {
 		items := Parse([]byte(c.text))
 		if len(items) != 1 || items[0].Step == nil {
@@ -370,6 +381,18 @@ func TestPlanTitle(t *testing.T) {
 		if got := items[0].Step.Reason; got != c.want {
 			t.Errorf("%q: reason %q, want %q", c.text, got, c.want)
 		}
+	}
+	// An act after another dialect's block starts a plan of its own: its
+	// title is the text before it, not the first plan's.
+	two := "# Write a\n\n" + act + "Then the JSON part:\n\n#####--\n{\"file_operations\": []}\n--#####\n\nNow append a line to a.\n\n" +
+		mkact("append_file", "a\n", "y\n") + "\nAnd one more line.\n\n" + mkact("append_file", "a\n", "z\n")
+	items2 := Parse([]byte(two))
+	var reasons []string
+	for _, it := range items2 {
+		reasons = append(reasons, it.Step.Reason)
+	}
+	if want := []string{"Write a", "Now append a line to a", "Now append a line to a"}; strings.Join(reasons, "|") != strings.Join(want, "|") {
+		t.Errorf("reasons %q, want %q", reasons, want)
 	}
 	// A git_commit group keeps its message.
 	items := Parse([]byte("# Title\n" + act + mkact("git_commit", "Write a\n")))

@@ -65,6 +65,8 @@ func writeParseError(b *strings.Builder, e *step.ParseError) {
 }
 
 func writeStep(b *strings.Builder, r step.Result) {
+	r = step.Rehinted(r, step.ReasonLosesCode, "send a replace act with the old and the new text of only the part that changes, "+
+		"or write_file with the whole file and nothing left out")
 	id := r.StepID
 	what := ""
 	line := 0
@@ -116,16 +118,16 @@ func writeStep(b *strings.Builder, r step.Result) {
 			// The step's error is this op's, already said above.
 			op.Error, op.Hint = "", ""
 		}
-		writeOp(b, op, r.Class == step.ClassRefused)
+		writeOp(b, op, step.OpOutcome(r, op))
 	}
 	for _, p := range r.Programs {
 		writeProgram(b, p)
 	}
 }
 
-// writeOp writes one op's line; refused: the step failed by the safety
-// policy, so its failed op was refused (not to be retried as it is).
-func writeOp(b *strings.Builder, op step.OpResult, refused bool) {
+// writeOp writes one op's line, in the words of its outcome (o): a
+// refused op is not to be retried as it is.
+func writeOp(b *strings.Builder, op step.OpResult, o step.Outcome) {
 	target := op.Path
 	if op.To != "" {
 		target += " -> " + op.To
@@ -134,17 +136,17 @@ func writeOp(b *strings.Builder, op step.OpResult, refused bool) {
 		target = " " + target
 	}
 	status := string(op.Status)
-	if op.Status == step.StatusFailed && refused {
+	if o == step.OutcomeRefused {
 		status = "refused by the safety policy"
 	}
-	if op.Status == step.StatusSkipped {
+	if o == step.OutcomeNotAttempted {
 		// An earlier operation or step failed; the message says which.
 		status = "not attempted"
 		if strings.HasPrefix(op.Message, status) {
 			status, op.Message = op.Message, ""
 		}
 	}
-	if op.Status == step.StatusRolledBack {
+	if o == step.OutcomeRolledBack {
 		// Done, then undone with its step: the message says it was not
 		// applied, and why.
 		status = "rolled back"

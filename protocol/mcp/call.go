@@ -75,8 +75,11 @@ func ReadCall(id, tool string, args []byte) (*step.Step, error) {
 // its commit.
 func CallResult(r step.Result) (text string, isError bool) {
 	// A failed step, and a program the policy refused (its step is not
-	// failed, but the call did not do what it asked), are errors.
-	if e := ErrorFor(r); e != nil && (r.Status == step.StatusFailed || e.Data.AppCode == CodePolicyBlocked) {
+	// failed, but the call did not do what it asked), are errors, as
+	// step.Judge decides for every surface; a program that ran and failed
+	// is its output, with its exit code.
+	v := step.Judge([]step.Result{r}, false)
+	if e := ErrorFor(r); e != nil && v.Failed && v.Class != step.ClassProgramFailed {
 		msg := e.Message
 		// What of the call was undone, or not tried: a model must not
 		// believe a file of it changed.

@@ -249,6 +249,8 @@ func meta(r step.Result) map[string]any {
 //   - ParseErr set: INVALID_INPUT, with the block's line and column;
 //   - Status skipped: NOT_EXECUTED (an earlier step failed; -32000);
 //   - class precondition (in MCP only expectedSha256): CONFLICT;
+//   - a refusal the model can correct (step.Correctable: a placeholder
+//     for code left out, a path git ignores): INVALID_INPUT;
 //   - class refused (the safety policy): POLICY_BLOCKED when the step runs
 //     a program or a program was refused, else FORBIDDEN;
 //   - reason not_found: NOT_FOUND; exists: CONFLICT;
@@ -256,6 +258,10 @@ func meta(r step.Result) map[string]any {
 //     no match, ambiguous): INVALID_INPUT;
 //   - internal: INTERNAL_ERROR.
 func ErrorFor(r step.Result) *RPCError {
+	// There is no edit tool in this dialect: a write refused for leaving
+	// code out is done again whole.
+	r = step.Rehinted(r, step.ReasonLosesCode, "this dialect has no edit tool: fs.read the file (includeMeta gives its sha256), "+
+		"then fs.write it whole (mode overwrite) with nothing left out, passing that sha256 as expectedSha256")
 	if r.ParseErr != nil {
 		// The quote goes in data rather than in the message, where JSON
 		// would escape its quotes twice.
@@ -307,6 +313,8 @@ func ErrorFor(r step.Result) *RPCError {
 	switch {
 	case r.Class == step.ClassPrecondition:
 		code = CodeConflict
+	case step.Correctable(r):
+		code = CodeInvalidInput // the model can send it differently: not FORBIDDEN's "do not retry"
 	case r.Class == step.ClassRefused && (refused || (r.Step != nil && len(r.Step.Programs) > 0)):
 		code = CodePolicyBlocked
 	case r.Class == step.ClassRefused:

@@ -443,6 +443,7 @@ func (c *call) build(st *step.Step, pos step.Pos) error {
 			depth = c.int("depth")
 		}
 		op.Kind, op.Read = step.OpList, &step.ReadOptions{Depth: depth, Glob: c.str("glob")}
+		op.Narrow = `call fs.ls on a subfolder (path), with a smaller depth, or keep only some names with glob ("*.go")`
 	case "fs.read":
 		op.Kind, op.Read = step.OpRead, &step.ReadOptions{Range: c.str("range"), Line: c.int("line"), Lines: c.str("lines"),
 			Encoding: c.str("encoding"), IncludeMeta: c.bool("includeMeta")}
@@ -450,6 +451,7 @@ func (c *call) build(st *step.Step, pos step.Pos) error {
 		op.Kind, op.Read = step.OpSearch, &step.ReadOptions{Query: c.str("query"), Regex: c.bool("regex"), Glob: c.str("glob"),
 			Limit: c.int("limit"), MinBytes: c.int64("minBytes"), MaxBytes: c.int64("maxBytes"),
 			MtimeFrom: c.str("mtimeFrom"), MtimeTo: c.str("mtimeTo"), ContextLines: c.int("contextLines")}
+		op.Narrow = "call fs.search on a subfolder (path), with a narrower query, glob or extensions, or a smaller limit"
 		if c.has("extensions") {
 			op.Read.Extensions = c.strs("extensions")
 		}

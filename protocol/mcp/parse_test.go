@@ -71,6 +71,14 @@ func TestValidArguments(t *testing.T) {
 			}
 			for i := range s.Ops {
 				s.Ops[i].Pos = step.Pos{}
+				// A listing or search says how to narrow it in this
+				// dialect's words: its own tool.
+				if k := s.Ops[i].Kind; k == step.OpList || k == step.OpSearch {
+					if tool := strings.Replace(c.tool, "_", ".", 1); !strings.Contains(s.Ops[i].Narrow, tool) {
+						t.Errorf("%s: the narrowing advice %q does not name %s", c.tool, s.Ops[i].Narrow, tool)
+					}
+					s.Ops[i].Narrow = ""
+				}
 			}
 			for i := range s.Programs {
 				s.Programs[i].Pos = step.Pos{}

@@ -59,10 +59,11 @@ func statusColor(s step.Status) string {
 	return ""
 }
 
-// status writes a status word padded to width, the padding uncoloured.
-func (p painter) status(s step.Status, width int) {
-	p.paint(statusColor(s), string(s))
-	if n := width - len(s); n > 0 {
+// status writes the word for a step of status s padded to width, the
+// padding uncoloured.
+func (p painter) status(s step.Status, word string, width int) {
+	p.paint(statusColor(s), word)
+	if n := width - len(word); n > 0 {
 		fmt.Fprint(p.w, strings.Repeat(" ", n))
 	}
 }

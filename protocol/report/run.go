@@ -14,10 +14,8 @@ type Run struct {
 	Branch  string // the work branch after the run; "" when not on one
 	DryRun  bool
 	Results []step.Result
-	// Code is the run's exit code, and CodeOf the exit code of a failure's
-	// class; both come from cmd/autocoder, which owns that mapping.
-	Code   int
-	CodeOf func(step.Class) int
+	// Code is the run's exit code (step.Judge's verdict).
+	Code int
 	// Subject is a step in a few words, as its commit's subject says it
 	// (txn.Subject); nil: the first line of its reason, or its ops.
 	Subject func(*step.Step) string
@@ -54,13 +52,21 @@ type Run struct {
 	Quiet bool
 }
 
-// result is a result as the JSON output writes it: with its class and exit
-// code when it failed by an error of its own (a step taken back by --atomic
-// says so in its reason instead).
+// result is a result as the JSON output writes it: with its outcome (and
+// each op's), and with its class and exit code when it failed by an error
+// of its own (a step taken back by --atomic says so in its reason instead).
 type result struct {
 	step.Result
-	Class string `json:"class,omitempty" jsonschema:"a failed step's class of failure: internal, usage, no_block, step_failed, precondition, refused, program_failed"`
-	Code  int    `json:"code,omitempty" jsonschema:"the exit code of a failed step's class"`
+	Outcome step.Outcome `json:"outcome" jsonschema:"what became of the step: applied, already_applied, no_op, read, planned, refused, failed, rolled_back or not_attempted"`
+	Ops     []opResult   `json:"ops,omitempty"`
+	Class   string       `json:"class,omitempty" jsonschema:"a failed step's class of failure: internal, usage, no_block, step_failed, precondition, refused, program_failed"`
+	Code    int          `json:"code,omitempty" jsonschema:"the exit code of a failed step's class"`
+}
+
+// opResult is an op's result with its outcome.
+type opResult struct {
+	step.OpResult
+	Outcome step.Outcome `json:"outcome" jsonschema:"what became of the operation: applied, already_applied, no_op, read, planned, refused, failed, rolled_back or not_attempted"`
 }
 
 // JSON writes the run as apply --format json does: the branch, whether it
@@ -69,11 +75,13 @@ func (r Run) JSON(w io.Writer) error {
 	out := make([]result, len(r.Results))
 	for i, res := range r.Results {
 		out[i].Result = res
+		out[i].Outcome = step.StepOutcome(res)
+		for _, op := range res.Ops {
+			out[i].Ops = append(out[i].Ops, opResult{OpResult: op, Outcome: step.OpOutcome(res, op)})
+		}
 		if res.Status == step.StatusFailed && res.Reason != step.ReasonRolledBack {
 			out[i].Class = res.Class.String()
-			if r.CodeOf != nil {
-				out[i].Code = r.CodeOf(res.Class)
-			}
+			out[i].Code = res.Class.ExitCode()
 		}
 	}
 	return JSON(w, runJSON{Branch: r.Branch, DryRun: r.DryRun, Results: out, ExitCode: r.Code})
@@ -94,15 +102,18 @@ type unreadableJSON struct {
 	Errors   []*step.ParseError `json:"errors" jsonschema:"why each block could not be read, with its position in the response"`
 	ExitCode int                `json:"exit_code" jsonschema:"the exit code of the process: 2"`
 	Results  [0]struct{}        `json:"results" jsonschema:"always empty: nothing was applied"`
+	Reason   string             `json:"reason" jsonschema:"why nothing was applied, also when no block was found at all (errors is then empty)"`
+	Hint     string             `json:"hint,omitempty" jsonschema:"what to write instead"`
 }
 
 // Unreadable writes the JSON output of a response with no readable block:
-// no results, the errors of its blocks, and the exit code.
-func Unreadable(w io.Writer, errs []*step.ParseError, code int) error {
+// no results, the errors of its blocks, the exit code, and the reason and
+// hint (which say what autocoder reads when no block was found at all).
+func Unreadable(w io.Writer, errs []*step.ParseError, code int, reason, hint string) error {
 	if errs == nil {
 		errs = []*step.ParseError{}
 	}
-	return JSON(w, unreadableJSON{Errors: errs, ExitCode: code})
+	return JSON(w, unreadableJSON{Errors: errs, ExitCode: code, Reason: reason, Hint: hint})
 }
 
 // Text is the human output: one line per step on out (its status, id,
@@ -139,7 +150,13 @@ func (r Run) Text(out, errw io.Writer) {
 		if len(res.Commit) >= 12 {
 			commit = res.Commit[:12]
 		}
-		painter{w: out, on: r.StatusColor}.status(res.Status, 9)
+		// A failed step says which failure it is, in the outcome's
+		// words: refused by the policy, or rolled back with another.
+		word := string(res.Status)
+		if o := step.StepOutcome(res); o == step.OutcomeRefused || o == step.OutcomeRolledBack && !r.DryRun {
+			word = o.Words()
+		}
+		painter{w: out, on: r.StatusColor}.status(res.Status, word, 11)
 		fmt.Fprint(out, strings.TrimRight(fmt.Sprintf("  %-*s %-12s %s", wid, id, commit, r.describe(res)), " "), "\n")
 		if res.Status == step.StatusSkipped && res.Error != "" {
 			fmt.Fprintf(out, "    %s\n", res.Error) // why, when it is not an earlier failure: apply -i's skip or quit
@@ -216,9 +233,15 @@ func (r Run) Text(out, errw io.Writer) {
 			fmt.Fprintf(out, "    the files the programs changed: commit %s\n", res.ProgramCommit[:12])
 		}
 		if res.Status == step.StatusFailed && res.Error != "" {
+			// An op's error names its own line (txn.OpError); the step's
+			// is placed here, by the result's fields.
 			where := ""
-			if res.Step != nil && res.Step.Pos.Line > 0 && !strings.Contains(res.Error, "(response line") {
-				where = fmt.Sprintf(" (response line %d)", res.Step.Pos.Line)
+			line := res.Line
+			if line == 0 && res.Step != nil {
+				line = res.Step.Pos.Line
+			}
+			if res.Op == 0 && line > 0 {
+				where = fmt.Sprintf(" (response line %d)", line)
 			}
 			Error(errw, fmt.Sprintf("step %s%s: %s", id, where, res.Error), res.Hint)
 		}
@@ -269,6 +292,13 @@ func (r Run) program(pr step.Program) string {
 	}
 	if r.Allowed != nil {
 		if ok, why := r.Allowed(pr); !ok {
+			// With what would let it run (--allow-programs, an allow
+			// entry), as apply says of a program it refused.
+			if r.RefusedHint != nil {
+				if h := r.RefusedHint(pr); h != "" {
+					why += "; " + h
+				}
+			}
 			return s + ": would be refused by the program policy: " + why
 		}
 	}

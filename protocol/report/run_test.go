@@ -9,12 +9,11 @@ import (
 	"github.com/autocoder/autocoder/step"
 )
 
-// A failed result carries its class and the exit code cmd gives it, also
+// A failed result carries its class and its class's exit code, also
 // the internal class (the zero value, which the result's own tag omits);
 // a step taken back by --atomic and a success carry neither.
 func TestRunJSONWritesClassAndCode(t *testing.T) {
-	codeOf := func(c step.Class) int { return 10 + int(c) }
-	r := Run{Code: 7, CodeOf: codeOf, Results: []step.Result{
+	r := Run{Code: 7, Results: []step.Result{
 		{StepID: "ok", Status: step.StatusApplied},
 		{StepID: "back", Status: step.StatusFailed, Reason: step.ReasonRolledBack},
 		{StepID: "bad", Status: step.StatusFailed, Class: step.ClassUsage, Reason: step.ReasonInvalid, Hint: "say <x>"},
@@ -35,7 +34,7 @@ func TestRunJSONWritesClassAndCode(t *testing.T) {
 	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
 		t.Fatalf("%v\n%s", err, b.String())
 	}
-	want := map[string][2]any{"ok": {"", 0}, "back": {"", 0}, "bad": {"usage", 11}, "bug": {"internal", 10}}
+	want := map[string][2]any{"ok": {"", 0}, "back": {"", 0}, "bad": {"usage", 2}, "bug": {"internal", 1}}
 	for _, r := range got.Results {
 		if w := want[r.StepID]; r.Class != w[0] || r.Code != w[1] {
 			t.Errorf("%s: class %q code %d, want %q %d", r.StepID, r.Class, r.Code, w[0], w[1])

@@ -20,9 +20,11 @@ import (
 // the MCP reader sends fs.ls's default of 1 itself). Glob keeps only the
 // entries whose name matches (see matchGlob) but still descends into
 // directories that do not match. .git is never listed or entered. Limit
-// caps the lines (0 = no cap); a cut listing ends with a line saying so.
+// caps the lines (0: MaxEntries), and MaxOutputBytes the bytes: a cut
+// listing ends with a line saying how many entries were left out and how
+// to ask for less (step.Op.Narrow, in the dialect's words).
 // Listing a file gives that file's path.
-func list(fsys fs.FS, name string, o *step.ReadOptions) (string, error) {
+func list(fsys fs.FS, name string, o *step.ReadOptions, advice string) (string, error) {
 	info, err := fs.Stat(fsys, name)
 	if err != nil {
 		return "", notFound(name, err)
@@ -32,6 +34,10 @@ func list(fsys fs.FS, name string, o *step.ReadOptions) (string, error) {
 	}
 	var b strings.Builder
 	count, more := 0, 0
+	limit := o.Limit
+	if limit == 0 {
+		limit = MaxEntries
+	}
 	err = fs.WalkDir(fsys, name, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == name {
@@ -50,14 +56,14 @@ func list(fsys fs.FS, name string, o *step.ReadOptions) (string, error) {
 		}
 		depth := strings.Count(strings.TrimPrefix(p, prefixOf(name)), "/") + 1
 		if o.Glob == "" || matchGlob(o.Glob, d.Name(), strings.TrimPrefix(p, prefixOf(name))) {
-			if o.Limit > 0 && count >= o.Limit {
-				more++
+			line := p + "\n"
+			if d.IsDir() {
+				line = p + "/\n"
+			}
+			if more > 0 || count >= limit || b.Len()+len(line) > MaxOutputBytes {
+				more++ // counted, so the note says how many were left out
 			} else {
-				b.WriteString(p)
-				if d.IsDir() {
-					b.WriteByte('/')
-				}
-				b.WriteByte('\n')
+				b.WriteString(line)
 				count++
 			}
 		}
@@ -70,7 +76,8 @@ func list(fsys fs.FS, name string, o *step.ReadOptions) (string, error) {
 		return "", notFound(name, err)
 	}
 	if more > 0 {
-		fmt.Fprintf(&b, "[listing cut at %d entries: %d more; list a subdirectory or use glob]\n", o.Limit, more)
+		fmt.Fprintf(&b, "[listing cut at %d entries (%d bytes): %d more left out; %s]\n", count, b.Len(), more,
+			narrow(advice, "list a subdirectory or use glob"))
 	}
 	return b.String(), nil
 }

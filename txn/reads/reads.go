@@ -25,7 +25,16 @@ import (
 // slash-separated and relative to that root ("" and "." name the root).
 // It returns the output for the feedback, or a *NotFoundError,
 // *OptionError or *BinaryError.
-func Run(fsys fs.FS, op step.Op) (string, error) {
+//
+// maxBytes ([apply] max_file_bytes; 0 means DefaultMaxBytes) bounds what a
+// read holds in memory, whatever the files' sizes: a file over it is read
+// only in the part a request names (streamed), skipped by a search (which
+// says so), and refused by a diff, each decided from a stat before the
+// content is touched.
+func Run(fsys fs.FS, op step.Op, maxBytes int64) (string, error) {
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxBytes
+	}
 	var o step.ReadOptions
 	if op.Read != nil {
 		o = *op.Read
@@ -39,16 +48,34 @@ func Run(fsys fs.FS, op step.Op) (string, error) {
 	}
 	switch op.Kind {
 	case step.OpRead:
-		return readFile(fsys, name, &o)
+		return readFile(fsys, name, &o, maxBytes)
 	case step.OpList:
-		return list(fsys, name, &o)
+		return list(fsys, name, &o, op.Narrow)
 	case step.OpSearch:
-		return search(fsys, name, &o)
+		return search(fsys, name, &o, maxBytes, op.Narrow)
 	case step.OpDiff:
-		return diff(fsys, name, op, &o)
+		return diff(fsys, name, op, &o, maxBytes)
 	}
 	return "", &OptionError{Option: "kind", Value: string(op.Kind), Reason: "not a read operation",
 		Fix: "only read, list, search and diff are executed here; the engine applies write kinds"}
+}
+
+// The bounds of a listing or a search: its output goes to a model, and a
+// run sends it again with every later turn (a listing of a fixtures folder
+// was 63,551 characters). Past them, the output says how much it left out
+// and how to narrow the request.
+const (
+	MaxEntries     = 300      // entries of a listing without a limit of its own
+	MaxOutputBytes = 16 << 10 // bytes of a listing or a search
+)
+
+// narrow is how to ask for less: the dialect's words when the op has
+// them (step.Op.Narrow), else def.
+func narrow(advice, def string) string {
+	if advice != "" {
+		return advice
+	}
+	return def
 }
 
 // NotFoundError reports a path that does not exist. It wraps fs.ErrNotExist,
@@ -127,7 +154,7 @@ func fsPath(p, option string) (string, error) {
 func notFound(name string, err error) error {
 	if errors.Is(err, fs.ErrNotExist) {
 		return &NotFoundError{Path: name,
-			Fix: "check the path; list the parent directory (fs.ls / list_tree) to see what exists"}
+			Fix: "check the path; list the parent folder to see what exists"}
 	}
 	return fmt.Errorf("read %s: %w", name, err)
 }

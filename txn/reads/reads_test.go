@@ -72,7 +72,7 @@ func TestRead(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			op := read(c.o)
 			op.Path = c.path
-			got, err := Run(testFS(), op)
+			got, err := run(testFS(), op)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -146,7 +146,7 @@ func TestReadErrors(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			op := read(c.o)
 			op.Path = c.path
-			got, err := Run(testFS(), op)
+			got, err := run(testFS(), op)
 			if err == nil {
 				t.Fatalf("no error, output %q", got)
 			}
@@ -207,11 +207,11 @@ func TestList(t *testing.T) {
 		{"skips .git any case", "sub", step.ReadOptions{}, "sub/z.txt\n"},
 		{"a file lists itself", "src/main.go", step.ReadOptions{}, "src/main.go\n"},
 		{"limit", "docs", step.ReadOptions{Limit: 2},
-			"docs/a.md\ndocs/deep/\n[listing cut at 2 entries: 3 more; list a subdirectory or use glob]\n"},
+			"docs/a.md\ndocs/deep/\n[listing cut at 2 entries (21 bytes): 3 more left out; list a subdirectory or use glob]\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := Run(testFS(), step.Op{Kind: step.OpList, Path: c.path, Read: &c.o})
+			got, err := run(testFS(), step.Op{Kind: step.OpList, Path: c.path, Read: &c.o})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -233,14 +233,14 @@ func TestList(t *testing.T) {
 		{step.ReadOptions{Limit: -2}, "", "limit"},
 		{step.ReadOptions{}, "nope", ""},
 	} {
-		_, err := Run(testFS(), step.Op{Kind: step.OpList, Path: c.path, Read: &c.o})
+		_, err := run(testFS(), step.Op{Kind: step.OpList, Path: c.path, Read: &c.o})
 		checkErr(t, err, c.option)
 	}
 }
 
 func mustRun(t *testing.T, fsys fs.FS, op step.Op) string {
 	t.Helper()
-	out, err := Run(fsys, op)
+	out, err := run(fsys, op)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +266,7 @@ func TestSearch(t *testing.T) {
 		{"context separates files", "docs", step.ReadOptions{Query: "TODO", ContextLines: 2},
 			"docs/a.md:1: TODO a\n--\ndocs/deep/er/b.md:1: TODO b\n"},
 		{"limit", "", step.ReadOptions{Query: "TODO", Limit: 2},
-			"docs/a.md:1: TODO a\ndocs/deep/er/b.md:1: TODO b\n[stopped at the limit of 2 matching lines; narrow path, glob or query, or raise limit]\n"},
+			"docs/a.md:1: TODO a\ndocs/deep/er/b.md:1: TODO b\n[stopped after 2 matching lines (48 bytes): 5 more left out; narrow path, glob or query, or raise limit]\n"},
 		{"limit exactly reached is not cut", "src/main.go", step.ReadOptions{Query: "TODO", Limit: 2},
 			"src/main.go:3: // TODO: one\nsrc/main.go:5: // TODO: two\n"},
 		{"glob", "", step.ReadOptions{Query: "TODO", Glob: "**/*.ts"}, "src/util/util.ts:1: // TODO: ts\n"},
@@ -282,7 +282,7 @@ func TestSearch(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := Run(testFS(), step.Op{Kind: step.OpSearch, Path: c.path, Read: &c.o})
+			got, err := run(testFS(), step.Op{Kind: step.OpSearch, Path: c.path, Read: &c.o})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -307,7 +307,7 @@ func TestSearch(t *testing.T) {
 		{step.ReadOptions{Query: "x", Glob: "[z"}, "", "glob"},
 		{step.ReadOptions{Query: "x"}, "nowhere", ""},
 	} {
-		_, err := Run(testFS(), step.Op{Kind: step.OpSearch, Path: c.path, Read: &c.o})
+		_, err := run(testFS(), step.Op{Kind: step.OpSearch, Path: c.path, Read: &c.o})
 		checkErr(t, err, c.option)
 	}
 }
@@ -348,13 +348,13 @@ func TestDiff(t *testing.T) {
 		{step.Op{Kind: step.OpDiff, Path: "dir", To: "old.txt"}, "path"},
 		{step.Op{Kind: step.OpDiff, Path: "old.txt", To: "new.txt", Read: &step.ReadOptions{ContextLines: -1}}, "contextLines"},
 	} {
-		_, err := Run(fsys, c.op)
+		_, err := run(fsys, c.op)
 		checkErr(t, err, c.option)
 	}
 }
 
 func TestNotAReadKind(t *testing.T) {
-	_, err := Run(testFS(), step.Op{Kind: step.OpWrite, Path: "README.md"})
+	_, err := run(testFS(), step.Op{Kind: step.OpWrite, Path: "README.md"})
 	checkErr(t, err, "kind")
 }
 
@@ -400,10 +400,13 @@ func TestReadRefusesWhatIsNotAFile(t *testing.T) {
 			{Kind: step.OpDiff, Path: name, To: "a.txt"},
 			{Kind: step.OpDiff, Path: "a.txt", To: name},
 		} {
-			out, err := Run(fsys, op)
+			out, err := run(fsys, op)
 			if err == nil || !strings.Contains(err.Error(), "not a regular file") {
 				t.Errorf("%s %s: %q, %v; want it refused as not a regular file", op.Kind, name, out, err)
 			}
 		}
 	}
 }
+
+// run is Run with the default limit.
+func run(fsys fs.FS, op step.Op) (string, error) { return Run(fsys, op, 0) }

@@ -34,7 +34,10 @@ const maxShownLine = 400
 // compared ignoring case), smaller than MinBytes, larger than MaxBytes (when
 // set), or changed outside [MtimeFrom, MtimeTo]. After Limit matching lines
 // (default 100) a last line says the output was cut.
-func search(fsys fs.FS, name string, o *step.ReadOptions) (string, error) {
+//
+// A file over max is not read: the output ends with a line naming the files
+// skipped for their size.
+func search(fsys fs.FS, name string, o *step.ReadOptions, max int64, advice string) (string, error) {
 	match, err := matcher(o)
 	if err != nil {
 		return "", err
@@ -54,9 +57,10 @@ func search(fsys fs.FS, name string, o *step.ReadOptions) (string, error) {
 	if err != nil {
 		return "", notFound(name, err)
 	}
-	var b strings.Builder
-	found := 0
+	var b bytes.Buffer
+	found, more := 0, 0
 	cut := false
+	var big []string
 	visit := func(p string, d fs.DirEntry) error {
 		rel := strings.TrimPrefix(p, prefixOf(name))
 		if !root.IsDir() {
@@ -78,15 +82,23 @@ func search(fsys fs.FS, name string, o *step.ReadOptions) (string, error) {
 		if (!from.IsZero() && info.ModTime().Before(from)) || (!to.IsZero() && info.ModTime().After(to)) {
 			return nil
 		}
+		if info.Size() > max {
+			big = append(big, p)
+			return nil
+		}
 		data, err := fs.ReadFile(fsys, p)
 		if err != nil || isBinary(data) {
+			return nil
+		}
+		if cut {
+			more += count(data, match) // left out: counted, so the note says how many
 			return nil
 		}
 		n, stop := grep(&b, p, data, match, o.ContextLines, limit-found)
 		found += n
 		if stop {
 			cut = true
-			return fs.SkipAll
+			more += count(data, match) - n
 		}
 		return nil
 	}
@@ -110,10 +122,26 @@ func search(fsys fs.FS, name string, o *step.ReadOptions) (string, error) {
 	if err != nil && err != fs.SkipAll {
 		return "", notFound(name, err)
 	}
+	if len(big) > 0 {
+		fmt.Fprintf(&b, "[not searched, over the limit of %d bytes ([apply] max_file_bytes): %s; read parts of them with range or lines]\n",
+			max, strings.Join(big, ", "))
+	}
 	if cut {
-		fmt.Fprintf(&b, "[stopped at the limit of %d matching lines; narrow path, glob or query, or raise limit]\n", limit)
+		fmt.Fprintf(&b, "[stopped after %d matching lines (%d bytes): %d more left out; %s]\n", found, b.Len(), more,
+			narrow(advice, "narrow path, glob or query, or raise limit"))
 	}
 	return b.String(), nil
+}
+
+// count is how many lines of data match.
+func count(data []byte, match func([]byte) bool) int {
+	n := 0
+	for _, l := range splitLines(data) {
+		if match(bytes.TrimRight(l, "\r\n")) {
+			n++
+		}
+	}
+	return n
 }
 
 func matcher(o *step.ReadOptions) (func([]byte) bool, error) {
@@ -129,9 +157,10 @@ func matcher(o *step.ReadOptions) (func([]byte) bool, error) {
 }
 
 // grep writes the matches of one file with their context, at most room
-// matching lines. It reports how many it wrote and whether it stopped
-// because room ran out while more lines matched.
-func grep(b *strings.Builder, p string, data []byte, match func([]byte) bool, ctx, room int) (int, bool) {
+// matching lines and up to MaxOutputBytes in b. It reports how many it
+// wrote and whether it stopped because room or bytes ran out while more
+// lines matched.
+func grep(b *bytes.Buffer, p string, data []byte, match func([]byte) bool, ctx, room int) (int, bool) {
 	lines := splitLines(data)
 	for i := range lines {
 		lines[i] = bytes.TrimRight(lines[i], "\r\n")
@@ -145,7 +174,7 @@ func grep(b *strings.Builder, p string, data []byte, match func([]byte) bool, ct
 		if found == room {
 			return found, true
 		}
-		found++
+		mark := b.Len()
 		start := max(i-ctx, shownTo+1)
 		// grep's separator, with context only: between groups that are not
 		// adjacent, and between files.
@@ -156,6 +185,13 @@ func grep(b *strings.Builder, p string, data []byte, match func([]byte) bool, ct
 			writeLine(b, p, j, '-', lines[j])
 		}
 		writeLine(b, p, i, ':', line)
+		if b.Len() > MaxOutputBytes {
+			// The bytes are used up: this match and its context are left
+			// out whole.
+			b.Truncate(mark)
+			return found, true
+		}
+		found++
 		shownTo = i
 		// Context after is written lazily: stop early at the next match so
 		// it is written as a match, not as context.
@@ -167,7 +203,7 @@ func grep(b *strings.Builder, p string, data []byte, match func([]byte) bool, ct
 	return found, false
 }
 
-func writeLine(b *strings.Builder, p string, i int, sep byte, line []byte) {
+func writeLine(b *bytes.Buffer, p string, i int, sep byte, line []byte) {
 	if len(line) > maxShownLine {
 		cut := maxShownLine
 		for cut > 0 && !utf8.RuneStart(line[cut]) {
