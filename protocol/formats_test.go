@@ -46,3 +46,19 @@ func TestFeedbackForNothingIsNotEmpty(t *testing.T) {
 		}
 	}
 }
+
+// The examples the answer to nothing shows are real: read back, they are
+// one block of each edit format it names, and no error.
+func TestNothingReadExamplesRead(t *testing.T) {
+	var got []string
+	examples := NothingRead[strings.Index(NothingRead, "The smallest correct edit"):]
+	for _, it := range Parse([]byte(examples)) {
+		if it.Step == nil {
+			t.Fatalf("an example does not read: %v", it.Err)
+		}
+		got = append(got, it.Step.Dialect)
+	}
+	if want := "apply_patch udiff search-replace editor-json autocoder-json"; strings.Join(got, " ") != want {
+		t.Errorf("the examples read as %v, want %s", got, want)
+	}
+}
