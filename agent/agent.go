@@ -59,6 +59,12 @@ type Config struct {
 	// (0: DefaultIdleTimeout).
 	IdleTimeout time.Duration
 
+	// Tools offers the edits as functions through the API's function
+	// calling (run --tools) instead of a text dialect; Programs offers
+	// run_program too, where the policy allows programs.
+	Tools    bool
+	Programs bool
+
 	System    string // the system prompt
 	MaxTurns  int    // stop after this many answers (0: no limit)
 	MaxTokens int64  // stop once the run has used this many tokens (0: no limit)
@@ -97,6 +103,9 @@ type Turn struct {
 	// Limited: the model's output limit cut the answer (finish_reason
 	// length); the feedback told the model so.
 	Limited bool `json:"limited,omitempty"`
+	// Calls are the answer's function calls (run --tools); Feedback then
+	// holds the tool messages that answered them.
+	Calls []ToolCall `json:"calls,omitempty"`
 }
 
 // Report is what a run did.
@@ -151,7 +160,8 @@ func Run(ctx context.Context, e Engine, c Config, task string) (*Report, error) 
 		t := Turn{N: n, Sent: msgs[len(msgs)-1]}
 		fmt.Fprintf(c.Progress, "autocoder: turn %d: asking %s\n", n, c.Model)
 		began := time.Now()
-		answer, u, limited, err := cl.complete(ctx, msgs, c.Out)
+		var calls []ToolCall
+		answer, u, limited, err := cl.complete(ctx, msgs, c.Out, &calls)
 		if !strings.HasSuffix(answer, "\n") {
 			fmt.Fprintln(c.Out)
 		}
@@ -174,12 +184,29 @@ func Run(ctx context.Context, e Engine, c Config, task string) (*Report, error) 
 		if len(items) > 0 {
 			t.Results = e.Run(ctx, items, txn.RunOptions{UndoOnCancel: true})
 		}
+		// Blocks in the text and the programs that keep running are
+		// answered by a user message; function calls by tool messages.
+		answered := t.Results
+		var answers []Message
+		var finish *string
+		if len(calls) > 0 && ctx.Err() == nil {
+			t.Calls = calls
+			var rs []step.Result
+			rs, answers, finish = runCalls(ctx, e, calls)
+			t.Results = append(t.Results, rs...)
+		}
 		if le != nil && ctx.Err() == nil {
 			// The programs that keep running: their new output since the
 			// last turn, and a commit of the files they changed.
-			t.Results = append(t.Results, le.Live(false, "")...)
+			live := le.Live(false, "")
+			t.Results = append(t.Results, live...)
+			answered = append(answered[:len(answered):len(answered)], live...)
 		}
-		fmt.Fprintf(c.Progress, "autocoder: turn %d: %s · %s tokens%s (run: %d) · %s\n", n, outcome(t.Results),
+		label := outcome(t.Results)
+		if finish != nil { // the finish call is no step
+			label = strings.TrimPrefix(strings.TrimPrefix(label, "no instruction block")+", finish", ", ")
+		}
+		fmt.Fprintf(c.Progress, "autocoder: turn %d: %s · %s tokens%s (run: %d) · %s\n", n, label,
 			count(u.Total()), estimated(u), rep.Tokens, since(start))
 		troubles(termsafe.Writer{W: c.Progress}, n, t.Results, c.RefusedHint)
 		if ctx.Err() != nil {
@@ -192,10 +219,31 @@ func Run(ctx context.Context, e Engine, c Config, task string) (*Report, error) 
 			// called taken back.
 			return rep, &InterruptedError{Turn: n, Err: err, Kept: t.committed()}
 		}
-		if len(items) == 0 && !limited {
+		if finish != nil {
+			t.Feedback = toolFeedback(answers)
+			rep.Turns = append(rep.Turns, t)
+			rep.Stop, rep.Finished = StopFinished, *finish
+			return rep, nil
+		}
+		if len(items) == 0 && len(calls) == 0 && !limited {
 			rep.Turns = append(rep.Turns, t)
 			rep.Stop = StopNoBlock
 			return rep, nil
+		}
+		if len(calls) > 0 {
+			// Every call is answered by its own tool message, which must
+			// follow the assistant message that made it; the rest by a
+			// user message after them.
+			t.Feedback = toolFeedback(answers)
+			msgs = append(msgs, Message{Role: "assistant", Content: answer, ToolCalls: calls})
+			msgs = append(msgs, answers...)
+			if len(answered) > 0 {
+				fb := string(protocol.Feedback(answered))
+				t.Feedback += "\n" + fb
+				msgs = append(msgs, Message{Role: "user", Content: fb})
+			}
+			rep.Turns = append(rep.Turns, t)
+			continue
 		}
 		t.Feedback = string(protocol.Feedback(t.Results))
 		if limited {

@@ -105,6 +105,9 @@ func TestAnswerLargerThanTheCap(t *testing.T) {
 // stream without closing it) is given up after the idle timeout: the run
 // stops with an error that says so and what to do, nothing applied.
 func TestSilentServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out idle timeouts: slow; runs without -short")
+	}
 	for name, c := range map[string]struct {
 		stream bool
 		h      http.HandlerFunc

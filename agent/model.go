@@ -18,8 +18,12 @@ import (
 
 // Message is one message of the conversation, as sent to the model.
 type Message struct {
-	Role    string `json:"role"` // system, user or assistant
+	Role    string `json:"role"` // system, user, assistant or tool
 	Content string `json:"content"`
+	// ToolCalls are the calls an assistant message made (run --tools);
+	// ToolCallID is the call a tool message answers.
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string     `json:"tool_call_id,omitempty"`
 }
 
 // Usage counts the tokens of one request. Estimated is set when the server
@@ -43,6 +47,9 @@ type client struct {
 	noKey  bool   // that variable is empty
 	max    int64  // the cap of one answer's text
 	key    string // the API key, never shown (see redact)
+	// tools are the functions offered with every request (run --tools);
+	// nil offers none.
+	tools []openai.ChatCompletionToolUnionParam
 }
 
 func newClient(c Config) *client {
@@ -64,7 +71,15 @@ func newClient(c Config) *client {
 	}
 	opts = append(opts, limits(max, idle))
 	return &client{api: openai.NewClient(opts...), model: c.Model, stream: !c.NoStream, keyEnv: c.APIKeyEnv, noKey: c.APIKey == "",
-		base: shownURL(c.BaseURL), max: max, key: c.APIKey}
+		base: shownURL(c.BaseURL), max: max, key: c.APIKey, tools: offered(c)}
+}
+
+// offered are the functions a run offers: none unless Config.Tools.
+func offered(c Config) []openai.ChatCompletionToolUnionParam {
+	if !c.Tools {
+		return nil
+	}
+	return toolDefs(c.Programs)
 }
 
 // shownURL is the base URL as hints name it: without its password (a
@@ -83,11 +98,27 @@ func (c *client) params(msgs []Message) openai.ChatCompletionNewParams {
 		case "system":
 			p.Messages = append(p.Messages, openai.SystemMessage(m.Content))
 		case "assistant":
+			if len(m.ToolCalls) > 0 {
+				a := openai.ChatCompletionAssistantMessageParam{}
+				if m.Content != "" {
+					a.Content.OfString = openai.String(m.Content)
+				}
+				for _, tc := range m.ToolCalls {
+					a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
+						OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{ID: tc.ID,
+							Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: tc.Name, Arguments: tc.Arguments}}})
+				}
+				p.Messages = append(p.Messages, openai.ChatCompletionMessageParamUnion{OfAssistant: &a})
+				continue
+			}
 			p.Messages = append(p.Messages, openai.AssistantMessage(m.Content))
+		case "tool":
+			p.Messages = append(p.Messages, openai.ToolMessage(m.Content, m.ToolCallID))
 		default:
 			p.Messages = append(p.Messages, openai.UserMessage(m.Content))
 		}
 	}
+	p.Tools = c.tools
 	return p
 }
 
@@ -95,7 +126,8 @@ func (c *client) params(msgs []Message) openai.ChatCompletionNewParams {
 // it arrives; the whole answer is returned only when the server said it
 // ended, so a cut stream never reaches the engine. limited: the model's
 // output limit ended the answer (finish_reason length), not the model.
-func (c *client) complete(ctx context.Context, msgs []Message, out io.Writer) (text string, u Usage, limited bool, err error) {
+// The function calls of the answer, whole, go to calls (run --tools).
+func (c *client) complete(ctx context.Context, msgs []Message, out io.Writer, calls *[]ToolCall) (text string, u Usage, limited bool, err error) {
 	p := c.params(msgs)
 	if !c.stream {
 		res, err := c.api.Chat.Completions.New(ctx, p)
@@ -106,7 +138,13 @@ func (c *client) complete(ctx context.Context, msgs []Message, out io.Writer) (t
 			return "", Usage{}, false, &ModelError{Msg: "the model's answer has no choices", Fix: "check that the server speaks the OpenAI chat completions API"}
 		}
 		text := res.Choices[0].Message.Content
-		if int64(len(text)) > c.max {
+		size := int64(len(text)) // the calls' arguments count against the cap too
+		for _, tc := range res.Choices[0].Message.ToolCalls {
+			*calls = append(*calls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+			size += int64(len(tc.Function.Arguments))
+		}
+		if size > c.max {
+			*calls = nil
 			return "", Usage{}, false, c.tooLarge(&AnswerTooLargeError{Max: c.max})
 		}
 		io.WriteString(out, text)
@@ -116,6 +154,7 @@ func (c *client) complete(ctx context.Context, msgs []Message, out io.Writer) (t
 	s := c.api.Chat.Completions.NewStreaming(ctx, p)
 	defer s.Close()
 	var b strings.Builder
+	var tcs toolCalls
 	var cu openai.CompletionUsage
 	ended := false
 	for s.Next() {
@@ -127,7 +166,8 @@ func (c *client) complete(ctx context.Context, msgs []Message, out io.Writer) (t
 			if choice.Index != 0 {
 				continue
 			}
-			if int64(b.Len()+len(choice.Delta.Content)) > c.max {
+			tcs.add(choice.Delta.ToolCalls)
+			if int64(b.Len()+len(choice.Delta.Content))+tcs.size > c.max {
 				return "", Usage{}, false, c.tooLarge(&AnswerTooLargeError{Max: c.max})
 			}
 			b.WriteString(choice.Delta.Content)
@@ -151,6 +191,7 @@ func (c *client) complete(ctx context.Context, msgs []Message, out io.Writer) (t
 		return "", Usage{}, false, &ModelError{Msg: fmt.Sprintf("the answer stream was cut after %d bytes, before the model finished", b.Len()),
 			Fix: "nothing of this answer was applied; run the command again, or try --no-stream if a proxy cuts long streams"}
 	}
+	*calls = tcs.calls
 	return b.String(), usageOf(cu.PromptTokens, cu.CompletionTokens, msgs, b.String()), limited, nil
 }
 

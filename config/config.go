@@ -91,7 +91,8 @@ type Model struct {
 	// Dialect (dialect) is the dialect the model is taught: autocoder, mcp
 	// or axon.
 	Dialect string
-	// Lang (lang) is the language of the system prompt: zh or en.
+	// Lang (lang) is the language of the system prompt: zh or en. Empty:
+	// the user's locale decides (prompt.LocaleLang).
 	Lang string
 	// MaxTurns (max_turns) stops a run after this many answers.
 	MaxTurns int64
@@ -107,6 +108,12 @@ type Model struct {
 	// before an answer starts or in its middle, before the request is given
 	// up (and retried, as a lost connection is).
 	IdleTimeout time.Duration
+	// AnswerTimeout (answer_timeout) is the longest one answer may take,
+	// from the request to its last byte, however steadily the server sends:
+	// a server that drips a byte a second keeps IdleTimeout from ever
+	// ending the run. Past it the run stops, with nothing of that answer
+	// applied.
+	AnswerTimeout time.Duration
 }
 
 // Verify is the [verify] table.
@@ -166,16 +173,17 @@ func Default() Config {
 			Timeout: 5 * time.Minute,
 		},
 		Model: Model{
-			BaseURL:     "",
-			APIKeyEnv:   "OPENAI_API_KEY",
-			Name:        "",
-			Dialect:     "autocoder",
-			Lang:        "zh",
-			MaxTurns:    30,
-			MaxTokens:   1000000,
-			MaxRetries:  3,
-			Stream:      true,
-			IdleTimeout: 10 * time.Minute,
+			BaseURL:       "",
+			APIKeyEnv:     "OPENAI_API_KEY",
+			Name:          "",
+			Dialect:       "autocoder",
+			Lang:          "",
+			MaxTurns:      30,
+			MaxTokens:     1000000,
+			MaxRetries:    3,
+			Stream:        true,
+			IdleTimeout:   10 * time.Minute,
+			AnswerTimeout: 10 * time.Minute,
 		},
 	}
 }

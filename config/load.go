@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/url"
 	"os"
-	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -31,14 +32,13 @@ func quoteAll(list []string) []string {
 // a bad value. Load returns one, or several joined with errors.Join; find the
 // first with errors.As.
 type Error struct {
-	File  string // the file's path as Load was given it
-	Line  int    // 1-based; 0 when the place is not known
-	Col   int    // 1-based; 0 when not known
-	Key   string // "programs.timeout"; empty for a syntax error
-	Msg   string // what is wrong
-	Quote string // the text at Line, short
-	Fix   string // what to write instead: the hint
-	Err   error  // the underlying error, if any
+	File string // the file's path as Load was given it
+	Line int    // 1-based; 0 when the place is not known
+	Col  int    // 1-based; 0 when not known
+	Key  string // "programs.timeout"; empty for a syntax error
+	Msg  string // what is wrong
+	Fix  string // what to write instead: the hint
+	Err  error  // the underlying error, if any
 }
 
 func (e *Error) Error() string {
@@ -56,9 +56,6 @@ func (e *Error) Error() string {
 		b.WriteString(": ")
 	}
 	b.WriteString(e.Msg)
-	if e.Quote != "" {
-		fmt.Fprintf(&b, " (near %q)", e.Quote)
-	}
 	return b.String()
 }
 
@@ -71,28 +68,61 @@ func (e *Error) Class() step.Class { return step.ClassUsage }
 // Hint says what to do.
 func (e *Error) Hint() string { return e.Fix }
 
-// Load reads <root>/autocoder.toml. A missing file gives Default(); keys the
-// file leaves out keep their defaults. Unknown keys (also keys in the wrong
-// letter case: TOML keys are case sensitive) and bad values are errors of
-// type *Error naming the key, its line and what to write; every problem in
-// the file is reported, joined with errors.Join.
-func Load(root string) (Config, error) {
-	name := filepath.Join(root, FileName)
-	// What is not a regular file (through a symlink too) is not read: a
-	// repository may commit autocoder.toml as a symlink to /dev/zero, read
-	// without end, and a named pipe would be waited on forever.
-	if fi, err := os.Stat(name); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
-		return Config{}, &Error{File: name, Msg: "not a regular file (a pipe, a device or a socket)",
-			Fix: "make autocoder.toml a file, or remove it to use the defaults"}
+// maxFileBytes caps a configuration file: a real one is a few KiB, and a
+// committed file is not a reason to read without end.
+const maxFileBytes = 1 * MiB
+
+// readFile reads the configuration file name: nil and no error when it
+// does not exist. What is not a regular file is refused before it is
+// opened: a repository may commit autocoder.toml as a symlink to
+// ~/.netrc, to /dev/zero (read without end) or a named pipe (waited on
+// forever). followLink lets the user's own file be a symlink (a dotfiles
+// manager makes it one); the repository's never is.
+func readFile(name string, followLink bool) ([]byte, error) {
+	stat := os.Lstat
+	if followLink {
+		stat = os.Stat
 	}
-	data, err := os.ReadFile(name)
+	fi, err := stat(name)
 	if errors.Is(err, fs.ErrNotExist) {
-		return Default(), nil
+		return nil, nil
 	}
 	if err != nil {
-		return Config{}, fmt.Errorf("read %s: %w", name, err)
+		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
-	return parse(name, data)
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return nil, &Error{File: name, Msg: "is a symbolic link, which autocoder does not follow for the repository's configuration",
+			Fix: "make autocoder.toml a regular file (copy what it should hold), or remove it to use the defaults"}
+	case fi.IsDir():
+		return nil, &Error{File: name, Msg: "is a folder, not a file", Fix: "remove it, or make it a file"}
+	case !fi.Mode().IsRegular():
+		return nil, &Error{File: name, Msg: "not a regular file (a pipe, a device or a socket)",
+			Fix: "make it a file, or remove it to use the defaults"}
+	case fi.Size() > maxFileBytes:
+		return nil, &Error{File: name, Msg: fmt.Sprintf("is larger than %d bytes", maxFileBytes), Fix: "a configuration file holds a few settings: shorten it"}
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	defer f.Close()
+	// The file opened must be the one looked at: a symlink put in its
+	// place meanwhile is not followed.
+	if now, err := f.Stat(); err != nil || !os.SameFile(fi, now) {
+		return nil, &Error{File: name, Msg: "changed while it was being read", Fix: "run the command again"}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	if len(data) > maxFileBytes {
+		return nil, &Error{File: name, Msg: fmt.Sprintf("is larger than %d bytes", maxFileBytes), Fix: "a configuration file holds a few settings: shorten it"}
+	}
+	if data == nil {
+		data = []byte{}
+	}
+	return data, nil
 }
 
 // value holds one key's TOML value as decoded, so that type errors are ours
@@ -131,29 +161,18 @@ type file struct {
 		Timeout value `toml:"timeout"`
 	} `toml:"verify"`
 	Model struct {
-		BaseURL     value `toml:"base_url"`
-		APIKeyEnv   value `toml:"api_key_env"`
-		Name        value `toml:"model"`
-		Dialect     value `toml:"dialect"`
-		Lang        value `toml:"lang"`
-		MaxTurns    value `toml:"max_turns"`
-		MaxTokens   value `toml:"max_tokens"`
-		MaxRetries  value `toml:"max_retries"`
-		Stream      value `toml:"stream"`
-		IdleTimeout value `toml:"idle_timeout"`
+		BaseURL       value `toml:"base_url"`
+		APIKeyEnv     value `toml:"api_key_env"`
+		Name          value `toml:"model"`
+		Dialect       value `toml:"dialect"`
+		Lang          value `toml:"lang"`
+		MaxTurns      value `toml:"max_turns"`
+		MaxTokens     value `toml:"max_tokens"`
+		MaxRetries    value `toml:"max_retries"`
+		Stream        value `toml:"stream"`
+		IdleTimeout   value `toml:"idle_timeout"`
+		AnswerTimeout value `toml:"answer_timeout"`
 	} `toml:"model"`
-}
-
-// knownKeys lists every key of the file, tables included, for the unknown
-// key check and its "did you mean" hint.
-var knownKeys = []string{
-	"apply", "apply.branch_prefix", "apply.max_file_bytes", "apply.max_response_bytes",
-	"paths", "paths.deny",
-	"programs", "programs.enabled", "programs.allow", "programs.env", "programs.timeout",
-	"programs.max_timeout", "programs.max_output_bytes",
-	"verify", "verify.command", "verify.timeout",
-	"model", "model.base_url", "model.api_key_env", "model.model", "model.dialect", "model.lang",
-	"model.max_turns", "model.max_tokens", "model.max_retries", "model.stream", "model.idle_timeout",
 }
 
 // loader collects the problems of one file.
@@ -164,15 +183,20 @@ type loader struct {
 	errs []error
 }
 
-func parse(name string, data []byte) (Config, error) {
+// parse reads one file's text over Default, and says which keys it set.
+func parse(name string, data []byte) (Config, map[string]bool, error) {
 	l := &loader{name: name, text: string(data)}
 	var f file
 	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&f)
 	if err != nil {
-		return Config{}, l.decodeError(err)
+		return Config{}, nil, l.decodeError(err)
 	}
 	l.pos = keyPositions(l.text)
 	l.checkKeys(md)
+	set := map[string]bool{}
+	for _, k := range md.Keys() {
+		set[k.String()] = true
+	}
 
 	c := Default()
 	l.str(f.Apply.BranchPrefix, "apply.branch_prefix", &c.Apply.BranchPrefix)
@@ -199,6 +223,7 @@ func parse(name string, data []byte) (Config, error) {
 	l.count(f.Model.MaxRetries, "model.max_retries", &c.Model.MaxRetries)
 	l.boolean(f.Model.Stream, "model.stream", &c.Model.Stream)
 	l.duration(f.Model.IdleTimeout, "model.idle_timeout", &c.Model.IdleTimeout)
+	l.duration(f.Model.AnswerTimeout, "model.answer_timeout", &c.Model.AnswerTimeout)
 
 	// Rules between values (timeout within max_timeout) only make sense
 	// once every value has its type; a type error already says enough.
@@ -209,9 +234,9 @@ func parse(name string, data []byte) (Config, error) {
 	// for a person and costs a model a round trip each. A half-read file is
 	// never returned, so no caller can run on part of the user's settings.
 	if len(l.errs) > 0 {
-		return Config{}, errors.Join(l.errs...)
+		return Config{}, nil, errors.Join(l.errs...)
 	}
-	return c, nil
+	return c, set, nil
 }
 
 // decodeError turns the decoder's error into an *Error with a place.
@@ -220,8 +245,10 @@ func (l *loader) decodeError(err error) error {
 		Fix: "fix the TOML syntax there; the autocoder.toml shipped with autocoder shows every key with its default"}
 	var pe toml.ParseError
 	if errors.As(err, &pe) {
-		e.Line, e.Col, e.Msg = pe.Position.Line, pe.Position.Col, pe.Message
-		e.Quote = l.lineText(pe.Position.Line)
+		// The decoder's message quotes the text it stopped at, and the
+		// file may not be what it claims (the user's file may hold a
+		// secret): what it quotes is left out.
+		e.Line, e.Col, e.Msg, e.Err = pe.Position.Line, pe.Position.Col, unquote(pe.Message), nil
 		if l.keyLine(pe.Position.Line) {
 			// The decoder's message quotes the value: the key, likely.
 			e.Msg, e.Err = "the line cannot be read as TOML (not shown: it may hold a key)", nil
@@ -274,9 +301,6 @@ func (l *loader) checkKeys(md toml.MetaData) {
 			e.Fix = "remove it; the known keys are " + strings.Join(leafKeys(), ", ")
 		}
 		l.place(e)
-		if e.Fix == keyHint {
-			e.Quote = "" // the line holds the key: not echoed to a terminal or a log
-		}
 		l.errs = append(l.errs, e)
 	}
 	for _, k := range md.Undecoded() {
@@ -317,19 +341,19 @@ func leafKeys() []string {
 func (l *loader) bad(key, msg, hint string) {
 	e := &Error{File: l.name, Key: key, Msg: msg, Fix: hint}
 	l.place(e)
-	if strings.Contains(hint, keyHint) {
-		e.Quote = "" // the line holds the key: not echoed to a terminal or a log
-	}
 	l.errs = append(l.errs, e)
 }
 
-// place fills in the line, column and quote of e.Key.
+// place fills in the line and column of e.Key. The line itself is not
+// quoted: a configuration file is not the response, and what it holds (a
+// key written where its variable's name goes, a password in a file the
+// repository's autocoder.toml pointed at) must not reach a terminal, a log
+// or, through an MCP client, the model.
 func (l *loader) place(e *Error) {
 	k := e.Key
 	for k != "" {
 		if p, ok := l.pos[k]; ok {
 			e.Line, e.Col = p.line, p.col
-			e.Quote = l.lineText(p.line)
 			return
 		}
 		i := strings.LastIndexByte(k, '.')
@@ -340,19 +364,14 @@ func (l *loader) place(e *Error) {
 	}
 }
 
-// lineText returns line n (1-based) of the file, trimmed and short; ""
-// for a line that may hold a key (see keyLine), which is not echoed to a
-// terminal or a log.
-func (l *loader) lineText(n int) string {
-	if n <= 0 || l.keyLine(n) {
-		return ""
-	}
-	lines := strings.Split(l.text, "\n")
-	if n > len(lines) {
-		return ""
-	}
-	return short(strings.TrimSpace(lines[n-1]))
+// unquote leaves out what a decoder's message quotes of the file (a
+// word of two characters or more between quotes), keeping the single
+// characters it names ('=', '.').
+func unquote(msg string) string {
+	return quotedText.ReplaceAllString(msg, "(text not shown)")
 }
+
+var quotedText = regexp.MustCompile(`"[^"]{2,}"|'[^']{2,}'`)
 
 // keyLine reports whether line n sets api_key_env or a key whose name
 // says it holds a secret (see secretName): its value may be the key.
@@ -543,7 +562,7 @@ func (l *loader) validate(c Config) {
 		l.bad("model.dialect", fmt.Sprintf("%q is not a dialect", c.Model.Dialect),
 			"write dialect = one of "+strings.Join(quoteAll(prompt.Dialects), ", "))
 	}
-	if !slices.Contains(prompt.Langs, c.Model.Lang) {
+	if c.Model.Lang != "" && !slices.Contains(prompt.Langs, c.Model.Lang) {
 		l.bad("model.lang", fmt.Sprintf("no prompt in %q", c.Model.Lang),
 			"write lang = one of "+strings.Join(quoteAll(prompt.Langs), ", "))
 	}

@@ -13,6 +13,18 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
+// loadTrusted reads root's autocoder.toml alone, over the defaults and
+// trusted: every key it sets counts.
+func loadTrusted(root string) (Config, error) {
+	name := filepath.Join(root, FileName)
+	data, err := readFile(name, false)
+	if err != nil || data == nil {
+		return Default(), err
+	}
+	c, _, err := parse(name, data)
+	return c, err
+}
+
 // writeConfig makes a repository root holding autocoder.toml with text.
 func writeConfig(t *testing.T, text string) string {
 	t.Helper()
@@ -24,7 +36,7 @@ func writeConfig(t *testing.T, text string) string {
 }
 
 func TestShippedFileEqualsDefault(t *testing.T) {
-	got, err := Load("..")
+	got, err := loadTrusted("..")
 	if err != nil {
 		t.Fatalf("the shipped autocoder.toml does not load: %v", err)
 	}
@@ -65,7 +77,7 @@ func TestShippedFileDocumentsEveryKey(t *testing.T) {
 }
 
 func TestLoadMissingFileIsDefault(t *testing.T) {
-	got, err := Load(t.TempDir())
+	got, err := loadTrusted(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +93,7 @@ func TestLoadUnreadable(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(root, FileName), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Load(root); err == nil || !strings.Contains(err.Error(), FileName) {
+	if _, err := loadTrusted(root); err == nil || !strings.Contains(err.Error(), FileName) {
 		t.Fatalf("want an error naming %s, got %v", FileName, err)
 	}
 }
@@ -96,7 +108,7 @@ timeout = "2m"
 [paths]
 deny = []
 `)
-	got, err := Load(root)
+	got, err := loadTrusted(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,8 +151,9 @@ max_tokens = 9000
 max_retries = 0
 stream = false
 idle_timeout = "4s"
+answer_timeout = "7s"
 `)
-	got, err := Load(root)
+	got, err := loadTrusted(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +163,7 @@ idle_timeout = "4s"
 		Programs: Programs{Enabled: true, Allow: []string{"make test"}, Env: []string{"CI", "MY_FLAG"}, Timeout: time.Second, MaxTimeout: 2 * time.Second, MaxOutputBytes: 300},
 		Verify:   Verify{Command: "go build ./...", Timeout: 3 * time.Second},
 		Model: Model{BaseURL: "http://localhost:11434/v1", APIKeyEnv: "DEEPSEEK_API_KEY", Name: "qwen2.5-coder", Dialect: "axon",
-			Lang: "en", MaxTurns: 5, MaxTokens: 9000, MaxRetries: 0, Stream: false, IdleTimeout: 4 * time.Second},
+			Lang: "en", MaxTurns: 5, MaxTokens: 9000, MaxRetries: 0, Stream: false, IdleTimeout: 4 * time.Second, AnswerTimeout: 7 * time.Second},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got  %+v\nwant %+v", got, want)
@@ -200,7 +213,7 @@ func TestLoadRefusesBadFiles(t *testing.T) {
 	for _, tc := range badCases {
 		t.Run(tc.name, func(t *testing.T) {
 			root := writeConfig(t, tc.text)
-			got, err := Load(root)
+			got, err := loadTrusted(root)
 			if err == nil {
 				t.Fatalf("Load accepted:\n%s", tc.text)
 			}
@@ -217,8 +230,9 @@ func TestLoadRefusesBadFiles(t *testing.T) {
 			if e.Hint() == "" {
 				t.Errorf("no hint: %v", e)
 			}
-			if e.Line > 0 && e.Quote == "" {
-				t.Errorf("no quote of line %d: %v", e.Line, e)
+			if lines := strings.Split(strings.TrimSpace(tc.text), "\n"); e.Line > 0 && e.Line <= len(lines) &&
+				len(strings.TrimSpace(lines[e.Line-1])) > 12 && strings.Contains(e.Error(), strings.TrimSpace(lines[e.Line-1])) {
+				t.Errorf("the error quotes line %d of the file: %v", e.Line, e)
 			}
 			if !strings.HasPrefix(e.Error(), filepath.Join(root, FileName)) {
 				t.Errorf("error does not start with the file name: %v", e)
@@ -236,7 +250,7 @@ func TestLoadRefusesBadFiles(t *testing.T) {
 
 func TestLoadReportsEveryProblem(t *testing.T) {
 	root := writeConfig(t, "[apply]\nbranch_prefx = \"a/\"\n[programs]\nenabld = true\ntimeout = 5\n")
-	_, err := Load(root)
+	_, err := loadTrusted(root)
 	var keys []string
 	for _, e := range allErrors(err) {
 		keys = append(keys, e.Key)
@@ -346,7 +360,7 @@ func FuzzLoad(f *testing.F) {
 		f.Add(tc.text)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		c, err := parse(FileName, []byte(text))
+		c, _, err := parse(FileName, []byte(text))
 		if err != nil {
 			for _, e := range allErrors(err) {
 				if e.Msg == "" || e.Hint() == "" {
@@ -378,7 +392,7 @@ func TestModelTable(t *testing.T) {
 		{"[model]\nmax_turns = 0\n", "model.max_turns"},
 		{"[model]\nmax_retries = -1\n", "model.max_retries"},
 	} {
-		_, err := Load(writeConfig(t, tc.text))
+		_, err := loadTrusted(writeConfig(t, tc.text))
 		var ce *Error
 		if !errors.As(err, &ce) || ce.Key != tc.key || ce.Line == 0 || ce.Hint() == "" {
 			t.Errorf("%q: %v", tc.text, err)
@@ -402,7 +416,7 @@ func TestUnreadableKeyLinesAreNotQuoted(t *testing.T) {
 		{"[model]\n\"api-token\" = SECRET-abc\n", "SECRET"},
 		{"[model]\nbase_url = \"https://ho st/%zz?key=SECRET\"\n", "SECRET"},
 	} {
-		_, err := Load(writeConfig(t, tc.text))
+		_, err := loadTrusted(writeConfig(t, tc.text))
 		var ce *Error
 		if !errors.As(err, &ce) || ce.Line != 2 {
 			t.Errorf("%q: %v, want an error at line 2", tc.text, err)
@@ -427,7 +441,7 @@ func TestModelTableRefusesTheKeyItself(t *testing.T) {
 		{"[model]\nbase_url = \"https://me:sk-abc@api.example.com/v1\"\n", "model.base_url"},
 		{"[model]\nbase_url = \"https://api.example.com/v1?api_key=abc\"\n", "model.base_url"},
 	} {
-		_, err := Load(writeConfig(t, tc.text))
+		_, err := loadTrusted(writeConfig(t, tc.text))
 		var ce *Error
 		if !errors.As(err, &ce) || ce.Key != tc.key || ce.Line == 0 || !strings.Contains(ce.Hint(), "api_key_env") || !strings.Contains(ce.Hint(), "never") {
 			t.Errorf("%q: %v (hint %q)", tc.text, err, hintOf(err))
@@ -437,12 +451,12 @@ func TestModelTableRefusesTheKeyItself(t *testing.T) {
 		}
 	}
 	// A shell expansion is the name written as a shell would read it.
-	_, err := Load(writeConfig(t, "[model]\napi_key_env = \"${MY_KEY_VAR}\"\n"))
+	_, err := loadTrusted(writeConfig(t, "[model]\napi_key_env = \"${MY_KEY_VAR}\"\n"))
 	if !strings.Contains(hintOf(err), `api_key_env = "MY_KEY_VAR"`) {
 		t.Errorf("${MY_KEY_VAR}: %v (hint %q)", err, hintOf(err))
 	}
 	for _, name := range []string{"OPENAI_API_KEY", "DEEPSEEK_API_KEY", "my_key", "DASHSCOPE_API_KEY2"} {
-		c, err := Load(writeConfig(t, "[model]\napi_key_env = \""+name+"\"\nbase_url = \"http://localhost:11434/v1\"\n"))
+		c, err := loadTrusted(writeConfig(t, "[model]\napi_key_env = \""+name+"\"\nbase_url = \"http://localhost:11434/v1\"\n"))
 		if err != nil || c.Model.APIKeyEnv != name {
 			t.Errorf("%s: %v", name, err)
 		}

@@ -15,7 +15,9 @@ import (
 // An autocoder.toml that is not a regular file is refused, not read: a
 // repository that commits it as a symlink to /dev/zero made every command
 // read until it ran out of memory, and a named pipe (a program left it)
-// was waited on forever. A symlink to a regular file is read as before.
+// was waited on forever. A symlink to a regular file is refused too: a
+// committed autocoder.toml that links to ~/.netrc had a line of it (a
+// password) quoted in the error, which an MCP client passes to the model.
 func TestLoadRefusesWhatIsNoFile(t *testing.T) {
 	for name, mk := range map[string]func(p string) error{
 		"device": func(p string) error { return os.Symlink("/dev/null", p) },
@@ -28,11 +30,11 @@ func TestLoadRefusesWhatIsNoFile(t *testing.T) {
 				t.Fatal(err)
 			}
 			done := make(chan error, 1)
-			go func() { _, err := Load(root); done <- err }()
+			go func() { _, err := Load(root, Dirs{}); done <- err }()
 			select {
 			case err := <-done:
 				var ce *Error
-				if !errors.As(err, &ce) || !strings.Contains(err.Error(), "not a regular file") || ce.Fix == "" {
+				if !errors.As(err, &ce) || !strings.Contains(err.Error(), "not a regular file") && !strings.Contains(err.Error(), "symbolic link") || ce.Fix == "" {
 					t.Errorf("Load: %v", err)
 				}
 			case <-time.After(10 * time.Second):
@@ -44,13 +46,16 @@ func TestLoadRefusesWhatIsNoFile(t *testing.T) {
 		})
 	}
 	root := t.TempDir()
-	if err := os.WriteFile(filepath.Join(root, "shared.toml"), []byte("[programs]\nenabled = true\n"), 0o644); err != nil {
+	netrc := filepath.Join(t.TempDir(), ".netrc")
+	if err := os.WriteFile(netrc, []byte("machine example.com login me password hunter2secret\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink("shared.toml", filepath.Join(root, FileName)); err != nil {
+	if err := os.Symlink(netrc, filepath.Join(root, FileName)); err != nil {
 		t.Fatal(err)
 	}
-	if c, err := Load(root); err != nil || !c.Programs.Enabled {
-		t.Errorf("a symlink to a file: %v, %+v", err, c.Programs)
+	_, err := Load(root, Dirs{})
+	var ce *Error
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "symbolic link") || ce.Fix == "" || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("a symlink to a file: %v", err)
 	}
 }

@@ -3,7 +3,6 @@ package config
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -52,18 +51,28 @@ func (c Config) ProgramAllowed(command string, args []string, flagAll bool) (boo
 	if len(words) == 0 || words[0] == "" {
 		return false, "the command is empty"
 	}
+	// Every entry the command starts with is tried: a longer entry may name
+	// an argument a shorter one does not permit.
+	refused := ""
 	for _, entry := range c.Programs.Allow {
 		prefix, err := commandWords(entry)
 		if err != nil || len(prefix) == 0 {
 			continue // Load refuses such entries; a hand-built Config allows nothing by them
 		}
-		if hasWordPrefix(words, prefix) {
-			if f := widens(words[0], words[len(prefix):]); f != "" {
-				return false, fmt.Sprintf("%q would let %s run or write something other than what the allow entry %q permits; "+
-					"drop %s, or add an allow entry that names it (such as %q)", f, words[0], entry, f, entry+" "+f)
-			}
+		if !hasWordPrefix(words, prefix) {
+			continue
+		}
+		f, why := widens(words, len(prefix))
+		if f == "" {
 			return true, fmt.Sprintf("allowed by the [programs] allow entry %q", entry)
 		}
+		if refused == "" {
+			refused = fmt.Sprintf("%q would let %s run or write something other than what the allow entry %q permits (%s); "+
+				"drop %s, or add an allow entry that names it (such as %q)", short(f), words[0], entry, why, short(f), short(entry+" "+f))
+		}
+	}
+	if refused != "" {
+		return false, refused
 	}
 	line := strings.Join(words, " ")
 	if len(c.Programs.Allow) == 0 {
@@ -180,42 +189,4 @@ func (c Config) ProgramEnvAllowed(env map[string]string) (bool, string) {
 		}
 	}
 	return true, "every variable of the step's env is on the [programs] env list"
-}
-
-// widening lists, per program (its file name), the arguments that make it
-// run another program, load other code, work on another repository or
-// folder, or write a file of its choosing: an allow entry for "go test" or
-// "git diff" permits none of that unless the entry itself names the
-// argument. A name ending in "=" also matches "name=value"; a single-letter
-// option also matches its value written against it ("-cfoo").
-var widening = map[string][]string{
-	"go": {"-exec", "-toolexec", "-vettool", "-o", "-C", "-modfile", "-overlay", "-pgo", "-coverprofile", "-cpuprofile",
-		"-memprofile", "-blockprofile", "-mutexprofile", "-trace", "-outputdir", "-fuzzcache"},
-	"git": {"-c", "-C", "-O", "-o", "--config-env", "--exec-path", "--upload-pack", "--receive-pack", "--output",
-		"--ext-diff", "--git-dir", "--work-tree", "--namespace", "--exec", "-x", "--template", "--separate-git-dir",
-		"--open-files-in-pager", "--no-index", "--super-prefix", "--run"},
-}
-
-// widens returns the first of extra (the words after the allow entry) that
-// lets program do more than the entry permits, or "".
-func widens(program string, extra []string) string {
-	flags := widening[filepath.Base(program)]
-	for _, w := range extra {
-		if w == "--" {
-			return ""
-		}
-		// Whole names first, so -overlay is named as itself, not as -o.
-		for _, f := range flags {
-			long := "-" + strings.TrimLeft(f, "-") // go's flags take one dash or two
-			if w == f || strings.HasPrefix(w, f+"=") || (len(f) > 2 && f[1] != '-' && (w == "-"+long || strings.HasPrefix(w, "-"+long+"="))) {
-				return f
-			}
-		}
-		for _, f := range flags {
-			if len(f) == 2 && strings.HasPrefix(w, f) && !strings.HasPrefix(w, "--") {
-				return f
-			}
-		}
-	}
-	return ""
 }

@@ -54,7 +54,10 @@ var eolAttrSets = []map[string]string{
 // content: ToGit must give the blob `git add` stores, and ToWorktree the
 // file `git checkout` writes.
 func TestConversionIsGits(t *testing.T) {
-	gittest.Isolate(t)
+	if testing.Short() {
+		t.Skip("compares every conversion setting with git: slow; runs without -short")
+	}
+	t.Parallel()
 	for _, cfg := range []string{"autocrlf = false", "autocrlf = false\n\teol = crlf", "autocrlf = true", "autocrlf = input"} {
 		r := gittest.New(t)
 		f, err := os.OpenFile(filepath.Join(r.Dir, ".git", "config"), os.O_APPEND|os.O_WRONLY, 0)
@@ -136,7 +139,7 @@ func TestConversionIsGits(t *testing.T) {
 // detects ("auto"), so that it does not look changed forever; git's
 // has_crlf_in_index.
 func TestConversionKeepsCRLFBlobUnderAuto(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	r := gittest.New(t)
 	r.Git("config", "core.autocrlf", "false")
 	r.Write("f.txt", "a\r\nb\r\n")
@@ -163,7 +166,7 @@ func TestConversionKeepsCRLFBlobUnderAuto(t *testing.T) {
 
 // A filter (Git LFS) or a working-tree-encoding is named in the refusal.
 func TestConversionUnsupported(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	r := gittest.New(t)
 	r.Write(".gitattributes", "*.bin filter=lfs diff=lfs merge=lfs -text\n*.utf16 working-tree-encoding=UTF-16\n")
 	repo, err := gitops.Open(r.Dir)

@@ -21,7 +21,7 @@ import (
 // apply. One that is a named pipe (a program left it) is not read either:
 // nobody writes to it, and the read waited forever.
 func TestAttributesAreRegularFilesOfTheTree(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	r := gittest.NewWithCommit(t, map[string]string{"rules": "*.bin filter=lfs\n", "sub/x": "x\n", "pipe/x": "x\n"})
 	for _, l := range []struct{ name, to string }{{".gitattributes", "rules"}, {"sub/.gitattributes", "../rules"}} {
 		os.MkdirAll(filepath.Dir(filepath.Join(r.Dir, l.name)), 0o777)

@@ -12,7 +12,7 @@ import (
 // The git check-ignore kept by a Repo that died (killed, out of memory) is
 // started again at the next question, which is answered; Close stops it.
 func TestIgnoredRestartsADeadGit(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{".gitignore": "*.log\n"})
 	r, err := Open(g.Dir)
 	if err != nil {
@@ -46,7 +46,7 @@ func TestIgnoredRestartsADeadGit(t *testing.T) {
 // files it stats before each question bounded: past maxIgnoreFiles it
 // starts git again instead.
 func TestIgnoredStatsBoundedRuleFiles(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{".gitignore": "*.log\n"})
 	r, err := Open(g.Dir)
 	if err != nil {
@@ -95,7 +95,7 @@ func BenchmarkIgnored(b *testing.B) {
 // made git exit, failing the step; ":/y.txt" was asked as "y.txt"). Quotes,
 // backslashes and non-ASCII letters come back as they were asked.
 func TestIgnoredPathsAreLiteral(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{".gitignore": "/y.txt\n*.log\n"})
 	r, err := Open(g.Dir)
 	if err != nil {

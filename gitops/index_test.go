@@ -453,6 +453,8 @@ func TestIndexRefusesWhatItCannotKeep(t *testing.T) {
 }
 
 func TestIndexLockedLeavesEverything(t *testing.T) {
+	defer func(w time.Duration) { LockWait = w }(LockWait)
+	LockWait = 100 * time.Millisecond // the refusal, not the wait, is tested here
 	r := committedRepo(t)
 	if err := os.WriteFile(r.indexPath()+".lock", []byte("git is writing"), 0o644); err != nil {
 		t.Fatal(err)

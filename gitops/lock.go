@@ -51,6 +51,11 @@ type LockFile struct {
 // longer than this is a command still working, or a crashed one.
 var LockWait = time.Second
 
+// lockHeld is called each time retryLocked finds the lock held, before it
+// pauses: the tests release a lock, or count the tries, at a known point of
+// the wait instead of sleeping and hoping the wait has begun.
+var lockHeld = func(lock string) {}
+
 // retryLocked runs take until it succeeds, fails with something other than
 // a held lock, or LockWait has passed, sleeping with a growing backoff.
 func retryLocked(lock string, take func() error) error {
@@ -61,6 +66,7 @@ func retryLocked(lock string, take func() error) error {
 		if !errors.Is(err, os.ErrExist) {
 			return err
 		}
+		lockHeld(lock)
 		waited := time.Since(start)
 		if waited >= LockWait {
 			// The wait we allowed, not the clock's overshoot on a busy

@@ -14,7 +14,7 @@ import (
 // note git itself wrote, replacing a commit's earlier note; git fsck is
 // silent and the ref has a reflog line.
 func TestNotesAsGitReadsThem(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
 	g.Write("b", "b\n")
 	g.Git("add", "b")

@@ -26,7 +26,7 @@ func openRepo(t *testing.T, dir string) *gitops.Repo {
 // TestEditTreeMatchesGit edits a tree along a few paths and compares the
 // result with the tree git writes for the same files.
 func TestEditTreeMatchesGit(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{
 		"a.txt": "a\n", "dir/b.txt": "b\n", "dir/sub/c.txt": "c\n", "dir-x/d": "d\n", "dir.x": "e\n", "gone/only": "o\n",
 	})
@@ -87,7 +87,7 @@ func TestEditTreeMatchesGit(t *testing.T) {
 }
 
 func TestEditTreeRefusesFileFolderConflicts(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"f": "f\n", "d/x": "x\n"})
 	r := openRepo(t, g.Dir)
 	head := plumbing.NewHash(strings.TrimSpace(g.Git("rev-parse", "HEAD^{tree}")))
@@ -100,7 +100,7 @@ func TestEditTreeRefusesFileFolderConflicts(t *testing.T) {
 }
 
 func TestCommitObjectsAndTrailers(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
 	r := openRepo(t, g.Dir)
 	head := plumbing.NewHash(strings.TrimSpace(g.Git("rev-parse", "HEAD")))
@@ -129,7 +129,7 @@ func TestCommitObjectsAndTrailers(t *testing.T) {
 }
 
 func TestRefsReflogAndPackedRefs(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
 	r := openRepo(t, g.Dir)
 	head := plumbing.NewHash(strings.TrimSpace(g.Git("rev-parse", "HEAD")))
@@ -168,6 +168,8 @@ func TestRefsReflogAndPackedRefs(t *testing.T) {
 }
 
 func TestLockViaAndReleaseStale(t *testing.T) {
+	defer func(w time.Duration) { gitops.LockWait = w }(gitops.LockWait)
+	gitops.LockWait = 100 * time.Millisecond // the refusal, not the wait, is tested here
 	dir := t.TempDir()
 	target := filepath.Join(dir, "index")
 	own := filepath.Join(dir, "own-index")
@@ -199,7 +201,7 @@ func TestLockViaAndReleaseStale(t *testing.T) {
 }
 
 func TestOpenRefusesWhatItCannotWrite(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
 	for _, cfg := range []string{"[extensions]\n\tobjectFormat = sha256\n", "[extensions]\n\trefStorage = reftable\n", "[extensions]\n\tnewThing = yes\n", "[core]\n\tbare = true\n"} {
 		conf := filepath.Join(g.Dir, ".git", "config")
@@ -219,7 +221,7 @@ func TestOpenRefusesWhatItCannotWrite(t *testing.T) {
 // An object a git gc packed after the repository was opened (the loose file
 // gone, the pack new to go-git) is read from the new pack, without Refresh.
 func TestReadObjectAfterGitGC(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
 	r := openRepo(t, g.Dir)
 	h, err := r.WriteBlob([]byte("written before gc\n"))
@@ -244,15 +246,20 @@ func TestReadObjectAfterGitGC(t *testing.T) {
 // touched: Refresh reopens the object store, and rereads every pack index,
 // when that folder changes.
 func TestWriteObjectLikeGit(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
 	r := openRepo(t, g.Dir)
 	pack := filepath.Join(g.Dir, ".git", "objects", "pack")
+	// An mtime long past: a change of the folder would show in it, however
+	// coarse the file system's clock.
+	long := time.Unix(1_000_000_000, 0)
+	if err := os.Chtimes(pack, long, long); err != nil {
+		t.Fatal(err)
+	}
 	before, err := os.Stat(pack)
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(20 * time.Millisecond) // a change of the folder would show in its mtime
 	for i := range 50 {
 		content := fmt.Sprintf("blob %d\n", i)
 		h, err := r.WriteBlob([]byte(content))
@@ -302,7 +309,7 @@ func TestWriteObjectLikeGit(t *testing.T) {
 // loose objects by age, and would otherwise remove the object the commit
 // being made names.
 func TestWriteObjectFreshensAnOldOne(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
 	r := openRepo(t, g.Dir)
 	h, err := r.WriteBlob([]byte("written long ago\n"))

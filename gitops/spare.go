@@ -122,7 +122,7 @@ const maxGone = 64
 // fillDelay is how long Fill waits before it starts: a client that sends
 // its next call at once (a script, not a model) finds nothing running
 // that its call would wait for or compete with on the disk.
-const fillDelay = 5 * time.Millisecond
+var fillDelay = 5 * time.Millisecond // a variable for the tests (SetFillDelay)
 
 // Fill removes the files Keep kept and makes spares, in the background,
 // from fillDelay on, until the pool holds n or until Stop. It returns at

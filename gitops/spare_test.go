@@ -29,12 +29,9 @@ func spareFiles(t *testing.T, dir string) []os.FileInfo {
 func fillTo(t *testing.T, s *gitops.Spares, dir string, n int) []os.FileInfo {
 	t.Helper()
 	s.Fill(n)
-	deadline := time.Now().Add(10 * time.Second)
-	for len(spareFiles(t, dir)) != n {
-		if time.Now().After(deadline) {
-			t.Fatalf("the spare folder holds %d files, want %d", len(spareFiles(t, dir)), n)
-		}
-		time.Sleep(5 * time.Millisecond)
+	s.Filled()
+	if got := len(spareFiles(t, dir)); got != n {
+		t.Fatalf("the spare folder holds %d files, want %d", got, n)
 	}
 	s.Stop()
 	return spareFiles(t, dir)
@@ -66,12 +63,16 @@ func TestSpares(t *testing.T) {
 	}
 	s := p.Spares()
 	r.UseSpares(s)
-	// A call that comes at once finds no Fill at work.
+	// A call that comes at once finds no Fill at work. The delay is made
+	// longer than any machine's scheduler can keep Stop waiting (with the
+	// real 5 ms, a loaded machine made files first and failed the test).
+	gitops.SetFillDelay(t, time.Hour)
 	s.Fill(3)
 	s.Stop()
 	if n := len(spareFiles(t, g.Dir)); n != 0 {
 		t.Fatalf("Fill made %d files before its delay", n)
 	}
+	gitops.SetFillDelay(t, 5*time.Millisecond)
 	spares := fillTo(t, s, g.Dir, 3)
 
 	h, err := r.WriteBlob([]byte("from a spare\n"))
@@ -235,7 +236,7 @@ func TestSparesTakeOnlyWhatAutocoderMade(t *testing.T) {
 			r.UseSpares(s)
 			for i := 0; i < 3; i++ { // a session's calls, and the pauses between them
 				s.Fill(4)
-				time.Sleep(100 * time.Millisecond)
+				s.Filled()
 				s.Stop()
 				content := fmt.Sprintf("blob %d\n", i)
 				h, err := r.WriteBlob([]byte(content))

@@ -14,7 +14,7 @@ import (
 // but git still has the sequence under way (sequencer/todo): still refused,
 // named by the sequence's own verb.
 func TestInProgressSequencer(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	for _, verb := range []string{"cherry-pick", "revert"} {
 		t.Run(verb, func(t *testing.T) {
 			r := gittest.NewWithCommit(t, map[string]string{"f.txt": "base\n", "g.txt": "g\n"})

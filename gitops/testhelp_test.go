@@ -1,5 +1,10 @@
 package gitops
 
+import (
+	"testing"
+	"time"
+)
+
 // Functions only the tests use: the binary does not need them (deadcode),
 // so they live beside the tests that do.
 
@@ -14,4 +19,21 @@ func parseIndex(path string, data []byte, sec, nsec uint32) (*Index, error) {
 		return nil, err
 	}
 	return ix, nil
+}
+
+// Filled waits for a running Fill to end: the pool holds what Fill was
+// asked for, or Fill gave up. The tests await it instead of polling the
+// folder with sleeps.
+func (s *Spares) Filled() {
+	if s.done != nil {
+		<-s.done
+	}
+}
+
+// SetFillDelay makes Fill wait d before it starts, until the test t ends.
+// The delay is the package's: a test that sets it cannot be parallel.
+func SetFillDelay(t testing.TB, d time.Duration) {
+	old := fillDelay
+	fillDelay = d
+	t.Cleanup(func() { fillDelay = old })
 }

@@ -135,6 +135,35 @@ func joinInts(xs []int) string {
 	return b.String()
 }
 
+// IndentError reports a new text whose indentation cannot be written in the
+// file's: its old text was found only by reading indentation as levels
+// (IndentLevels), and a line of the new text is not a whole number of the
+// old text's levels, or not in its character.
+type IndentError struct {
+	Line   int    // 1-based line of the new text
+	What   string // what is wrong with that line
+	To     byte   // the file's indentation character (0 when unknown)
+	ToUnit int    // the file's width of a level
+}
+
+func (e *IndentError) Error() string {
+	return fmt.Sprintf("old text found with its indentation read as levels, but line %d of the new text %s", e.Line, e.What)
+}
+
+// Class is step failed: the new text cannot be placed as it was written.
+func (e *IndentError) Class() step.Class { return step.ClassStepFailed }
+
+// Hint says what the model should send instead.
+func (e *IndentError) Hint() string {
+	switch {
+	case e.To == '\t':
+		return "indent the old and new texts with tabs, one tab a level, as the file does"
+	case e.To == ' ' && e.ToUnit > 0:
+		return fmt.Sprintf("indent the old and new texts with spaces, %d a level, as the file does", e.ToUnit)
+	}
+	return "indent the old and new texts exactly as the file's lines are"
+}
+
 // EmptyOldError reports an edit whose old text is empty: it would match
 // everywhere.
 type EmptyOldError struct{}
@@ -238,4 +267,23 @@ func iconvName(looks string) string {
 	default:
 		return "ISO-8859-1"
 	}
+}
+
+// AnchorError reports an anchor (apply_patch's "@@ def f") that equals no
+// whole line of the file at or after the place its chunk may start.
+type AnchorError struct {
+	Anchor   string
+	FromLine int // 1-based: the first line searched
+}
+
+func (e *AnchorError) Error() string {
+	return fmt.Sprintf("anchor %q matches no whole line of the file from line %d on", strings.TrimSpace(e.Anchor), e.FromLine)
+}
+
+// Class is step failed: the anchor is not in the file.
+func (e *AnchorError) Class() step.Class { return step.ClassStepFailed }
+
+// Hint says what the model should send instead.
+func (e *AnchorError) Hint() string {
+	return "an @@ anchor must repeat one whole line of the file exactly (e.g. @@ def f(x): or @@ class Config {), at or after the previous chunk; read the file again, or drop the anchor and give more context lines"
 }

@@ -15,6 +15,9 @@ func FuzzReplace(f *testing.F) {
 	}
 	f.Add([]byte("a\r\nb\r\n"), "a\nb\n", "c\n", "")
 	f.Add([]byte("  x\n  y\n"), "x\ny", "z", "")
+	// The IndentLevels tier, both ways.
+	f.Add([]byte("func f() {\n\tif x {\n\t\ty()\n\t}\n}\n"), "    if x {\n        y()\n    }\n", "    if x {\n        z()\n    }\n", "")
+	f.Add([]byte("class A:\n    def f(self):\n        return 1\n"), "\tdef f(self):\n\t\treturn 1\n", "\tdef f(self):\n\t\treturn 2\n", "")
 	f.Fuzz(func(t *testing.T, src []byte, old, nw, ident string) {
 		in := bytes.Clone(src)
 		out, r, err := Replace(in, Edit{Old: old, New: nw, Identifier: ident})
@@ -51,7 +54,69 @@ func FuzzReplace(f *testing.F) {
 		if err := CheckText(out); err != nil {
 			t.Fatalf("output is not text: %v", err)
 		}
+		// Every tier tolerates white space only: the region replaced holds
+		// the old text's words, the text put in its place the new text's.
+		put := out[r.Start : len(out)-(len(src)-r.End)]
+		if !sameWords(src[r.Start:r.End], bytes.TrimPrefix([]byte(old), bom)) {
+			t.Fatalf("%v tier replaced %q, whose words are not those of old %q", r.Tier, src[r.Start:r.End], old)
+		}
+		if !sameWords(put, bytes.TrimPrefix([]byte(nw), bom)) {
+			t.Fatalf("%v tier put %q, whose words are not those of new %q", r.Tier, put, nw)
+		}
+		if r.Tier == IndentLevels {
+			// Tabs stay tabs (and spaces spaces): where every indented line
+			// of the region is indented with one character, so is every
+			// line put in its place.
+			if c := indentChars(src[r.Start:r.End]); len(c) == 1 {
+				if p := indentChars(put); len(p) > 1 || len(p) == 1 && p != c {
+					t.Fatalf("the region indents with %q, the text put in its place with %q: %q", c, p, put)
+				}
+			}
+		}
 	})
+}
+
+// sameWords reports whether a and b hold the same words in the same order,
+// whatever white space separates them.
+func sameWords(a, b []byte) bool {
+	fa, fb := bytes.Fields(a), bytes.Fields(b)
+	if len(fa) != len(fb) {
+		return false
+	}
+	for i := range fa {
+		if !bytes.Equal(fa[i], fb[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// indentChars returns the characters (tab, space) that begin the non-blank
+// lines of b, each once.
+func indentChars(b []byte) string {
+	var tab, space bool
+	for _, l := range bytes.Split(b, nl) {
+		if len(bytes.TrimSpace(l)) == 0 {
+			continue
+		}
+		for _, c := range l {
+			if c == '\t' {
+				tab = true
+			} else if c == ' ' {
+				space = true
+			} else {
+				break
+			}
+		}
+	}
+	s := ""
+	if tab {
+		s += "\t"
+	}
+	if space {
+		s += " "
+	}
+	return s
 }
 
 func countOverlapping(s, sub []byte) int {

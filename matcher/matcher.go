@@ -20,7 +20,9 @@
 //     is dropped. An exact match is spliced literally, so an edit of the very
 //     end of the file whose new text adds or removes the final newline does so.
 //   - Indentation: when the old text matched with its indentation shifted, the
-//     new text is shifted the same way (see Indentation).
+//     new text is shifted the same way (see Indentation); when it matched
+//     only as levels (tabs against spaces), the new text is written in the
+//     file's levels (see IndentLevels).
 //   - Blank edges: when the old text matched only without its leading and
 //     trailing blank lines, as many leading and trailing blank lines (at
 //     most) are dropped from the new text.
@@ -55,9 +57,16 @@ const (
 	// BlankEdges: equal (tolerating all of the above) once blank lines at the
 	// start and end of the old text are dropped.
 	BlankEdges
+	// IndentLevels: whole lines equal once leading tabs and spaces are read
+	// as indentation levels (a tab, or the old text's smallest step of
+	// spaces, is one level; see tiers.go), with blank edges dropped when
+	// they have to be. The new text is written in the file's indentation,
+	// tabs where the file has tabs. An old text whose indentation mixes
+	// tabs and spaces, or is not a whole number of levels, is not read.
+	IndentLevels
 )
 
-var tierNames = [...]string{"exact", "line-endings", "trailing-space", "indentation", "blank-edges"}
+var tierNames = [...]string{"exact", "line-endings", "trailing-space", "indentation", "blank-edges", "indent-levels"}
 
 // String returns the tier's name as the feedback shows it.
 func (t Tier) String() string {
@@ -73,6 +82,12 @@ func (t Tier) String() string {
 // several times.
 type Edit struct {
 	Old, New, Identifier string
+	// Anchors, Follows and AtEnd place the edits of formats that say where
+	// a change goes besides its old text (apply_patch's "@@ def f" lines,
+	// its chunks in file order, its "*** End of File"); see place.go.
+	Anchors []string
+	Follows bool
+	AtEnd   bool
 }
 
 // Result says where an edit was applied.
@@ -99,8 +114,9 @@ func ReplaceAll(content []byte, edits []Edit) (out []byte, rs []Result, err erro
 		return nil, nil, err
 	}
 	d, pre := load(content)
+	cursor := 0 // where the previous edit's new text ends (Edit.Follows)
 	for i, e := range edits {
-		r, err := apply(d, e)
+		r, err := applyAt(d, e, &cursor)
 		if err != nil {
 			return nil, rs, &EditError{Index: i, Err: err}
 		}
@@ -122,10 +138,14 @@ func load(content []byte) (*doc, []byte) {
 	return newDoc(content), pre
 }
 
-// apply locates one edit in d and splices it in.
-func apply(d *doc, e Edit) (Result, error) {
+// applyAt locates one edit in d and splices it in. It takes the end of the previous edit's new text, which an
+// edit that Follows searches from; it moves cursor past this edit's new text.
+func applyAt(d *doc, e Edit, cursor *int) (Result, error) {
 	old := bytes.TrimPrefix([]byte(e.Old), bom)
 	nw := bytes.TrimPrefix([]byte(e.New), bom)
+	if len(e.Anchors) > 0 || e.Follows || e.AtEnd {
+		return placed(d, e, old, nw, cursor)
+	}
 	if len(old) == 0 {
 		return Result{}, &EmptyOldError{}
 	}
@@ -139,15 +159,21 @@ func apply(d *doc, e Edit) (Result, error) {
 		return Result{}, err
 	}
 	if r, ok := alreadyInside(d, old, nw); ok {
+		*cursor = r.End
 		return r, nil
 	}
 	m, err := locate(d, old, e.Identifier)
 	var amb *AmbiguousMatchError
 	if errors.As(err, &amb) {
 		if u, at, ok := oneUnapplied(d, old, nw); ok {
+			x, err := replacement(d, u, nw)
+			if err != nil {
+				return Result{}, err
+			}
 			r := result(d, u, false)
 			r.AppliedAt = at
-			d.splice(u.start, u.end, replacement(d, u, nw))
+			d.splice(u.start, u.end, x)
+			*cursor = u.start + len(x)
 			return r, nil
 		}
 	}
@@ -158,6 +184,7 @@ func apply(d *doc, e Edit) (Result, error) {
 		// already in the file.
 		if len(bytes.TrimSpace(nw)) > 0 {
 			if ms, _ := firstTier(d, nw); len(ms) == 1 {
+				*cursor = ms[0].end
 				return result(d, ms[0], true), nil
 			}
 		}
@@ -167,8 +194,13 @@ func apply(d *doc, e Edit) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	x, err := replacement(d, m, nw)
+	if err != nil {
+		return Result{}, err
+	}
 	r := result(d, m, false)
-	d.splice(m.start, m.end, replacement(d, m, nw))
+	d.splice(m.start, m.end, x)
+	*cursor = m.start + len(x)
 	return r, nil
 }
 
@@ -284,9 +316,18 @@ func locate(d *doc, old []byte, ident string) (match, error) {
 }
 
 // replacement shapes the new text for the place it goes (see the package
-// documentation for the rules).
-func replacement(d *doc, m match, nw []byte) []byte {
+// documentation for the rules). It fails only for an IndentLevels match
+// whose new text cannot be read in the old text's levels.
+func replacement(d *doc, m match, nw []byte) ([]byte, error) {
 	x := bytes.ReplaceAll(nw, []byte("\r\n"), []byte("\n"))
+	if m.levels != nil {
+		// Before the blank edges are dropped, so that an error names the
+		// line as the model numbers it.
+		var err error
+		if x, err = relevel(x, m.levels); err != nil {
+			return nil, err
+		}
+	}
 	if m.trimLead > 0 || m.trimTrail > 0 {
 		x = trimBlankEdges(x, m.trimLead, m.trimTrail)
 		// The trimmed old text ends with the newline of its last kept line,
@@ -305,7 +346,7 @@ func replacement(d *doc, m match, nw []byte) []byte {
 	if crlfAt(d, m.start) {
 		x = bytes.ReplaceAll(x, []byte("\n"), []byte("\r\n"))
 	}
-	return x
+	return x, nil
 }
 
 // crlfAt reports whether the line holding off ends in "\r\n"; the last line

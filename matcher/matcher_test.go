@@ -27,6 +27,7 @@ func TestReplace(t *testing.T) {
 		noChange *NoChangeError
 		binary   *BinaryError
 		encoding *EncodingError
+		indent   *IndentError
 	)
 	cases := []replaceCase{
 		{name: "exact unique", src: "a\nb\nc\n", edit: Edit{Old: "b\n", New: "B\n"}, want: "a\nB\nc\n", tier: Exact},
@@ -58,9 +59,49 @@ func TestReplace(t *testing.T) {
 			want: "class A:\n    def f(self):\n        x = 1\n        return x\n", tier: Indentation},
 		{name: "file shallower by a tab", src: "func f() {\n\tif x {\n\t\ty()\n\t}\n}\n", edit: Edit{Old: "\t\tif x {\n\t\t\ty()\n\t\t}", New: "\t\tif x {\n\t\t\tz()\n\t\t}"},
 			want: "func f() {\n\tif x {\n\t\tz()\n\t}\n}\n", tier: Indentation},
-		{name: "tabs never match spaces", src: "func f() {\n\tif x {\n\t\ty()\n\t}\n}\n", edit: Edit{Old: "    if x {\n        y()\n    }", New: "if z {}"}, wantErr: &noMatch},
 		{name: "non-uniform shift refused", src: "  a\n      b\n", edit: Edit{Old: "a\n  b\n", New: "c\n"}, wantErr: &noMatch},
 		{name: "indentation ambiguous", src: "  a\n  b\n    a\n    b\n", edit: Edit{Old: "a\nb\n", New: "c\n"}, wantErr: &amb},
+
+		// Indentation levels: tabs against spaces. The new text is written
+		// in the file's indentation, tabs where the file has tabs.
+		{name: "spaces for tabs, 4 a level", src: "func f() {\n\tif x {\n\t\ty()\n\t}\n}\n",
+			edit: Edit{Old: "    if x {\n        y()\n    }", New: "    if x {\n        z()\n        w()\n    }"},
+			want: "func f() {\n\tif x {\n\t\tz()\n\t\tw()\n\t}\n}\n", tier: IndentLevels},
+		{name: "spaces for tabs, 2 a level", src: "func f() {\n\tif x {\n\t\ty()\n\t}\n}\n",
+			edit: Edit{Old: "  if x {\n    y()\n  }\n", New: "  if x {\n    z()\n  }\n"},
+			want: "func f() {\n\tif x {\n\t\tz()\n\t}\n}\n", tier: IndentLevels},
+		{name: "tabs for 4 spaces", src: "class A:\n    def f(self):\n        return 1\n",
+			edit: Edit{Old: "\tdef f(self):\n\t\treturn 1\n", New: "\tdef f(self):\n\t\tx = 1\n\t\treturn x\n"},
+			want: "class A:\n    def f(self):\n        x = 1\n        return x\n", tier: IndentLevels},
+		{name: "one line, deeper new text takes the file's tabs", src: "func f() {\n\treturn 1\n}\n",
+			edit: Edit{Old: "    return 1\n", New: "    if ok {\n        return 1\n    }\n"},
+			want: "func f() {\n\tif ok {\n\t\treturn 1\n\t}\n}\n", tier: IndentLevels},
+		{name: "one line of tabs, deeper new text takes the file's 2 spaces", src: "def f():\n  if a:\n    return 1\n  return 2\n",
+			edit: Edit{Old: "\treturn 2\n", New: "\tif b:\n\t\treturn 3\n\treturn 2\n"},
+			want: "def f():\n  if a:\n    return 1\n  if b:\n    return 3\n  return 2\n", tier: IndentLevels},
+		{name: "new text shallower than the old", src: "func f() {\n\tif x {\n\t\ty()\n\t}\n}\n",
+			edit: Edit{Old: "    if x {\n        y()\n    }\n", New: "    if x {\n    }\ny()\n"},
+			want: "func f() {\n\tif x {\n\t}\ny()\n}\n", tier: IndentLevels},
+		{name: "levels with blank edges", src: "func f() {\n\tif x {\n\t\ty()\n\t}\n}\n",
+			edit: Edit{Old: "\n    if x {\n        y()\n    }\n\n", New: "\n    if x {\n        z()\n    }\n\n"},
+			want: "func f() {\n\tif x {\n\t\tz()\n\t}\n}\n", tier: IndentLevels},
+		{name: "levels in a CRLF file", src: "func f() {\r\n\tif x {\r\n\t\ty()\r\n\t}\r\n}\r\n",
+			edit: Edit{Old: "    if x {\n        y()\n    }\n", New: "    if x {\n        z()\n    }\n"},
+			want: "func f() {\r\n\tif x {\r\n\t\tz()\r\n\t}\r\n}\r\n", tier: IndentLevels},
+		{name: "levels ambiguous", src: "\ta()\n\t\tb()\n\ta()\n\t\tb()\n", edit: Edit{Old: "    a()\n        b()\n", New: "c()\n"}, wantErr: &amb},
+		{name: "levels of another shape refused", src: "\ta()\n\tb()\n", edit: Edit{Old: "    a()\n        b()\n", New: "c()\n"}, wantErr: &noMatch},
+		{name: "old text not a whole number of levels", src: "func f() {\n\tif x {\n\t\ty()\n\t}\n}\n", edit: Edit{Old: "  if x {\n     y()\n  }", New: "z"}, wantErr: &noMatch},
+		{name: "old text mixing tabs and spaces", src: "func f() {\n\tif x {\n\t\ty()\n\t}\n}\n", edit: Edit{Old: "    if x {\n\t    y()\n    }", New: "z"}, wantErr: &noMatch},
+		{name: "file line not a whole number of levels", src: "  a\n      b\n", edit: Edit{Old: "\ta\n\t\tb\n", New: "c\n"}, wantErr: &noMatch},
+		{name: "new text not a whole number of levels", src: "func f() {\n\tif x {\n\t\ty()\n\t}\n}\n",
+			edit: Edit{Old: "    if x {\n        y()\n    }", New: "    if x {\n      z()\n    }"}, wantErr: &indent},
+		{name: "new text in the other character", src: "func f() {\n\tif x {\n\t\ty()\n\t}\n}\n",
+			edit: Edit{Old: "    if x {\n        y()\n    }", New: "    if x {\n\t\tz()\n    }"}, wantErr: &indent},
+		{name: "levels: sent again, already applied", src: "func f() {\n\tif x {\n\t\tz()\n\t}\n}\n",
+			edit: Edit{Old: "    if x {\n        y()\n    }\n", New: "    if x {\n        z()\n    }\n"},
+			want: "func f() {\n\tif x {\n\t\tz()\n\t}\n}\n", tier: IndentLevels, already: true},
+		{name: "an earlier tier's one match decides", src: "  a\n    b\n\ta\n\t\tb\n", edit: Edit{Old: "a\n  b\n", New: "c\n  d\n"},
+			want: "  c\n    d\n\ta\n\t\tb\n", tier: Indentation},
 
 		// Blank lines at the edges of old.
 		{name: "blank edges", src: "one\ntwo\nthree\n", edit: Edit{Old: "\n\ntwo\n\n\n", New: "\n\nTWO\n\n\n"}, want: "one\nTWO\nthree\n", tier: BlankEdges},
@@ -338,9 +379,11 @@ func TestOneUnappliedOccurrence(t *testing.T) {
 func TestNoMatchWhiteSpaceHint(t *testing.T) {
 	src := "package main\n\nfunc main() {\n\tname := flag.String(\"name\", \"world\", \"who\")\n\tflag.Parse()\n}\n"
 	for _, c := range []struct{ name, src, old, msg, hint string }{
-		{"spaces for tabs", src, "    name := flag.String(\"name\", \"world\", \"who\")\n    flag.Parse()\n",
+		// Levels of another shape than the file's (the second line one
+		// level deeper): the IndentLevels tier does not place them.
+		{"spaces for tabs", src, "    name := flag.String(\"name\", \"world\", \"who\")\n        flag.Parse()\n",
 			"differ from it only in white space", "the file indents with tabs where the old text has spaces"},
-		{"tabs for spaces", strings.ReplaceAll(src, "\t", "    "), "\tname := flag.String(\"name\", \"world\", \"who\")\n",
+		{"tabs for spaces", strings.ReplaceAll(src, "\t", "    "), "\tname := flag.String(\"name\", \"world\", \"who\")\n\t\tflag.Parse()\n",
 			"differ from it only in white space", "the file indents with spaces where the old text has tabs"},
 		{"trailing", "a\nb  \nc\n" + strings.Repeat("x\n", 5), "b\tq\n",
 			"", ""},

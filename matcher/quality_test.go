@@ -67,6 +67,19 @@ var perturbations = []perturbation{
 		}
 		return f, Edit{Old: deeper(old), New: deeper(marker + old)}, splice(f, fn[0], fn[1], []byte(marker+old))
 	}},
+	{"tabs written as 4 spaces", true, func(f []byte, fn [2]int) ([]byte, Edit, []byte) {
+		old := string(f[fn[0]:fn[1]])
+		return f, Edit{Old: tabsAs(old, "    "), New: tabsAs(marker+old, "    ")}, splice(f, fn[0], fn[1], []byte(marker+old))
+	}},
+	{"tabs written as 2 spaces", true, func(f []byte, fn [2]int) ([]byte, Edit, []byte) {
+		old := string(f[fn[0]:fn[1]])
+		return f, Edit{Old: tabsAs(old, "  "), New: tabsAs(marker+old, "  ")}, splice(f, fn[0], fn[1], []byte(marker+old))
+	}},
+	{"duplicated block, tabs as spaces", false, func(f []byte, fn [2]int) ([]byte, Edit, []byte) {
+		old := string(f[fn[0]:fn[1]])
+		dup := append(append(bytes.Clone(f), '\n'), old+"\n"...)
+		return dup, Edit{Old: tabsAs(old, "    "), New: tabsAs(marker+old, "    ")}, nil
+	}},
 	{"blank lines at the edges", true, func(f []byte, fn [2]int) ([]byte, Edit, []byte) {
 		old := string(f[fn[0]:fn[1]])
 		return f, Edit{Old: "\n\n" + old + "\n\n", New: "\n\n" + marker + old + "\n\n"}, splice(f, fn[0], fn[1], []byte(marker+old))
@@ -86,6 +99,15 @@ var perturbations = []perturbation{
 		old := string(f[fn[0]:fn[1]])
 		return f, Edit{Old: typo(old), New: marker + old}, nil
 	}},
+}
+
+// tabsAs writes the leading tabs of every line of s as level, the way a
+// model that indents with spaces copies Go.
+func tabsAs(s, level string) string {
+	return mapLines(s, func(_ int, l string) string {
+		t := strings.TrimLeft(l, "\t")
+		return strings.Repeat(level, len(l)-len(t)) + t
+	})
 }
 
 // funcName returns the name a "func" line defines (after a receiver).
@@ -120,6 +142,9 @@ func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 // every tolerable perturbation succeeds; every typo is refused with a
 // nearest region that covers the function.
 func TestQualityReport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures the matcher on the whole corpus: slow; runs without -short")
+	}
 	const nFiles, perFile = 40, 5
 	type cell struct{ ok, wrong, refused, goodHint int }
 	stats := make([]cell, len(perturbations))
@@ -179,10 +204,10 @@ func TestQualityReport(t *testing.T) {
 		t.Fatalf("corpus has %d cases, want %d", cases, nFiles*perFile)
 	}
 	t.Logf("%d functions from %d files under GOROOT/src", cases, files)
-	t.Logf("%-30s %8s %8s %8s %10s", "perturbation", "applied", "wrong", "refused", "good hint")
+	t.Logf("%-34s %8s %8s %8s %10s", "perturbation", "applied", "wrong", "refused", "good hint")
 	for i, pt := range perturbations {
 		s := stats[i]
-		t.Logf("%-30s %7.1f%% %7.1f%% %7.1f%% %9.1f%%", pt.name, pct(s.ok, cases), pct(s.wrong, cases), pct(s.refused, cases), pct(s.goodHint, cases))
+		t.Logf("%-34s %7.1f%% %7.1f%% %7.1f%% %9.1f%%", pt.name, pct(s.ok, cases), pct(s.wrong, cases), pct(s.refused, cases), pct(s.goodHint, cases))
 		if pt.name == "typo" && s.goodHint != cases {
 			t.Errorf("typo: %d of %d refusals point at the function", s.goodHint, cases)
 		}

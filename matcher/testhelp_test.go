@@ -15,7 +15,8 @@ func Replace(content []byte, e Edit) (out []byte, r Result, err error) {
 		return nil, Result{}, err
 	}
 	d, pre := load(content)
-	r, err = apply(d, e)
+	cursor := 0
+	r, err = applyAt(d, e, &cursor)
 	if err != nil {
 		return nil, Result{}, err
 	}

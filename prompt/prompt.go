@@ -26,12 +26,39 @@ import (
 var files embed.FS
 
 // Dialects are the dialect names `autocoder prompt` accepts, in the order
-// the help lists them.
-var Dialects = []string{"autocoder", "mcp", "axon"}
+// the help lists them: the three seed dialects, then the edit formats
+// models write on their own (FORMATS.md), which read files and run
+// programs with Axon's acts.
+var Dialects = []string{"autocoder", "mcp", "axon", "apply_patch", "search-replace", "udiff"}
 
-// Langs are the languages each prompt is written in. The first is the
-// default: the seeds are Chinese, and so are the users they were written for.
+// Langs are the languages each prompt is written in. Neither is the
+// default: LocaleLang picks one from the user's locale.
 var Langs = []string{"zh", "en"}
+
+// LocaleLang is the prompt language of the user's locale, read with getenv
+// (os.Getenv): the first of LC_ALL, LC_MESSAGES and LANG that is set and not
+// empty names the locale, as POSIX orders them (LC_ALL=C wins over a Chinese
+// LANG). A Chinese locale (zh, zh_CN.UTF-8, zh_TW.Big5, zh_HK@...) gives
+// Chinese; anything else, unset, C and POSIX included, gives English: a
+// prompt the user cannot read helps no one, and English is what every model
+// reads best.
+func LocaleLang(getenv func(string) string) string {
+	for _, v := range []string{"LC_ALL", "LC_MESSAGES", "LANG"} {
+		locale := getenv(v)
+		if locale == "" {
+			continue
+		}
+		// language[_territory][.codeset][@modifier]
+		lang, _, _ := strings.Cut(locale, "_")
+		lang, _, _ = strings.Cut(lang, ".")
+		lang, _, _ = strings.Cut(lang, "@")
+		if strings.EqualFold(lang, "zh") {
+			return "zh"
+		}
+		return "en"
+	}
+	return "en"
+}
 
 // UnknownError is a dialect or language there is no prompt for.
 type UnknownError struct{ What, Name string }
@@ -51,12 +78,10 @@ func (e *UnknownError) Hint() string {
 	return "choose one of: " + strings.Join(Dialects, ", ")
 }
 
-// Text is the system prompt for dialect in lang ("" is the default
-// language), with its examples in place.
+// Text is the system prompt for dialect in lang (one of Langs; the
+// commands choose it with LocaleLang when the user names none), with its
+// examples in place.
 func Text(dialect, lang string) (string, error) {
-	if lang == "" {
-		lang = Langs[0]
-	}
 	if !contains(Dialects, dialect) {
 		return "", &UnknownError{What: "dialect", Name: dialect}
 	}
@@ -93,4 +118,15 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// Tools is the system prompt of a run whose edits are function calls
+// (autocoder run --tools): what the functions do and how a call is
+// answered. It is not a dialect: the model writes no block.
+func Tools(lang string) (string, error) {
+	if !contains(Langs, lang) {
+		return "", &UnknownError{What: "language", Name: lang}
+	}
+	b, err := files.ReadFile("texts/tools." + lang + ".md")
+	return string(b), err
 }

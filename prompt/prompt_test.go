@@ -35,7 +35,11 @@ func TestExamplesRead(t *testing.T) {
 					t.Errorf("%s/%s: %v", d, ex.Name, it.Err)
 					continue
 				}
-				if it.Step.Dialect != StepDialect(d) {
+				want := StepDialect(d)
+				if editFormat[d] && axonHelpers[ex.Name] {
+					want = axon.Dialect // an edit format reads and runs with Axon's acts
+				}
+				if it.Step.Dialect != want {
 					t.Errorf("%s/%s: read as %s", d, ex.Name, it.Step.Dialect)
 				}
 				for _, r := range it.Step.Repairs {
@@ -57,6 +61,26 @@ func TestEveryOperationTaught(t *testing.T) {
 	}
 	for _, d := range Dialects {
 		exs, _ := examples(d)
+		if markers, ok := formatMarkers[d]; ok {
+			// An edit format has no operation names: its markers are
+			// what a model must write, each in an example (the last
+			// ones named only) and in both prompts.
+			all := ""
+			for _, ex := range exs {
+				all += ex.Text
+			}
+			for i, m := range markers {
+				if i < len(markers)-namedOnly[d] && !strings.Contains(all, m) {
+					t.Errorf("%s: no example shows %s", d, m)
+				}
+				for _, lang := range Langs {
+					if text, _ := Text(d, lang); !strings.Contains(text, m) {
+						t.Errorf("%s.%s: the prompt never names %s", d, lang, m)
+					}
+				}
+			}
+			continue
+		}
 		shown := map[string]bool{}
 		for _, ex := range exs {
 			for _, it := range protocol.Parse([]byte(ex.Text)) {
@@ -97,6 +121,23 @@ func TestEveryOperationTaught(t *testing.T) {
 	}
 }
 
+// editFormat are the prompts of edit formats (FORMATS.md): they teach
+// their format for edits and Axon's acts for reading and running
+// (axonHelpers, the examples of those acts).
+var (
+	editFormat  = map[string]bool{"apply_patch": true, "search-replace": true, "udiff": true}
+	axonHelpers = map[string]bool{"read": true, "run": true}
+	// formatMarkers are what each edit format's model writes; the last
+	// namedOnly[d] of them are named by the prompt with no example.
+	formatMarkers = map[string][]string{
+		"apply_patch": {"*** Begin Patch", "*** End Patch", "*** Add File: ", "*** Update File: ", "*** Delete File: ",
+			"*** Move to: ", "@@ ", "read_file", "run_command", "*** End of File"},
+		"search-replace": {"<<<<<<< SEARCH", "=======", ">>>>>>> REPLACE", "read_file", "run_command"},
+		"udiff":          {"```diff", "--- a/", "+++ b/", "--- /dev/null", "@@ ", "read_file", "run_command", "+++ /dev/null"},
+	}
+	namedOnly = map[string]int{"apply_patch": 1, "udiff": 1}
+)
+
 // TestEveryPrompt: each dialect has a prompt in each language, every example
 // of the dialect is in it, and nothing is left of the template.
 func TestEveryPrompt(t *testing.T) {
@@ -117,10 +158,44 @@ func TestEveryPrompt(t *testing.T) {
 			}
 		}
 	}
-	def, _ := Text("axon", "")
-	zh, _ := Text("axon", "zh")
-	if def != zh {
-		t.Error("the default language is not Chinese")
+}
+
+// TestLocaleLang: the prompt's language follows the user's locale, read in
+// POSIX's order (LC_ALL, then LC_MESSAGES, then LANG; an empty value is
+// unset): Chinese for a Chinese locale, English for everything else.
+func TestLocaleLang(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{}, "en"},
+		{map[string]string{"LANG": "zh_CN.UTF-8"}, "zh"},
+		{map[string]string{"LANG": "zh_TW"}, "zh"},
+		{map[string]string{"LANG": "zh"}, "zh"},
+		{map[string]string{"LANG": "zh_HK.Big5HKSCS"}, "zh"},
+		{map[string]string{"LANG": "zh.GB18030"}, "zh"},
+		{map[string]string{"LANG": "zh@pinyin"}, "zh"},
+		{map[string]string{"LANG": "en_US.UTF-8"}, "en"},
+		{map[string]string{"LANG": "de_DE.UTF-8"}, "en"},
+		{map[string]string{"LANG": "C"}, "en"},
+		{map[string]string{"LANG": "POSIX"}, "en"},
+		{map[string]string{"LANG": "C.UTF-8"}, "en"},
+		{map[string]string{"LANG": "zu_ZA"}, "en"}, // not zh, though it starts with z
+		{map[string]string{"LANG": "zhx"}, "en"},
+		// LC_ALL wins over everything, LC_MESSAGES over LANG.
+		{map[string]string{"LC_ALL": "C", "LANG": "zh_CN.UTF-8"}, "en"},
+		{map[string]string{"LC_ALL": "zh_CN.UTF-8", "LC_MESSAGES": "en_US.UTF-8", "LANG": "en_US.UTF-8"}, "zh"},
+		{map[string]string{"LC_MESSAGES": "zh_TW.UTF-8", "LANG": "en_US.UTF-8"}, "zh"},
+		{map[string]string{"LC_MESSAGES": "en_GB.UTF-8", "LANG": "zh_CN.UTF-8"}, "en"},
+		// Empty is unset: the next variable decides.
+		{map[string]string{"LC_ALL": "", "LC_MESSAGES": "", "LANG": "zh_CN.UTF-8"}, "zh"},
+		// Other categories do not choose a language of messages.
+		{map[string]string{"LC_CTYPE": "zh_CN.UTF-8"}, "en"},
+	} {
+		getenv := func(k string) string { return tc.env[k] }
+		if got := LocaleLang(getenv); got != tc.want {
+			t.Errorf("LocaleLang(%v) = %s, want %s", tc.env, got, tc.want)
+		}
 	}
 }
 
@@ -149,6 +224,11 @@ func TestEveryAnswerTaught(t *testing.T) {
 			"data.notAttempted", "data.rolledBack", "`status:`", "`timeout`", "`running`", "`terminated`"},
 		"axon": {"`applied`", "`unchanged`", "`read`", "`failed`", "`skipped`", "`not attempted`",
 			"`rolled back, not applied`", "`refused by the safety policy`"},
+		"apply_patch": {"`Success. Updated the following files:`", "`Success. No file changed: the patch is already applied.`",
+			"`Invalid patch (line N)`", "`No files were modified by this patch`", "`Not applied`", "`Rolled back`"},
+		"search-replace": {"`Applied edit to PATH.`", "SEARCH/REPLACE"},
+		"udiff": {"`Applied patch to 'PATH' cleanly.`", "`The diff is already applied`", "`error: patch failed`",
+			"`Nothing of this diff was applied`", "`error: corrupt patch at line N`"},
 	}
 	for _, d := range Dialects {
 		for _, lang := range Langs {
@@ -183,6 +263,12 @@ func TestEveryPromptTeachesTheLoop(t *testing.T) {
 			"# Examples", "# The executor's answer", "# Finishing"},
 		"axon": {"# How the executor works", "# The act block", "# The acts", "## How replace must quote the old text",
 			"# Examples", "# The executor's report", "# Finishing"},
+		"apply_patch": {"# How the executor works", "# The patch", "# Examples", "# The executor's answer",
+			"# Reading files and running programs", "# Finishing"},
+		"search-replace": {"# How the executor works", "# The block", "# Examples", "# The executor's answer",
+			"# Reading files and running programs", "# Finishing"},
+		"udiff": {"# How the executor works", "# The diff", "# Examples", "# The executor's answer",
+			"# Reading files and running programs", "# Finishing"},
 	}
 	// Lines starting "# " or "## ": the sections, and any such line of an
 	// example, which both languages show alike.
@@ -216,7 +302,10 @@ func TestEveryPromptTeachesTheLoop(t *testing.T) {
 		exs, _ := examples(d)
 		several := false
 		for _, ex := range exs {
-			several = several || len(protocol.Parse([]byte(ex.Text))) >= 2
+			items := protocol.Parse([]byte(ex.Text))
+			several = several || len(items) >= 2
+			// A patch or a diff holds several files in one block.
+			several = several || editFormat[d] && len(items) == 1 && items[0].Step != nil && len(items[0].Step.Ops) >= 2
 		}
 		if !several {
 			t.Errorf("%s: no example sends several blocks in one answer", d)
@@ -234,4 +323,24 @@ func equalInts(a, b []int) bool {
 		}
 	}
 	return true
+}
+
+// TestToolsPrompt: the prompt of run --tools names every function the run
+// offers, in both languages, and the sections of the others.
+func TestToolsPrompt(t *testing.T) {
+	for _, lang := range Langs {
+		text, err := Tools(lang)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range []string{"`read_file`", "`apply_patch`", "`str_replace_based_edit_tool`", "`run_program`", "`finish`",
+			"`view`", "`create`", "`str_replace`", "`insert`", "`undo_edit`", "*** Begin Patch"} {
+			if !strings.Contains(text, w) {
+				t.Errorf("tools.%s does not name %s", lang, w)
+			}
+		}
+	}
+	if _, err := Tools("fr"); err == nil {
+		t.Error("a prompt in a language there is none of")
+	}
 }

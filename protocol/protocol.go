@@ -13,8 +13,11 @@ import (
 	"sort"
 
 	"github.com/autocoder/autocoder/protocol/acjson"
+	"github.com/autocoder/autocoder/protocol/applypatch"
 	"github.com/autocoder/autocoder/protocol/axon"
 	"github.com/autocoder/autocoder/protocol/mcp"
+	"github.com/autocoder/autocoder/protocol/searchreplace"
+	"github.com/autocoder/autocoder/protocol/udiff"
 )
 
 // reader is one dialect's reader, under the dialect's name (step.Step.Dialect).
@@ -25,10 +28,22 @@ type reader struct {
 
 // dialects are the readers Parse runs, in order of precedence: when two
 // dialects claim a block at the same offset, the earlier one's is kept.
+//
+// The seed dialects come first; then the edit formats models write without
+// our prompt (FORMATS.md), each a subpackage with the same contract: Dialect,
+// Parse(text []byte) []step.Item, and Feedback([]step.Result) []byte
+// registered in writers (feedback.go).
 var dialects = []reader{
 	{axon.Dialect, axon.Parse},
 	{acjson.Dialect, acjson.Parse},
 	{mcp.Dialect, mcp.Parse},
+	{applypatch.Dialect, applypatch.Parse},
+	{searchreplace.Dialect, searchreplace.Parse},
+	// The other edit formats go here (FORMATS.md 2, 4, 5): SEARCH/REPLACE
+	// (aider, Cline, Roo), editor JSON (str_replace_based_edit_tool) and
+	// whole files. A unified diff is read after them, so that a fence
+	// holding a SEARCH block is never read as a diff.
+	{udiff.Dialect, udiff.Parse},
 }
 
 // Parse finds every block of every dialect in text and returns their items

@@ -4,7 +4,9 @@ package runner
 
 import (
 	"errors"
+	"os"
 	"os/exec"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -51,5 +53,12 @@ func startGroup(cmd *exec.Cmd, _ groupPrep) (group, error) {
 	return pgroup{pgid: cmd.Process.Pid}, nil
 }
 
-func (pgroup) afterWait() {}
-func (pgroup) release()   {}
+func (g pgroup) waitExited() { waitExited(g.pgid) }
+func (g pgroup) stop()       { _ = syscall.Kill(-g.pgid, syscall.SIGTERM) }
+func (g pgroup) kill()       { _ = syscall.Kill(-g.pgid, syscall.SIGKILL) }
+func (pgroup) afterWait()    {}
+func (pgroup) release()      {}
+
+// outcome is the program's exit code; a program that could not start
+// failed at Start already.
+func (pgroup) outcome(ps *os.ProcessState) (int, error) { return exitCode(ps), nil }

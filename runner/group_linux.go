@@ -3,44 +3,102 @@
 package runner
 
 import (
+	"os"
 	"os/exec"
 	"syscall"
 	"unsafe"
 )
 
-// groupPrep is what a Linux group needs from before Start: the run token
-// that marks everything the program starts (see sweep).
-type groupPrep struct{ token string }
+// groupPrep is what a Linux group needs from before Start: the reaper's
+// pipe (reaper_linux.go) and the run token that marks everything the
+// program starts (the fallback sweep, sweep_linux.go).
+type groupPrep struct {
+	token           string
+	status, statusW *os.File // the reaper's pipe; nil when the program runs without one
+}
 
 func (p groupPrep) env() []string { return []string{runTokenVar + "=" + p.token} }
 
+// prepareGroup makes cmd start the program under a reaper of its own:
+// autocoder's executable again, with argv[0] reaperArg0, the program's path
+// and its argv. A program that cannot be found is left to Start, which
+// reports it.
 func prepareGroup(cmd *exec.Cmd) groupPrep {
 	becomeSubreaper()
 	setpgid(cmd)
-	return groupPrep{token: newRunToken()}
+	p := groupPrep{token: newRunToken()}
+	if cmd.Err != nil {
+		return p
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return p // Start fails alike for want of descriptors
+	}
+	cmd.Args = append([]string{reaperArg0, cmd.Path}, cmd.Args...)
+	cmd.Path = "/proc/self/exe"
+	cmd.ExtraFiles = []*os.File{w}
+	p.status, p.statusW = r, w
+	return p
 }
 
-// pgroup is the program's process group (see group_unix.go) and the run
-// token of what it starts.
+// pgroup is the program's reaper, which leads a process group of its own
+// (see group_unix.go), and the run token of what the program starts.
 type pgroup struct {
-	pgid  int
-	token string
+	pgid   int // the reaper's pid and group
+	token  string
+	report chan reaperReport // the reaper's report, once its pipe ended
+	got    reaperReport
 }
 
 func startGroup(cmd *exec.Cmd, p groupPrep) (group, error) {
-	g := pgroup{pgid: cmd.Process.Pid, token: p.token}
-	running.Store(g.pgid, struct{}{})
+	g := &pgroup{pgid: cmd.Process.Pid, token: p.token, report: make(chan reaperReport, 1)}
+	if p.status == nil {
+		close(g.report)
+		return g, nil
+	}
+	p.statusW.Close()
+	go func() {
+		g.report <- readReport(p.status)
+		p.status.Close()
+	}()
 	return g, nil
 }
 
-// afterWait sweeps what left the group: its own session, its own group,
-// orphans (sweep_linux.go).
-func (g pgroup) afterWait() {
-	running.Delete(g.pgid)
-	sweep(g.pgid, g.token)
+func (g *pgroup) waitExited() { waitExited(g.pgid) }
+
+// stop asks the reaper to send SIGTERM to everything the program runs.
+func (g *pgroup) stop() { _ = syscall.Kill(g.pgid, syscall.SIGTERM) }
+
+// kill asks the reaper to kill everything the program runs.
+func (g *pgroup) kill() { _ = syscall.Kill(g.pgid, syscall.SIGUSR1) }
+
+// afterWait takes the reaper's report. A reaper that did not say the
+// program's end was killed (by the program, which can: it runs as the same
+// user): its orphans came to autocoder, the subreaper above it, and the
+// fallback sweep ends the program's tree and whatever carries its token.
+func (g *pgroup) afterWait() {
+	g.got = <-g.report
+	if !g.got.exited && g.got.startErr == nil {
+		sweep(g.got.pid, g.token)
+	}
 }
 
-func (g pgroup) release() { running.Delete(g.pgid) }
+// outcome is the program's exit code (or the reaper's, when it was killed)
+// and the error that kept the program from starting.
+func (g *pgroup) outcome(ps *os.ProcessState) (int, error) {
+	if g.got.startErr != nil {
+		return -1, g.got.startErr
+	}
+	if g.got.exited {
+		if g.got.status.Signaled() {
+			return -int(g.got.status.Signal()), nil
+		}
+		return g.got.status.ExitStatus(), nil
+	}
+	return exitCode(ps), nil
+}
+
+func (g *pgroup) release() {}
 
 // waitExited blocks until the process pid has exited, without reaping it
 // (waitid with WNOWAIT), so that its pid and group id stay reserved until

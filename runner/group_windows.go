@@ -5,6 +5,7 @@ package runner
 import (
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"syscall"
 	"unsafe"
@@ -125,6 +126,10 @@ func (j *job) kill() { _ = windows.TerminateJobObject(j.h, 1) }
 
 // afterWait has nothing left to do: kill terminated the whole job.
 func (j *job) afterWait() {}
+
+// outcome is the program's exit code; a program that could not start
+// failed at Start already.
+func (j *job) outcome(ps *os.ProcessState) (int, error) { return exitCode(ps), nil }
 
 func (j *job) release() {
 	windows.CloseHandle(j.proc)

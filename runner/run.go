@@ -19,9 +19,10 @@ import (
 // stops the whole group: SIGTERM, then SIGKILL after s.Grace (on Windows a
 // Ctrl-Break, then the job is terminated), so that processes the program
 // started die with it. When the program ends on its own, whatever it left
-// running is killed too, in its group or out of it (on Linux also what left
-// the group: sweep_linux.go): nothing a step starts outlives the step. The
-// per-system part is a group: group_unix.go, group_windows.go.
+// running is killed too (on Linux whatever it did to leave: its reaper,
+// reaper_linux.go, ends every descendant before Run returns): nothing a
+// step starts outlives the step. The per-system part is a group:
+// group_linux.go, group_darwin.go, group_windows.go.
 //
 // Standard input is empty. A non-zero exit is not an error (Result.ExitCode);
 // the error is a *StartError when the program could not start, or wraps
@@ -139,9 +140,10 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	g.kill()
 	waitErr := cmd.Wait()
 	dur := time.Since(start)
-	// And what left the group (Linux: its own session, its own group,
-	// orphans).
+	// And what left the group (Linux: the reaper did, unless the program
+	// killed it; then the fallback sweep).
 	g.afterWait()
+	code, startErr := g.outcome(cmd.ProcessState)
 
 	// The pipes close when the last process holding them is gone. One that
 	// left the group (setsid) could hold them for ever: wait a grace, then
@@ -157,6 +159,10 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	}
 	outR.Close()
 	errR.Close()
+	if startErr != nil {
+		// The reaper started, the program did not (Linux).
+		return Result{}, startError(s, &fs.PathError{Op: "fork/exec", Path: s.Command, Err: startErr})
+	}
 
 	res := Result{
 		Stdout:      stdout.bytes(),
@@ -166,7 +172,7 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 		Truncated:   stdout.total > int64(max) || stderr.total > int64(max),
 		TimedOut:    timedOut,
 		Duration:    dur,
-		ExitCode:    exitCode(cmd.ProcessState),
+		ExitCode:    code,
 	}
 	var exitErr *exec.ExitError
 	if waitErr != nil && !errors.As(waitErr, &exitErr) {
@@ -214,6 +220,9 @@ type group interface {
 	// afterWait ends what the program started and the group kill missed,
 	// once the program is reaped.
 	afterWait()
+	// outcome is the program's exit code (exitCode), or the error that kept
+	// it from starting, once afterWait ran.
+	outcome(ps *os.ProcessState) (int, error)
 	// release frees what the group holds.
 	release()
 }

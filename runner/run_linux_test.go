@@ -187,13 +187,23 @@ func TestStrayIsKilledWhenTheProgramEnds(t *testing.T) {
 // RUNNER_TEST_HELPER=escape it leaves its process group (setsid) and sleeps,
 // holding the output pipe it inherited, as a daemon would.
 func TestMain(m *testing.M) {
-	if os.Getenv("RUNNER_TEST_HELPER") == "escape" {
-		if _, err := syscall.Setsid(); err != nil {
-			fmt.Fprintln(os.Stderr, "setsid:", err)
+	switch os.Getenv("RUNNER_TEST_HELPER") {
+	case "escape", "newgroup":
+		var err error
+		if os.Getenv("RUNNER_TEST_HELPER") == "escape" {
+			_, err = syscall.Setsid()
+		} else {
+			err = syscall.Setpgid(0, 0) // a group of its own, in autocoder's session
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "leave the group:", err)
 			os.Exit(2)
 		}
 		os.WriteFile("escaped", nil, 0o644) // tell the test it is out
-		time.Sleep(3 * time.Second)
+		// Far longer than any test waits: a helper that lived its life out
+		// says so, and that Run waited for it.
+		time.Sleep(60 * time.Second)
+		os.WriteFile("slept", nil, 0o644)
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
@@ -207,11 +217,13 @@ func TestEscapedProcessDoesNotHoldRun(t *testing.T) {
 	}
 	// The helper leaves the group, so the group kill misses it, and it keeps
 	// stdout open. Run gives up on the pipe after Grace rather than waiting.
-	start := time.Now()
 	res := run(t, Spec{Command: `"$1" & echo $! > pid; while [ ! -e escaped ]; do sleep 0.01; done; echo hi`, Args: []string{self}, Shell: true, Dir: dir,
 		Env: []string{"RUNNER_TEST_HELPER=escape"}, Grace: 200 * time.Millisecond})
-	if el := time.Since(start); el > 2*time.Second {
-		t.Fatalf("Run took %v", el)
+	// Run did not wait for the pipe's last holder: the helper never lived
+	// out its minute (no bound on the wall clock, which a busy machine
+	// stretches).
+	if _, err := os.Stat(filepath.Join(dir, "slept")); err == nil {
+		t.Fatal("Run waited until the escaped helper ended on its own")
 	}
 	if string(res.Stdout) != "hi\n" {
 		t.Fatalf("stdout %q", res.Stdout)
@@ -251,6 +263,83 @@ func TestSetsidEscapeeIsKilled(t *testing.T) {
 				t.Fatalf("the process that left with setsid (pid %d) outlived its step", pid)
 			}
 		})
+	}
+}
+
+// TestDoubleForkIntoAnEmptyEnvironmentIsKilled: issue 18's escapee. The
+// program forks twice (its parent, a subshell, is gone at once, so it is an
+// orphan), leaves the program's process group for one of its own (inside
+// autocoder's session) or for a session of its own, with an empty
+// environment (no run token), and sleeps. When the step ends it is gone:
+// Run returns only once everything the program started is reaped, so one
+// look at /proc says it.
+func TestDoubleForkIntoAnEmptyEnvironmentIsKilled(t *testing.T) {
+	t.Parallel()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{"newgroup", "escape"} {
+		for _, how := range []string{"ends", "timeout"} {
+			t.Run(mode+" "+how, func(t *testing.T) {
+				t.Parallel()
+				dir := t.TempDir()
+				s := Spec{Command: `( env -i RUNNER_TEST_HELPER=` + mode + ` "$1" & echo $! > pid ); while [ ! -e escaped ]; do sleep 0.01; done; echo hi`,
+					Args: []string{self}, Shell: true, Dir: dir, Grace: 200 * time.Millisecond}
+				if how == "timeout" {
+					s.Command += "; sleep 30"
+					s.Timeout = 300 * time.Millisecond
+				}
+				res, err := Run(context.Background(), s)
+				if err != nil || string(res.Stdout) != "hi\n" {
+					t.Fatalf("Run: %v, %+v", err, res)
+				}
+				pid := readPid(t, filepath.Join(dir, "pid"))
+				if !gone(pid) {
+					syscall.Kill(pid, syscall.SIGKILL)
+					t.Fatalf("the escapee (pid %d, %s) outlived its step", pid, mode)
+				}
+			})
+		}
+	}
+}
+
+// TestOtherChildrenAreLeftAlone: a program's end kills only what descends
+// from the program. A child autocoder started itself (git, another
+// program), also one in a session of its own, is not touched.
+func TestOtherChildrenAreLeftAlone(t *testing.T) {
+	t.Parallel()
+	other := exec.Command("sleep", "30")
+	other.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { other.Process.Kill(); other.Wait() }()
+	run(t, Spec{Command: "sleep 30 & echo started", Shell: true})
+	run(t, Spec{Command: "sleep 30 & exit 3", Shell: true, Timeout: 100 * time.Millisecond, Grace: 50 * time.Millisecond})
+	if gone(other.Process.Pid) {
+		t.Fatal("a program's end killed a process it did not start")
+	}
+}
+
+// TestProgramThatKillsItsReaper: a program can kill the reaper autocoder
+// runs it under (it runs as the same user). Its tree then comes to
+// autocoder, the subreaper above, and the fallback sweep ends it.
+func TestProgramThatKillsItsReaper(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	res, err := Run(context.Background(), Spec{Command: `sleep 30 & echo $! > pid; kill -9 $PPID; sleep 30`, Shell: true, Dir: dir,
+		Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode != -int(syscall.SIGKILL) {
+		t.Errorf("exit code %d, want the reaper's -9", res.ExitCode)
+	}
+	pid := readPid(t, filepath.Join(dir, "pid"))
+	if !gone(pid) {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatalf("the program's child (pid %d) outlived its step", pid)
 	}
 }
 

@@ -4,10 +4,11 @@
 //
 // Start with Spec and Run. Whether a program may run at all is not decided
 // here: that is config.ProgramAllowed, asked by the engine before Run.
-// The process handling is run.go, over a group per program: a process group
-// on Linux and macOS (group_unix.go; group_linux.go waits for the exit with
-// waitid and sweeps what left the group, sweep_linux.go; group_darwin.go
-// waits with kqueue) and a job object on Windows (group_windows.go).
+// The process handling is run.go, over a group per program: on Linux a
+// reaper process of its own, a child subreaper that ends every descendant
+// of the program (reaper_linux.go, group_linux.go; sweep_linux.go when the
+// program killed its reaper), a process group on macOS (group_unix.go,
+// group_darwin.go) and a job object on Windows (group_windows.go).
 // Elsewhere Run says it cannot run programs (run_other.go).
 package runner
 

@@ -2,18 +2,18 @@
 
 package runner
 
-// Nothing a step starts outlives it. Killing the program's process group
-// misses a process that left it (setsid, or setpgid into a group of its
-// own), as a daemon does. autocoder therefore makes itself the child
-// subreaper of its process tree (prctl PR_SET_CHILD_SUBREAPER): a process
-// whose parent dies is re-parented to autocoder instead of to init, so it
-// stays findable. After each program and the kill of its group, sweep
-// kills, until none is left:
-//   - every process whose environment carries the program's run token
-//     (AUTOCODER_RUN_ID, set for the program and inherited by all it starts);
-//   - every child of autocoder's that came to it as an orphan from another
-//     session: a setsid escapee that also cleared its environment.
-// Killed orphans are autocoder's children by then, and it reaps them.
+// The fallback sweep, for a program whose reaper (reaper_linux.go) was
+// killed before it could end the program's tree: the program can, since
+// it runs as the same user. Its orphans then come to autocoder, which is
+// the child subreaper of everything it starts (prctl
+// PR_SET_CHILD_SUBREAPER), so they stay findable: sweep kills, until none
+// is left, the program and its descendants, and every process whose
+// environment carries the program's run token (AUTOCODER_RUN_ID, set for
+// the program and inherited by all it starts). What the program started
+// and hid from both (an orphan from before the reaper died that cleared
+// its environment) is the limit the README states. autocoder's other
+// children are never touched: they neither descend from the program nor
+// carry its token.
 
 import (
 	"bytes"
@@ -21,7 +21,6 @@ import (
 	"encoding/hex"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -35,47 +34,15 @@ const runTokenVar = "AUTOCODER_RUN_ID"
 var subreaper sync.Once
 
 // becomeSubreaper makes this process the subreaper of its descendants, once.
-// Failure (an old kernel) leaves the group kill and the token sweep.
+// Failure (an old kernel) leaves the reaper and the token sweep.
 func becomeSubreaper() {
 	subreaper.Do(func() { unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
 }
-
-// running holds the process groups of the programs running now in this
-// process (an MCP server may run more than one), whose members a sweep for
-// another program must leave alone.
-var running sync.Map // pgid -> struct{}
 
 func newRunToken() string {
 	var b [12]byte
 	rand.Read(b[:])
 	return hex.EncodeToString(b[:])
-}
-
-// proc is what a sweep needs to know of a process.
-type proc struct {
-	pid, ppid, pgrp, sid int
-	zombie               bool
-}
-
-// readProc reads /proc/<pid>/stat: "pid (comm) S ppid pgrp session ...";
-// comm may hold spaces and parentheses, so the fields follow the last ")".
-func readProc(pid int) (proc, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return proc{}, false
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return proc{}, false
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 4 {
-		return proc{}, false
-	}
-	ppid, _ := strconv.Atoi(f[1])
-	pgrp, _ := strconv.Atoi(f[2])
-	sid, _ := strconv.Atoi(f[3])
-	return proc{pid: pid, ppid: ppid, pgrp: pgrp, sid: sid, zombie: f[0] == "Z" || f[0] == "X"}, true
 }
 
 func hasToken(pid int, entry []byte) bool {
@@ -91,70 +58,54 @@ func hasToken(pid int, entry []byte) bool {
 	return false
 }
 
-// sweep kills what the program run with token left running anywhere (see
-// the file's comment), and reaps those that became this process's children,
-// and the members of the program's group pgid that the group kill left as
-// this process's zombies (orphans re-parented to it as subreaper). It never
-// kills by the group id: the program is reaped by now, and the id names its
-// group only while a member, even a zombie, is left in it.
-func sweep(pgid int, token string) {
-	self, mySid := os.Getpid(), unix.Getpgrp()
-	if s, err := unix.Getsid(0); err == nil {
-		mySid = s
-	}
+// sweep kills the program prog (0 when it never started) with its
+// descendants, and what carries token, and reaps those that are this
+// process's children.
+func sweep(prog int, token string) {
+	self := os.Getpid()
 	entry := []byte(runTokenVar + "=" + token)
-	mine := map[int]bool{} // killed by this sweep: a zombie of them is ours to reap
 	for round := 0; round < 20; round++ {
+		var targets []int
+		if prog > 0 {
+			if p, ok := readProc(prog); ok && !p.zombie && p.ppid == self {
+				targets = append(targets, prog)
+			}
+			targets = append(targets, descendants(prog)...)
+		}
 		d, err := os.Open("/proc")
 		if err != nil {
 			return
 		}
 		names, _ := d.Readdirnames(-1)
 		d.Close()
-		var killed []proc
 		for _, n := range names {
-			pid, err := strconv.Atoi(n)
-			if err != nil || pid == self {
-				continue
-			}
-			p, ok := readProc(pid)
-			if !ok {
-				continue
-			}
-			if p.zombie {
-				if p.ppid == self && (p.pgrp == pgid || mine[pid]) {
-					killed = append(killed, p) // dead already: only to reap
-				}
-				continue
-			}
-			_, busy := running.Load(p.pgrp)
-			orphan := p.ppid == self && p.sid != mySid && !busy
-			if orphan || hasToken(pid, entry) {
-				syscall.Kill(pid, syscall.SIGKILL)
-				killed = append(killed, p)
-				mine[pid] = true
+			if pid, err := strconv.Atoi(n); err == nil && pid != self && hasToken(pid, entry) {
+				targets = append(targets, pid)
 			}
 		}
-		if len(killed) == 0 {
+		if len(targets) == 0 {
 			return
 		}
-		reap(self, killed)
+		for _, pid := range targets {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		reap(self, targets)
 	}
 }
 
 // reap waits for the killed processes that are this process's children,
 // each for a second at most (one in uninterruptible sleep may take longer;
 // it is killed already and is reaped by a later sweep or by init).
-func reap(self int, killed []proc) {
+func reap(self int, killed []int) {
 	deadline := time.Now().Add(time.Second)
-	for _, p := range killed {
-		if p.ppid != self {
-			continue // its own parent reaps it, or it comes to us as an orphan
+	for _, pid := range killed {
+		if p, ok := readProc(pid); !ok || p.ppid != self {
+			continue // gone, or its own parent reaps it
 		}
 		for {
 			var ws syscall.WaitStatus
-			got, err := syscall.Wait4(p.pid, &ws, syscall.WNOHANG, nil)
-			if got == p.pid || err != nil || time.Now().After(deadline) {
+			got, err := syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+			if got == pid || err != nil || time.Now().After(deadline) {
 				break
 			}
 			time.Sleep(5 * time.Millisecond)

@@ -54,7 +54,18 @@ type Edit struct {
 	Identifier string `json:"identifier,omitempty"`
 	Old        string `json:"old"`
 	New        string `json:"new"`
-	Pos        Pos    `json:"pos"`
+	// Anchors, Follows and AtEnd say where the edit goes besides its old
+	// text, for the formats that say so (matcher/place.go has the rules):
+	// Anchors are apply_patch's "@@ def f" lines, each equal to a whole
+	// line of the file, after which Old's first occurrence is the place;
+	// Follows starts the search where the op's previous edit ended (the
+	// chunks of one apply_patch Update); AtEnd: Old ends at the end of the
+	// file ("*** End of File", a diff's "\ No newline at end of file"), and
+	// an empty Old with AtEnd appends New.
+	Anchors []string `json:"anchors,omitempty"`
+	Follows bool     `json:"follows,omitempty"`
+	AtEnd   bool     `json:"at_end,omitempty"`
+	Pos     Pos      `json:"pos"`
 }
 
 // Op is one operation of a step. Which fields matter depends on Kind.
@@ -62,8 +73,11 @@ type Op struct {
 	Kind    OpKind `json:"kind"`
 	Path    string `json:"path"`
 	To      string `json:"to,omitempty"`      // move target; diff right-hand path
-	Content []byte `json:"content,omitempty"` // write, append; diff right-hand content
-	// HasContent tells an empty Content from an absent one (fs.diff rightContent "").
+	Content []byte `json:"content,omitempty"` // write, append; diff right-hand content; delete: what the file must hold
+	// HasContent tells an empty Content from an absent one (fs.diff
+	// rightContent ""). On a delete it makes Content a precondition: the
+	// file must hold it ("\r\n" read as "\n"), as a unified diff's
+	// deletion quotes the lines it removes.
 	HasContent bool   `json:"-"`
 	Edits      []Edit `json:"edits,omitempty"`
 
@@ -72,12 +86,24 @@ type Op struct {
 	// append_file): the file ends with a line break, and an append starts
 	// on a new line. Every write and append keeps the line-ending style of
 	// the file it changes, TextLines or not.
-	TextLines bool   `json:"text_lines,omitempty"`
-	Overwrite bool   `json:"overwrite,omitempty"` // move: replace an existing target
-	Recursive bool   `json:"recursive,omitempty"` // delete: a directory too
-	Force     bool   `json:"force,omitempty"`     // delete: a missing path is not an error
-	Parents   bool   `json:"parents,omitempty"`   // mkdir: create missing parents
-	Mode      string `json:"mode,omitempty"`      // chmod: octal string such as "755"
+	TextLines bool `json:"text_lines,omitempty"`
+	Overwrite bool `json:"overwrite,omitempty"` // move: replace an existing target
+	Recursive bool `json:"recursive,omitempty"` // delete: a directory too
+	Force     bool `json:"force,omitempty"`     // delete: a missing path is not an error
+	// NoReplace: write: refuse to replace an existing file that is not
+	// empty (an aider or Cline SEARCH/REPLACE block with an empty SEARCH,
+	// the editor tool's create). An empty file is filled, and a file that
+	// already holds Content is left as it is, so the same answer applied
+	// twice changes nothing the second time.
+	NoReplace bool `json:"no_replace,omitempty"`
+	// AfterLine: append: insert Content after this many lines of the file
+	// (0: before its first line) rather than at its end; the lines are the
+	// file's text split at "\n", as the text editor tool's insert counts
+	// them (FORMATS.md 4.2). The one edit placed by a line number: the
+	// tool defines it so.
+	AfterLine *int   `json:"after_line,omitempty"`
+	Parents   bool   `json:"parents,omitempty"` // mkdir: create missing parents
+	Mode      string `json:"mode,omitempty"`    // chmod: octal string such as "755"
 
 	// ExpectedSHA256 is a precondition on the current content of Path (hex).
 	ExpectedSHA256 string `json:"expected_sha256,omitempty"`

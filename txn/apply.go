@@ -318,6 +318,11 @@ func (w *workspace) resolveOp(op *step.Op, r *step.OpResult) error {
 			// A response sent again: "replaced" would tell the model it
 			// changed something.
 			r.Message = "the file already has this content; nothing changed"
+		case op.NoReplace && len(f.data) > 0:
+			return &ExistsError{Path: rel, Fix: "this write only creates a file or fills an empty one; " +
+				"to change " + rel + ", quote the lines to change as the old text, or write the whole file"}
+		case op.NoReplace:
+			r.Message = "filled the empty file"
 		default:
 			if err := checkElision(rel, f.data, op.Content); err != nil {
 				return err
@@ -328,6 +333,9 @@ func (w *workspace) resolveOp(op *step.Op, r *step.OpResult) error {
 	case step.OpAppend:
 		if !f.exists && op.MustExist {
 			return &NotFoundError{Path: rel, Fix: "append_file needs an existing file; use write_file to create it"}
+		}
+		if op.AfterLine != nil {
+			return w.insert(op, f, rel, r)
 		}
 		data := written(op, f, f.data)
 		r.Message = "appended"
@@ -348,7 +356,8 @@ func (w *workspace) resolveOp(op *step.Op, r *step.OpResult) error {
 			if ed.Old == ed.New && ed.Old != "" {
 				continue
 			}
-			edits = append(edits, matcher.Edit{Old: ed.Old, New: ed.New, Identifier: ed.Identifier})
+			edits = append(edits, matcher.Edit{Old: ed.Old, New: ed.New, Identifier: ed.Identifier,
+				Anchors: ed.Anchors, Follows: ed.Follows, AtEnd: ed.AtEnd})
 			at = append(at, i)
 		}
 		out, rs := f.data, []matcher.Result(nil)
@@ -413,6 +422,9 @@ func (w *workspace) resolveOp(op *step.Op, r *step.OpResult) error {
 				return nil
 			}
 			return &NotFoundError{Path: rel, Fix: "nothing to delete; check the path"}
+		}
+		if op.HasContent && !sameText(f.data, op.Content) {
+			return &DeletedContentError{Path: rel}
 		}
 		f.exists, f.data = false, nil
 		r.Message = "deleted"
@@ -603,6 +615,36 @@ func written(op *step.Op, f *file, old []byte) []byte {
 	return append(append([]byte{}, old...), content...)
 }
 
+// insert puts op.Content after line *op.AfterLine of f, counting lines as
+// the text editor tool does: the text split at "\n", so a file ending in a
+// line break has one more (empty) line, and inserting after it adds the
+// text after that break. The inserted text takes the file's line endings.
+func (w *workspace) insert(op *step.Op, f *file, rel string, r *step.OpResult) error {
+	if !f.exists || f.origLink {
+		return &NotFoundError{Path: rel, Fix: "insert needs an existing file; create it first"}
+	}
+	k, n := *op.AfterLine, bytes.Count(f.data, []byte("\n"))+1
+	if k < 0 || k > n {
+		return &step.Error{C: step.ClassStepFailed, Msg: fmt.Sprintf("insert_line %d is outside the file's lines [0, %d]", k, n),
+			Fix: fmt.Sprintf("give insert_line from 0 (before the first line) to %d (after the last)", n)}
+	}
+	content := matcher.KeepLineEndings(f.data, op.Content)
+	eol := matcher.KeepLineEndings(f.data, []byte("\n"))
+	var out []byte
+	switch {
+	case k == n:
+		out = append(append(append(out, f.data...), eol...), content...)
+	default:
+		p := 0 // just past the k-th line break
+		for range k {
+			p += bytes.IndexByte(f.data[p:], '\n') + 1
+		}
+		out = append(append(append(append(out, f.data[:p]...), content...), eol...), f.data[p:]...)
+	}
+	r.Message = fmt.Sprintf("inserted after line %d", k)
+	return w.setContent(f, out)
+}
+
 // joinLines writes line numbers as "3, 7, 12".
 func joinLines(ls []int) string {
 	s := make([]string, len(ls))
@@ -689,7 +731,7 @@ func (w *workspace) read(op *step.Op, rel string, r *step.OpResult) error {
 	if err != nil {
 		return err
 	}
-	out, err := reads.Run(fsys, o)
+	out, err := reads.Run(fsys, o, w.e.opts.MaxFileBytes)
 	if err != nil {
 		return err
 	}
@@ -880,3 +922,26 @@ func (e *Engine) trackedUnder(dir string) ([]string, error) {
 	}
 	return ix.HasPrefix(dir), nil
 }
+
+// sameText reports whether two texts are equal once "\r\n" is read as "\n".
+func sameText(a, b []byte) bool {
+	crlf := []byte("\r\n")
+	return bytes.Equal(bytes.ReplaceAll(a, crlf, []byte("\n")), bytes.ReplaceAll(b, crlf, []byte("\n")))
+}
+
+// DeletedContentError is a delete whose quoted content (a unified diff's
+// "-" lines) is not what the file holds: the model deletes a file it has
+// not seen as it is.
+type DeletedContentError struct{ Path string }
+
+func (e *DeletedContentError) Error() string {
+	return fmt.Sprintf("%s does not hold the lines the deletion quotes: it was not deleted", e.Path)
+}
+
+// Hint says what to do.
+func (e *DeletedContentError) Hint() string {
+	return "read " + e.Path + " again and quote its whole current content in the deletion, or delete it without quoting it"
+}
+
+// Class is a failed precondition: the file is not as the step expects.
+func (e *DeletedContentError) Class() step.Class { return step.ClassPrecondition }

@@ -18,10 +18,12 @@ import (
 	"github.com/autocoder/autocoder/txn"
 )
 
-// TestMain removes the repositories BenchmarkApply generated, which it keeps
-// for the whole run so that -count rounds do not generate them again.
+// TestMain gives the test binary one HOME with a git identity (gittest.Main:
+// the tests need no t.Setenv and may run in parallel), and removes the
+// repositories BenchmarkApply generated, which it keeps for the whole run
+// so that -count rounds do not generate them again.
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := gittest.Main(m)
 	cleanupBenchRepos()
 	os.Exit(code)
 }

@@ -13,7 +13,7 @@ import (
 
 // A call cancelled before it starts writes nothing.
 func TestCancelledBeforeTheStepLeavesNoTrace(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
 	e := open(t, g.Dir, txn.Options{})
 	before := g.Snapshot()
@@ -30,7 +30,7 @@ func TestCancelledBeforeTheStepLeavesNoTrace(t *testing.T) {
 // moves (here: while the verify command runs) is rolled back: the worktree,
 // the index and the refs are as before.
 func TestCancelledBeforeTheCommitPointIsRolledBack(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
 	g.Write("untracked.txt", "u\n")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -50,7 +50,7 @@ func TestCancelledBeforeTheCommitPointIsRolledBack(t *testing.T) {
 // Past the commit point the step stays; its program gets the cancelled
 // context (the runner stops it with its process group).
 func TestCancelledProgramGetsTheContext(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
 	ctx, cancel := context.WithCancel(context.Background())
 	var seen error

@@ -14,7 +14,7 @@ import (
 // A chmod whose mode is not octal is the op's usage error, with a hint, in
 // the result and in the feedback, not an internal error; nothing changes.
 func TestBadChmodModeIsAUsageErrorOfTheStep(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"tool.sh": "echo hi\n"})
 	before := g.Snapshot()
 	e := open(t, g.Dir, txn.Options{})

@@ -16,7 +16,7 @@ import (
 )
 
 func TestEditKeepsPermissionBits(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"secret.txt": "a\n", "run.sh": "echo a\n"})
 	os.Chmod(filepath.Join(g.Dir, "secret.txt"), 0o600)
 	os.Chmod(filepath.Join(g.Dir, "run.sh"), 0o700)
@@ -56,7 +56,7 @@ func TestEditKeepsPermissionBits(t *testing.T) {
 }
 
 func TestMaxFileBytesHoldsForWrites(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
 	e := open(t, g.Dir, txn.Options{MaxFileBytes: 1000})
 	big := strings.Repeat("x", 1001)

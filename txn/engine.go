@@ -151,6 +151,11 @@ func Open(ctx context.Context, repo *gitops.Repo, opts Options) (*Engine, error)
 // next one. While another autocoder holds it, lockWait waits up to wait
 // (with a growing backoff; ctx cancels): a second MCP session on the same
 // repository then runs its call after the first one's, instead of failing.
+// onBusy is called each time lockWait finds another autocoder holding the
+// repository, before it pauses: the tests let go of the lock, or cancel,
+// at a known point of the wait instead of sleeping and hoping it has begun.
+var onBusy = func() {}
+
 func (e *Engine) lockWait(ctx context.Context, wait time.Duration) error {
 	start, pause := time.Now(), 2*time.Millisecond
 	for {
@@ -163,6 +168,7 @@ func (e *Engine) lockWait(ctx context.Context, wait time.Duration) error {
 		if !errors.As(err, &held) {
 			return err
 		}
+		onBusy()
 		left := wait - time.Since(start)
 		if left <= 0 || ctx.Err() != nil {
 			if cerr := cancelled(ctx); cerr != nil {
@@ -275,6 +281,7 @@ func reasonOf(err error) string {
 	var conflict *ConflictPathError
 	var nm *matcher.NoMatchError
 	var amb *matcher.AmbiguousMatchError
+	var anchor *matcher.AnchorError
 	switch c := step.ClassOf(err); {
 	case err == nil:
 		return ""
@@ -292,7 +299,7 @@ func reasonOf(err error) string {
 		return step.ReasonExists
 	case errors.As(err, &kind), errors.As(err, &conflict):
 		return step.ReasonWrongKind
-	case errors.As(err, &nm):
+	case errors.As(err, &nm), errors.As(err, &anchor):
 		return step.ReasonNoMatch
 	case errors.As(err, &amb):
 		return step.ReasonAmbiguous

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/autocoder/autocoder/gitops"
 	"github.com/autocoder/autocoder/gitops/gittest"
@@ -50,7 +51,7 @@ func mustApply(t *testing.T, e *txn.Engine, s *step.Step) step.Result {
 }
 
 func TestApplyCommitsOneStepOnANewWorkBranch(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "one\ntwo\n"})
 	e := open(t, g.Dir, txn.Options{})
 	r := mustApply(t, e, mkStep("s1", write("dir/new.txt", "hello\n"), replace("a.txt", "two", "deux")))
@@ -95,7 +96,7 @@ func TestApplyCommitsOneStepOnANewWorkBranch(t *testing.T) {
 }
 
 func TestApplyInARepositoryWithNoCommit(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.New(t)
 	e := open(t, g.Dir, txn.Options{})
 	mustApply(t, e, mkStep("first", write("README.md", "# hi\n")))
@@ -110,7 +111,7 @@ func TestApplyInARepositoryWithNoCommit(t *testing.T) {
 }
 
 func TestApplyFromDetachedHEAD(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
 	base := strings.TrimSpace(g.Git("rev-parse", "HEAD"))
 	g.Git("checkout", "-q", "--detach")
@@ -125,7 +126,7 @@ func TestApplyFromDetachedHEAD(t *testing.T) {
 }
 
 func TestApplyInALinkedWorktree(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
 	wt := filepath.Join(t.TempDir(), "wt")
 	g.Git("worktree", "add", "-q", wt, "-b", "feature")
@@ -144,7 +145,7 @@ func TestApplyInALinkedWorktree(t *testing.T) {
 }
 
 func TestFailedStepLeavesNoTrace(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "one\n"})
 	e := open(t, g.Dir, txn.Options{})
 	before := g.Snapshot()
@@ -159,7 +160,7 @@ func TestFailedStepLeavesNoTrace(t *testing.T) {
 }
 
 func TestUnchangedStepMakesNoCommit(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "one\n"})
 	e := open(t, g.Dir, txn.Options{})
 	mustApply(t, e, mkStep("s1", write("a.txt", "two\n")))
@@ -194,7 +195,7 @@ func TestPathsOutsideTheRepositoryAreRefused(t *testing.T) {
 }
 
 func TestUserWorkIsSacred(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"dirty.txt": "d\n", "staged.txt": "s\n", "both.txt": "b\n", "free.txt": "f\n"})
 	g.Write("dirty.txt", "d changed\n")
 	g.Write("staged.txt", "s changed\n")
@@ -234,6 +235,8 @@ func TestUserWorkIsSacred(t *testing.T) {
 
 func TestHeldLocksAreRefusedAndKept(t *testing.T) {
 	gittest.Isolate(t)
+	defer func(w time.Duration) { gitops.LockWait = w }(gitops.LockWait)
+	gitops.LockWait = 100 * time.Millisecond // the refusal, not the wait, is tested here
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
 	e := open(t, g.Dir, txn.Options{})
 	// index.lock held by "git": refused before any write.
@@ -267,7 +270,7 @@ func TestHeldLocksAreRefusedAndKept(t *testing.T) {
 }
 
 func TestPreconditions(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
 	e := open(t, g.Dir, txn.Options{})
 	before := g.Snapshot()
@@ -291,7 +294,7 @@ func TestPreconditions(t *testing.T) {
 }
 
 func TestEveryWriteOperation(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n", "mv.txt": "m\n", "gone.txt": "g\n", "d/x": "x\n", "d/y": "y\n", "run.sh": "echo\n"})
 	e := open(t, g.Dir, txn.Options{})
 	mustApply(t, e, mkStep("append", step.Op{Kind: step.OpAppend, Path: "a.txt", Content: []byte("b\n"), MustExist: true}))
@@ -341,7 +344,7 @@ func TestEveryWriteOperation(t *testing.T) {
 }
 
 func TestAtomicTakesBackEarlierSteps(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
 	e := open(t, g.Dir, txn.Options{})
 	before := g.Snapshot()
@@ -373,7 +376,7 @@ func TestAtomicTakesBackEarlierSteps(t *testing.T) {
 }
 
 func TestDryRunChangesNothingAndShowsDiffs(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a": "one\ntwo\n"})
 	e := open(t, g.Dir, txn.Options{})
 	before := g.Snapshot()
@@ -388,7 +391,7 @@ func TestDryRunChangesNothingAndShowsDiffs(t *testing.T) {
 }
 
 func TestUndoRedo(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n", "keep": "k\n"})
 	e := open(t, g.Dir, txn.Options{})
 	mustApply(t, e, mkStep("1", write("b", "b\n")))
@@ -475,7 +478,7 @@ func TestNoIdentityIsAClearError(t *testing.T) {
 }
 
 func TestOneEngineAtATime(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
 	open(t, g.Dir, txn.Options{})
 	repo, _ := gitops.Open(g.Dir)
@@ -490,7 +493,7 @@ func TestOneEngineAtATime(t *testing.T) {
 // memory between steps; when git changes the index in between, the next step
 // must see git's version, or the user's staged change would be lost.
 func TestIndexChangedByGitBetweenSteps(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n", "user.txt": "u\n"})
 	e := open(t, g.Dir, txn.Options{})
 	mustApply(t, e, mkStep("1", write("b", "b\n")))
@@ -515,7 +518,7 @@ func TestIndexChangedByGitBetweenSteps(t *testing.T) {
 // made (here: deleting the folder an earlier step filled), and after the run
 // the index on disk is complete and unlocked.
 func TestRunKeepsTheIndexInMemoryBetweenSteps(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
 	e := open(t, g.Dir, txn.Options{})
 	rs := e.Run(context.Background(), []step.Item{
@@ -543,7 +546,7 @@ func TestRunKeepsTheIndexInMemoryBetweenSteps(t *testing.T) {
 // per-file patches (unidiff.File) that git apply --check accepts, and that
 // git apply turns into the files the step would write.
 func TestDryRunDiffsAreGitPatches(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a": "one\ntwo", "gone": "bye\n"})
 	e := open(t, g.Dir, txn.Options{})
 	before := g.Snapshot()
@@ -582,7 +585,7 @@ func TestDryRunDiffsAreGitPatches(t *testing.T) {
 // steps it applied (autocoder run's Ctrl-C: no half answer on the branch),
 // while without the option the steps done before the cancel stay.
 func TestUndoOnCancelTakesBackTheRun(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
 	e := open(t, g.Dir, txn.Options{})
 	before := g.Snapshot()

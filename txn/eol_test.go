@@ -77,7 +77,10 @@ func assertAsGit(t *testing.T, g *gittest.Repo, what string, paths ...string) {
 // whole-file writes of LF or CRLF text, a new file, undo and redo leave the
 // repository as git would have it.
 func TestLineEndingsAsGit(t *testing.T) {
-	gittest.Isolate(t)
+	if testing.Short() {
+		t.Skip("compares every line-ending setting with git: slow; runs without -short")
+	}
+	t.Parallel()
 	for _, c := range []struct{ name, autocrlf, attrs string }{
 		{"autocrlf=true", "true", ""},
 		{"autocrlf=input", "input", ""},
@@ -124,7 +127,7 @@ func TestLineEndingsAsGit(t *testing.T) {
 // blob LF (the bug: every edit was refused as "uncommitted changes").
 // A file that git status calls modified is refused.
 func TestLineEndingsGuardJudgesAsGitStatus(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := eolRepo(t, "true", "")
 	if !bytes.Contains(g.Bytes("a.txt"), []byte("\r\n")) {
 		t.Fatal("git checkout did not write CRLF; the test needs it")
@@ -149,7 +152,7 @@ func TestLineEndingsGuardJudgesAsGitStatus(t *testing.T) {
 // A path with a filter attribute (Git LFS) is refused naming the filter,
 // and nothing changes.
 func TestLineEndingsFilterRefused(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{".gitattributes": "*.psd filter=lfs diff=lfs merge=lfs -text\n", "a.txt": "a\n"})
 	before := g.Snapshot()
 	e := open(t, g.Dir, txn.Options{})

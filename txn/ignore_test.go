@@ -20,7 +20,7 @@ import (
 // user edits (in place, to the same size and mtime), one a step writes,
 // and one the user deletes.
 func TestSessionIgnoresWhatGitIgnores(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{
 		"a.txt":          "a\n",
 		".gitignore":     "*.log\n!keep.log\nbuild/\n",
@@ -119,7 +119,7 @@ func TestSessionIgnoresWhatGitIgnores(t *testing.T) {
 // the index would not call it ignored; the session asks git about
 // untracked paths only.
 func TestStagedIgnoredPathIsDirtyNotIgnored(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n", ".gitignore": "*.log\n"})
 	g.Write("x.log", "mine\n")
 	g.Git("add", "-f", "x.log")

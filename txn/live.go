@@ -157,9 +157,11 @@ func (e *Engine) Live(stop bool, why string) []step.Result {
 		last.Error = strings.TrimSpace(last.Error + "\ncould not look for the files the programs changed: " + err.Error())
 		return out
 	}
-	var mine, theirs []string
+	var mine, theirs, big []string
 	for p, sum := range now {
 		switch old, was := e.liveBefore[p]; {
+		case !was && strings.HasPrefix(sum, bigPrefix):
+			big = append(big, p)
 		case !was:
 			mine = append(mine, p)
 		case old != sum:
@@ -169,6 +171,11 @@ func (e *Engine) Live(stop bool, why string) []step.Result {
 	if len(theirs) > 0 {
 		sort.Strings(theirs)
 		last.Error = strings.TrimSpace(last.Error + "\nleft uncommitted, because they held your own uncommitted work: " + strings.Join(theirs, ", "))
+	}
+	if len(big) > 0 {
+		sort.Strings(big)
+		last.Error = strings.TrimSpace(last.Error + fmt.Sprintf("\nleft uncommitted, because they are over the limit of %d bytes ([apply] max_file_bytes): %s",
+			e.opts.MaxFileBytes, strings.Join(big, ", ")))
 	}
 	sort.Strings(mine)
 	if len(mine) > 0 {

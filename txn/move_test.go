@@ -15,7 +15,7 @@ import (
 // A tracked folder moves with everything in it (Axon move_file of a folder,
 // 45 moves in the real history), as one commit git sees as renames.
 func TestMoveTrackedFolder(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"acts/basic.py": "b\n", "acts/sub/git.py": "g\n", "keep.txt": "k\n", "actsx/z": "z\n"})
 	if err := os.Chmod(filepath.Join(g.Dir, "acts", "sub", "git.py"), 0o755); err != nil {
 		t.Fatal(err)

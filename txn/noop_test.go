@@ -14,7 +14,7 @@ import (
 // a no-op: reported with its reason, no commit, and the run goes on; in a
 // step with other edits, those apply.
 func TestNoOpEditIsAWarning(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a.py": "x = 1\ny = 2\n"})
 	e := open(t, g.Dir, txn.Options{})
 	noop := step.Edit{Old: "x = 1", New: "x = 1"}

@@ -14,7 +14,7 @@ import (
 // everything of a skipped step are answered as not attempted, each saying
 // why, so that the feedback accounts for every operation the model sent.
 func TestNotAttempted(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
 	e := open(t, g.Dir, txn.Options{})
 	before := g.Snapshot()

@@ -14,7 +14,7 @@ import (
 // elsewhere (a model guessed main.go for cmd/tool/main.go), is answered with
 // the files it probably meant; nothing changes.
 func TestNotFoundNamesTheFileMeant(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{
 		"cmd/tool/main.go": "package main\n", "README.md": "# r\n", "docs/readme.md": "d\n", "axon.txt": "a\n",
 	})

@@ -148,6 +148,9 @@ func (r recordPrograms) Run(_ context.Context, dir string, p step.Program) step.
 }
 
 func TestPolicyRefusesHostilePathSpellings(t *testing.T) {
+	if testing.Short() {
+		t.Skip("tries every hostile path spelling: slow; runs without -short")
+	}
 	g, _ := policyRepo(t)
 	e := open(t, g.Dir, txn.Options{Deny: denyEnvPem})
 	cases := map[string]string{
@@ -193,7 +196,7 @@ func TestPolicyRefusesHostilePathSpellings(t *testing.T) {
 }
 
 func TestPolicySamePathTwiceInOneStep(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
 	e := open(t, g.Dir, txn.Options{})
 	before := g.Snapshot()
@@ -205,7 +208,7 @@ func TestPolicySamePathTwiceInOneStep(t *testing.T) {
 }
 
 func TestPolicyWriteOntoAFolderIsAFolder(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"dir/b.txt": "b\n"})
 	e := open(t, g.Dir, txn.Options{})
 	before := g.Snapshot()

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/autocoder/autocoder/step"
+	"io"
 	"os"
 	"sort"
 	"strings"
@@ -165,10 +166,12 @@ func (e *Engine) runPrograms(ctx context.Context, s *step.Step, res *step.Result
 		res.Programs = append(res.Programs, step.ProgramResult{Name: "(all)", Status: "failure", Error: err.Error()})
 		return
 	}
-	var mine, theirs []string
+	var mine, theirs, big []string
 	for p, sum := range after {
 		old, wasDirty := before[p]
 		switch {
+		case !wasDirty && strings.HasPrefix(sum, bigPrefix):
+			big = append(big, p)
 		case !wasDirty:
 			mine = append(mine, p)
 		case old != sum && !e.liveOwns(p):
@@ -182,6 +185,12 @@ func (e *Engine) runPrograms(ctx context.Context, s *step.Step, res *step.Result
 	}
 	sort.Strings(mine)
 	sort.Strings(theirs)
+	sort.Strings(big)
+	if len(big) > 0 {
+		res.Programs[len(res.Programs)-1].Error = strings.TrimSpace(res.Programs[len(res.Programs)-1].Error +
+			fmt.Sprintf("\nleft uncommitted, because they are over the limit of %d bytes ([apply] max_file_bytes): %s",
+				e.opts.MaxFileBytes, strings.Join(big, ", ")))
+	}
 	if len(theirs) > 0 {
 		res.Programs[len(res.Programs)-1].Error = strings.TrimSpace(res.Programs[len(res.Programs)-1].Error +
 			"\nleft uncommitted, because they held your own uncommitted work: " + strings.Join(theirs, ", "))
@@ -217,17 +226,38 @@ func (e *Engine) dirtyState() (map[string]string, error) {
 			m[p] = fi.Mode().Type().String() + " " + target
 			continue
 		}
-		b, err := os.ReadFile(e.Repo.Abs(p))
-		switch {
-		case errors.Is(err, os.ErrNotExist):
-			m[p] = ""
-		case err != nil:
-			m[p] = "unreadable"
-		default:
-			m[p] = fmt.Sprintf("%x", sha256.Sum256(b))
-		}
+		m[p] = e.fingerprint(e.Repo.Abs(p))
 	}
 	return m, nil
+}
+
+// bigPrefix starts the fingerprint of a file over [apply] max_file_bytes.
+const bigPrefix = "big "
+
+// fingerprint says what a dirty path holds in a fixed amount of memory:
+// "" when it is gone, a SHA-256 of its content read as a stream, or for a
+// file over [apply] max_file_bytes (which is never committed) its size and
+// modification time, from a stat, without reading it.
+func (e *Engine) fingerprint(full string) string {
+	fi, err := os.Lstat(full)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return ""
+	case err != nil:
+		return "unreadable"
+	case fi.Size() > e.opts.MaxFileBytes:
+		return fmt.Sprintf("%s%d %d", bigPrefix, fi.Size(), fi.ModTime().UnixNano())
+	}
+	f, err := os.Open(full)
+	if err != nil {
+		return "unreadable"
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "unreadable"
+	}
+	return fmt.Sprintf("%x", h.Sum(nil))
 }
 
 // commitProgramOutput commits the given paths as they are in the worktree,

@@ -27,7 +27,7 @@ func (f fakePrograms) Run(_ context.Context, dir string, p step.Program) step.Pr
 }
 
 func TestProgramOutputIsACommitOfItsOwn(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n", "mine.txt": "m\n", "gen.txt": "old\n"})
 	g.Write("mine.txt", "the user's work\n")
 	g.Write("untracked.txt", "u\n")
@@ -69,7 +69,7 @@ func TestProgramOutputIsACommitOfItsOwn(t *testing.T) {
 // used to be refused with it: a model that asked to run the tests lost its
 // edits too).
 func TestRefusedProgramIsNotRunAndTheFilesApply(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
 	ran := false
 	for i, opts := range []txn.Options{{}, {Programs: fakePrograms{allow: false, run: func(string, step.Program) { ran = true }}}} {
@@ -100,7 +100,7 @@ func TestRefusedProgramIsNotRunAndTheFilesApply(t *testing.T) {
 }
 
 func TestVerifyFailureRollsTheStepBack(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
 	saw := ""
 	e := open(t, g.Dir, txn.Options{Verify: func(_ context.Context, root string) (string, error) {

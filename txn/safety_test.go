@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/autocoder/autocoder/gitops"
 	"github.com/autocoder/autocoder/gitops/gittest"
@@ -24,7 +25,7 @@ import (
 // and never pass them through the path policy, so a configured deny pattern
 // is bypassed: the denied file is deleted and committed.
 func TestRmdirHonoursDenyPatterns(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"conf/secret.env": "KEY=1\n", "conf/app.ini": "a\n"})
 	deny := func(rel string) (string, bool) {
 		if strings.HasSuffix(rel, ".env") {
@@ -59,7 +60,7 @@ func TestRmdirHonoursDenyPatterns(t *testing.T) {
 // rollback of a created file prunes empty folders up to the root, including
 // one that the user had before the step.
 func TestFailedStepLeavesNoFolders(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
 	if err := os.Mkdir(filepath.Join(g.Dir, "userdir"), 0o777); err != nil {
 		t.Fatal(err)
@@ -80,7 +81,7 @@ func TestFailedStepLeavesNoFolders(t *testing.T) {
 // .gitmodules only: a write into it fails late in the tree edit with exit 1
 // and a message about folders, instead of the policy's refusal (exit 4).
 func TestWriteIntoGitlinkIsRefused(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
 	head := strings.TrimSpace(g.Git("rev-parse", "HEAD"))
 	g.Git("update-index", "--add", "--cacheinfo", "160000,"+head+",sub")
@@ -129,7 +130,7 @@ func TestInjectedFailureInAtomicRollbackDoesNotPanic(t *testing.T) {
 // has, fails with RefChangedError, and keeps the journal: every autocoder
 // command fails from then on, and the hint says "run autocoder again".
 func TestRecoveryAfterTheUserMovedTheBranch(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
 	e := open(t, g.Dir, txn.Options{})
 	mustApply(t, e, mkStep("1", write("b", "b\n")))
@@ -199,7 +200,7 @@ func TestDotGitAliasesAreRefused(t *testing.T) {
 // step cleared the branch's redo stack: a step undone before the run can no
 // longer be redone.
 func TestAtomicRollbackKeepsRedo(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
 	e := open(t, g.Dir, txn.Options{})
 	mustApply(t, e, mkStep("1", write("b", "b\n")))
@@ -227,6 +228,8 @@ func TestAtomicRollbackKeepsRedo(t *testing.T) {
 // between.
 func TestHeldHEADLockIsACleanRefusal(t *testing.T) {
 	gittest.Isolate(t)
+	defer func(w time.Duration) { gitops.LockWait = w }(gitops.LockWait)
+	gitops.LockWait = 100 * time.Millisecond // the refusal, not the wait, is tested here
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
 	e := open(t, g.Dir, txn.Options{})
 	lock := filepath.Join(g.Dir, ".git", "HEAD.lock")

@@ -26,7 +26,7 @@ func sharedIndexes(t *testing.T, g *gittest.Repo) []string {
 // index: a call writes a small file, git reads it as autocoder committed
 // it, and a user's git add between two calls stays.
 func TestSessionWritesASplitIndexGitReads(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	files := map[string]string{}
 	for i := range 60 {
 		files[fmt.Sprintf("src/f%02d.txt", i)] = fmt.Sprintf("file %d\n", i)
@@ -91,7 +91,7 @@ func TestSessionWritesASplitIndexGitReads(t *testing.T) {
 
 // core.splitIndex=false keeps a session's index whole.
 func TestSessionKeepsTheIndexWholeWhenGitConfigSaysSo(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
 	g.Git("config", "core.splitIndex", "false")
 	e := open(t, g.Dir, txn.Options{SplitIndex: true})

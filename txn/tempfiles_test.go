@@ -95,7 +95,7 @@ func leftovers(dir string) []string {
 // the next command must really finish the rollback (not fail on it again),
 // leaving the obstacle as it is.
 func TestRollbackObstacleIsNamedAndTheNextCommandFinishes(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
 	before := g.Snapshot()
 	repo, err := gitops.Open(g.Dir)

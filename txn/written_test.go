@@ -13,7 +13,7 @@ import (
 // the file with a line break, an append starts on a new line, and every
 // write or append keeps the line-ending style of the file it changes.
 func TestWrittenContentKeepsLinesAndStyle(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{
 		"crlf.txt":     "one\r\ntwo\r\n",
 		"crlf-app.txt": "one\r\ntwo",

@@ -39,6 +39,18 @@ type Answer struct {
 	// instead of ending it, until the client goes away or the server
 	// closes: a model still writing when the user presses Ctrl-C.
 	Hang bool
+	// ToolCalls are function calls the answer makes (after Text), as a
+	// model does when it is offered tools; streamed, each call's
+	// arguments arrive in small pieces, as real servers send them. The
+	// finish_reason is then "tool_calls" unless FinishReason says.
+	ToolCalls []ToolCall
+}
+
+// ToolCall is one function call of a scripted answer.
+type ToolCall struct {
+	ID        string
+	Name      string
+	Arguments string // JSON, as the model writes it
 }
 
 // Request is one request the server received.
@@ -48,12 +60,17 @@ type Request struct {
 	IncludeUsage  bool      `json:"include_usage"`
 	Messages      []Message `json:"messages"`
 	Authorization string    `json:"authorization"`
+	Tools         []string  `json:"tools,omitempty"` // the names of the functions offered
 }
 
 // Message is one message of a request.
 type Message struct {
 	Role    string `json:"role"`
 	Content string `json:"content"`
+	// ToolCallID is a tool message's call id; ToolCalls the calls an
+	// assistant message made (each "id name arguments").
+	ToolCallID string   `json:"tool_call_id,omitempty"`
+	ToolCalls  []string `json:"tool_calls,omitempty"`
 }
 
 // Server is the fake API. Its base URL for clients is URL() (".../v1").
@@ -118,9 +135,22 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		Model    string `json:"model"`
 		Stream   bool   `json:"stream"`
 		Messages []struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
+			Role       string          `json:"role"`
+			Content    json.RawMessage `json:"content"`
+			ToolCallID string          `json:"tool_call_id"`
+			ToolCalls  []struct {
+				ID       string `json:"id"`
+				Function struct {
+					Name      string `json:"name"`
+					Arguments string `json:"arguments"`
+				} `json:"function"`
+			} `json:"tool_calls"`
 		} `json:"messages"`
+		Tools []struct {
+			Function struct {
+				Name string `json:"name"`
+			} `json:"function"`
+		} `json:"tools"`
 		StreamOptions struct {
 			IncludeUsage bool `json:"include_usage"`
 		} `json:"stream_options"`
@@ -132,7 +162,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	req := Request{Model: body.Model, Stream: body.Stream, IncludeUsage: body.StreamOptions.IncludeUsage,
 		Authorization: r.Header.Get("Authorization")}
 	for _, m := range body.Messages {
-		req.Messages = append(req.Messages, Message{Role: m.Role, Content: content(m.Content)})
+		msg := Message{Role: m.Role, Content: content(m.Content), ToolCallID: m.ToolCallID}
+		for _, c := range m.ToolCalls {
+			msg.ToolCalls = append(msg.ToolCalls, c.ID+" "+c.Function.Name+" "+c.Function.Arguments)
+		}
+		req.Messages = append(req.Messages, msg)
+	}
+	for _, t := range body.Tools {
+		req.Tools = append(req.Tools, t.Function.Name)
 	}
 	s.mu.Lock()
 	key, models := s.key, s.models
@@ -163,11 +200,22 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	finish := a.FinishReason
 	if finish == "" {
 		finish = "stop"
+		if len(a.ToolCalls) > 0 {
+			finish = "tool_calls"
+		}
 	}
 	if !req.Stream {
+		msg := map[string]any{"role": "assistant", "content": a.Text}
+		if len(a.ToolCalls) > 0 {
+			var calls []any
+			for _, c := range a.ToolCalls {
+				calls = append(calls, map[string]any{"id": c.ID, "type": "function",
+					"function": map[string]any{"name": c.Name, "arguments": c.Arguments}})
+			}
+			msg["tool_calls"] = calls
+		}
 		resp := map[string]any{"id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": req.Model,
-			"choices": []any{map[string]any{"index": 0, "finish_reason": finish,
-				"message": map[string]any{"role": "assistant", "content": a.Text}}}}
+			"choices": []any{map[string]any{"index": 0, "finish_reason": finish, "message": msg}}}
 		if !a.NoUsage {
 			resp["usage"] = usage
 		}
@@ -208,6 +256,22 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if a.CutAfter > 0 {
 		return // the connection ends here: no finish_reason, no [DONE]
+	}
+	for i, c := range a.ToolCalls {
+		// The first delta names the call; its arguments follow in pieces.
+		call := func(f map[string]any, first bool) map[string]any {
+			d := map[string]any{"index": i, "function": f}
+			if first {
+				d["id"], d["type"] = c.ID, "function"
+			}
+			return map[string]any{"tool_calls": []any{d}}
+		}
+		chunk(call(map[string]any{"name": c.Name, "arguments": ""}, true), nil, nil)
+		for args := c.Arguments; len(args) > 0; {
+			n := min(len(args), 7)
+			chunk(call(map[string]any{"arguments": args[:n]}, false), nil, nil)
+			args = args[n:]
+		}
 	}
 	chunk(map[string]any{}, finish, nil)
 	if req.IncludeUsage && !a.NoUsage {

@@ -35,6 +35,8 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			promptCommand(),
 			runCommand(),
 			showCommand(),
+			trustCommand(),
+			untrustCommand(),
 			mcpCommand(),
 			demoCommand(),
 			completionCommand(),
@@ -84,11 +86,11 @@ func format(c *cli.Context) (string, error) {
 
 // openEngine opens the repository around -C (or the current folder) with
 // its autocoder.toml, recovering an interrupted run first.
-func openEngine(c *cli.Context, branch string) (*txn.Engine, config.Config, error) {
+func openEngine(c *cli.Context, branch string) (*txn.Engine, config.Settings, error) {
 	return openEngineWith(c, branch, false)
 }
 
-func openEngineWith(c *cli.Context, branch string, allowPrograms bool) (*txn.Engine, config.Config, error) {
+func openEngineWith(c *cli.Context, branch string, allowPrograms bool) (*txn.Engine, config.Settings, error) {
 	dir := c.String("C")
 	if dir == "" {
 		dir = "."
@@ -107,24 +109,28 @@ const commandLockWait = 5 * time.Second
 // that repository's autocoder.toml; lockWait is how long to wait for
 // another autocoder working there (0: refuse at once). A session's engine
 // (the MCP server's) writes the index split (txn.Options.SplitIndex).
-func openEngineAt(c *cli.Context, dir, branch string, allowPrograms bool, lockWait time.Duration, session bool) (*txn.Engine, config.Config, error) {
+func openEngineAt(c *cli.Context, dir, branch string, allowPrograms bool, lockWait time.Duration, session bool) (*txn.Engine, config.Settings, error) {
 	repo, err := gitops.Open(dir)
 	if err != nil {
-		return nil, config.Config{}, err
+		return nil, config.Settings{}, err
 	}
-	cfg, err := config.Load(repo.Root)
+	cfg, err := config.Load(repo.Root, config.UserDirs())
 	if err != nil {
 		repo.Close()
 		return nil, cfg, err
 	}
-	withdrawKeys(cfg) // before git runs for us (txn.Open): see withdrawKeys
+	warnUntrusted(c.App.ErrWriter, cfg)
+	withdrawKeys(cfg.Config) // before git runs for us (txn.Open): see withdrawKeys
+	// The variable an untrusted file names as the key's is withdrawn too:
+	// that only narrows what programs see.
+	withdrawKeys(cfg.IfTrusted)
 	e, err := txn.Open(c.Context, repo, txn.Options{
 		BranchPrefix: cfg.Apply.BranchPrefix,
 		Branch:       branch,
 		MaxFileBytes: cfg.Apply.MaxFileBytes,
 		Deny:         cfg.Denied,
-		Programs:     programs{cfg: cfg, allowAll: allowPrograms},
-		Verify:       verifier(cfg),
+		Programs:     newPrograms(cfg, allowPrograms),
+		Verify:       verifier(cfg.Config),
 		Log:          c.App.ErrWriter,
 		LockWait:     lockWait,
 		SplitIndex:   session,

@@ -65,7 +65,7 @@ func (e *noBlocksError) Hint() string {
 	if len(e.errs) > 0 && e.errs[0].Fix != "" {
 		return e.errs[0].Fix
 	}
-	return "a block starts with #####-- (autocoder JSON), a ```mcp-request fence (FlyCode MCP) or a ~~~~~act fence (Axon); `autocoder parse FILE` shows what was found"
+	return protocol.Reads + "; `autocoder parse FILE` shows what was found"
 }
 
 func runApply(c *cli.Context) (err error) {
@@ -138,8 +138,8 @@ func runApply(c *cli.Context) (err error) {
 	}
 	out := report.Run{Branch: branch, DryRun: c.Bool("dry-run"), Results: results, Code: exitOf(fail),
 		Subject: func(s *step.Step) string { return txn.Subject(s, e.Repo.Root) },
-		Patch:   patch, PatchRaw: !stdoutTerminal(c) && c.String("feedback") != "-", Allowed: programs{cfg: cfg, allowAll: c.Bool("allow-programs")}.Allowed,
-		RefusedHint: programs{cfg: cfg}.refusedHint("apply"),
+		Patch:   patch, PatchRaw: !stdoutTerminal(c) && c.String("feedback") != "-", Allowed: newPrograms(cfg, c.Bool("allow-programs")).Allowed,
+		RefusedHint: programs{cfg: cfg.Config}.refusedHint("apply"),
 		Quiet:       c.Bool("quiet")}
 	if branch != "" && "refs/heads/"+branch != before.Branch {
 		// The run moved HEAD to a new work branch: say from where, and how
@@ -208,7 +208,7 @@ func readable(items []step.Item) *noBlocksError {
 
 func reportUnreadable(c *cli.Context, f string, err *noBlocksError) error {
 	if f == "json" {
-		report.Unreadable(reportWriter(c), err.errs, err.Class().ExitCode())
+		report.Unreadable(reportWriter(c), err.errs, err.Class().ExitCode(), err.Error(), err.Hint())
 		return &reported{class: err.Class()}
 	}
 	return err

@@ -46,7 +46,7 @@ var ours = regexp.MustCompile(`\x1b\[(0|1|31|32|33|36)m`)
 // words and a dry run's patch are coloured; the response's own escape
 // sequences are still shown escaped, never sent.
 func TestColourOnATerminal(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"README": "hello\n"})
 	resp := writeResponse(t, colourResponse)
 	screen, code := runOnTerminal(t, colourEnv(""), "-C", g.Dir, "apply", resp)
@@ -79,7 +79,7 @@ func TestColourOnATerminal(t *testing.T) {
 // NO_COLOR set to anything (no-color.org) means no colour, on a terminal
 // too; set but empty, it is not set.
 func TestNoColourWithNO_COLOR(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"README": "hello\n"})
 	screen, _ := runOnTerminal(t, colourEnv("1"), "-C", g.Dir, "apply", writeResponse(t, colourResponse))
 	if strings.Contains(screen, "\x1b") || !strings.Contains(screen, "applied") {
@@ -100,7 +100,7 @@ func TestNoColourWithNO_COLOR(t *testing.T) {
 // reads. (A pipe gets the patch's content as the response wrote it,
 // control bytes included: apply_dryrun_patch.txtar.)
 func TestNoColourThroughAPipe(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"README": "hello\n"})
 	plainDryRun := "~~~~~act\nwrite_file d.txt\n~~~~~\n~~~~~text\ndelta\n~~~~~\n"
 	for _, c := range []struct {

@@ -5,7 +5,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -117,47 +119,90 @@ func killed(err error) bool {
 // no lock, journal or temporary file left, git fsck clean. Re-applying the
 // response then completes it.
 func TestCrashAtEveryPoint(t *testing.T) {
-	gittest.Isolate(t)
+	if testing.Short() {
+		t.Skip("kills apply at each of its crash points: slow; runs without -short")
+	}
+	t.Parallel()
 	want := referenceTrees(t)
-	crashes := 0
-	for n := 1; n < 200; n++ {
-		g := crashRepo(t)
-		plan := filepath.Join(t.TempDir(), "plan.md")
-		os.WriteFile(plan, []byte(crashPlan), 0o666)
-		userBefore := userState(g)
-		out, err := autocoder(t, g.Dir, []string{fmt.Sprintf("AUTOCODER_TEST_CRASH_AT=%d", n)}, "apply", plan)
-		if err == nil {
-			if crashes < 20 {
-				t.Fatalf("only %d crash points in a six-step run", crashes)
+	// Each point has a repository of its own: a batch of points runs in
+	// parallel, batch after batch, until a run completes uncrashed (its
+	// point is past the last one).
+	var mu sync.Mutex
+	var crashed, completed []int
+	const batch = 8
+	for first := 1; first < 200 && len(completed) == 0; first += batch {
+		t.Run(fmt.Sprintf("points %d-%d", first, first+batch-1), func(t *testing.T) {
+			for n := first; n < first+batch; n++ {
+				t.Run(fmt.Sprint(n), func(t *testing.T) {
+					t.Parallel()
+					c := crashAt(t, n, want)
+					mu.Lock()
+					defer mu.Unlock()
+					if c {
+						crashed = append(crashed, n)
+					} else {
+						completed = append(completed, n)
+					}
+				})
 			}
-			t.Logf("crashed the run at %d points", crashes)
+		})
+		if t.Failed() {
 			return
 		}
-		if !killed(err) {
-			t.Fatalf("crash point %d: apply failed without being killed: %v\n%s", n, err, out)
-		}
-		crashes++
-		out, err = autocoder(t, g.Dir, nil, "log")
-		if err != nil && !strings.Contains(out, "not on a work branch") {
-			t.Fatalf("crash point %d: the next command failed: %v\n%s", n, err, out)
-		}
-		checkConsistent(t, g, n, want, userBefore)
-		// Re-applying finishes the job.
-		if out, err := autocoder(t, g.Dir, nil, "apply", plan); err != nil {
-			t.Fatalf("crash point %d: re-apply: %v\n%s", n, err, out)
-		}
-		if tree := strings.TrimSpace(g.Git("rev-parse", "HEAD^{tree}")); tree != want[len(want)-1] {
-			t.Fatalf("crash point %d: after re-applying, the tree is %s, want %s", n, tree, want[len(want)-1])
-		}
-		checkConsistent(t, g, n, want, userBefore)
 	}
-	t.Fatal("the run never completed")
+	if len(completed) == 0 {
+		t.Fatal("the run never completed")
+	}
+	if len(crashed) < 20 {
+		t.Fatalf("only %d crash points in a six-step run", len(crashed))
+	}
+	// The crash points are the first ones: no run completes before a later
+	// point still crashes it.
+	if slices.Max(crashed) > slices.Min(completed) {
+		t.Fatalf("crashed at %v but completed at %v", crashed, completed)
+	}
+	t.Logf("crashed the run at %d points", len(crashed))
+}
+
+// crashAt kills apply at crash point n and checks that the next command
+// (here: log) leaves a consistent repository and that re-applying the
+// response completes it. It reports whether apply was killed: false when n
+// is past the run's last point and apply completed.
+func crashAt(t *testing.T, n int, want []string) bool {
+	g := crashRepo(t)
+	plan := filepath.Join(t.TempDir(), "plan.md")
+	os.WriteFile(plan, []byte(crashPlan), 0o666)
+	userBefore := userState(g)
+	out, err := autocoder(t, g.Dir, []string{fmt.Sprintf("AUTOCODER_TEST_CRASH_AT=%d", n)}, "apply", plan)
+	if err == nil {
+		return false
+	}
+	if !killed(err) {
+		t.Fatalf("crash point %d: apply failed without being killed: %v\n%s", n, err, out)
+	}
+	out, err = autocoder(t, g.Dir, nil, "log")
+	if err != nil && !strings.Contains(out, "not on a work branch") {
+		t.Fatalf("crash point %d: the next command failed: %v\n%s", n, err, out)
+	}
+	checkConsistent(t, g, n, want, userBefore)
+	// Re-applying finishes the job.
+	if out, err := autocoder(t, g.Dir, nil, "apply", plan); err != nil {
+		t.Fatalf("crash point %d: re-apply: %v\n%s", n, err, out)
+	}
+	if tree := strings.TrimSpace(g.Git("rev-parse", "HEAD^{tree}")); tree != want[len(want)-1] {
+		t.Fatalf("crash point %d: after re-applying, the tree is %s, want %s", n, tree, want[len(want)-1])
+	}
+	checkConsistent(t, g, n, want, userBefore)
+	return true
 }
 
 // TestFailureAtEveryPoint injects an error at each point of the run: the
 // failing step is rolled back at once, the earlier steps stay.
 func TestFailureAtEveryPoint(t *testing.T) {
-	gittest.Isolate(t)
+	if testing.Short() {
+		t.Skip("fails apply at each of its failure points: slow; runs without -short")
+	}
+	t.Parallel()
 	want := referenceTrees(t)
 	for n := 1; n < 200; n++ {
 		g := crashRepo(t)

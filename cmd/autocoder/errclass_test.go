@@ -73,6 +73,7 @@ var classTable = []struct {
 	{&matcher.NoChangeError{}, step.ClassStepFailed, true},
 	{&matcher.BinaryError{In: "file"}, step.ClassStepFailed, true},
 	{&matcher.EncodingError{In: "file"}, step.ClassStepFailed, true},
+	{&matcher.IndentError{Line: 2, What: "w", To: '\t', ToUnit: 1}, step.ClassStepFailed, true},
 	{&matcher.EditError{Err: &matcher.NoChangeError{}}, step.ClassStepFailed, true},
 
 	{&config.Error{File: "autocoder.toml", Msg: "unknown key", Fix: "did you mean x?"}, step.ClassUsage, true},

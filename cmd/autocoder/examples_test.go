@@ -46,7 +46,7 @@ const greetTS = "export function greet(name: string): string {\n  return `Hello,
 
 func exampleCases() []exampleCase {
 	game := "import pygame\n\n\nclass Tetris:\n    def __init__(self):\n        pass\n"
-	return []exampleCase{
+	cs := []exampleCase{
 		// autocoder JSON
 		{dialect: "autocoder", name: "create", commits: 1,
 			want: map[string]string{"tetris/game.py": game},
@@ -137,6 +137,37 @@ func exampleCases() []exampleCase {
 		{dialect: "axon", name: "write", commits: 1,
 			want: map[string]string{"docs/guide.md": "# Guide\n\nRun the script:\n```sh\npython main.py\n```\n"}},
 	}
+	// The edit formats: the same small program in each, changed as the
+	// prompt shows; reads and programs are Axon's acts.
+	greet := "def greet(name):\n    print(\"hello \" + name)\n"
+	greeted := "def greet(name):\n    print(f\"hello, {name}!\")\n"
+	main := "from app.greet import greet\n\ndef main():\n    greet(\"world\")\n"
+	mainBoth := "from app.greet import greet\nfrom app.farewell import farewell\n\ndef main():\n    greet(\"world\")\n    farewell(\"world\")\n"
+	farewell := "def farewell(name):\n    print(f\"goodbye, {name}!\")\n"
+	for _, d := range []string{"apply_patch", "search-replace", "udiff"} {
+		cs = append(cs,
+			exampleCase{dialect: d, name: "read", files: map[string]string{"app/main.py": main}, commits: 0,
+				feedback: []string{"greet(\"world\")"}},
+			exampleCase{dialect: d, name: "run", commits: 0, ran: []string{". python -m pytest -q"}, feedback: []string{"1 passed"}})
+	}
+	cs = append(cs,
+		exampleCase{dialect: "apply_patch", name: "update", files: map[string]string{"app/greet.py": greet}, commits: 1,
+			want: map[string]string{"app/greet.py": greeted}, feedback: []string{"Success. Updated the following files:", "M app/greet.py"}},
+		exampleCase{dialect: "apply_patch", name: "several", files: map[string]string{"app/main.py": main, "app/old.py": "x = 1\n"}, commits: 1,
+			want: map[string]string{"app/farewell.py": farewell, "app/main.py": mainBoth, "app/old.py": ""}},
+		exampleCase{dialect: "apply_patch", name: "move", files: map[string]string{"app/util.py": "def helper():\n    return 1\n"}, commits: 1,
+			want: map[string]string{"app/util.py": "", "app/helpers.py": "def helper():  # moved from util.py\n    return 1\n"}},
+		exampleCase{dialect: "search-replace", name: "edit", files: map[string]string{"app/greet.py": greet}, commits: 1,
+			want: map[string]string{"app/greet.py": greeted}, feedback: []string{"Applied edit to app/greet.py"}},
+		exampleCase{dialect: "search-replace", name: "create", commits: 1, want: map[string]string{"app/farewell.py": farewell}},
+		exampleCase{dialect: "search-replace", name: "several", files: map[string]string{"app/main.py": main}, commits: 2,
+			want: map[string]string{"app/main.py": mainBoth}},
+		exampleCase{dialect: "udiff", name: "edit", files: map[string]string{"app/greet.py": greet}, commits: 1,
+			want: map[string]string{"app/greet.py": greeted}, feedback: []string{"Applied patch to 'app/greet.py' cleanly."}},
+		exampleCase{dialect: "udiff", name: "several", files: map[string]string{"app/main.py": main}, commits: 1,
+			want: map[string]string{"app/farewell.py": farewell, "app/main.py": mainBoth}},
+	)
+	return cs
 }
 
 // fakePrograms are the programs the examples run, as shell scripts that

@@ -72,7 +72,7 @@ func TestRunHelpShowsTheDefaults(t *testing.T) {
 		fmt.Sprintf("--max-turns N      stop after N answers ([model] max_turns) (default: %d)", d.MaxTurns),
 		fmt.Sprintf("([model] max_tokens) (default: %d)", d.MaxTokens),
 		fmt.Sprintf("([model] dialect) (default: %s)", d.Dialect),
-		fmt.Sprintf("([model] lang) (default: %s)", d.Lang),
+		"([model] lang) (default: " + localeDefault + ")",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("run --help lacks %q:\n%s", want, out.String())

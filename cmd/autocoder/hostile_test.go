@@ -7,7 +7,7 @@ package main
 // repository unchanged byte for byte where the input is refused, nothing
 // written beside the repository (a sentinel folder and the case's own
 // folder), no raw control character on the terminal, `git fsck --strict`
-// clean, and a wall-clock bound that only guards against a hang.
+// clean, and a bound on CPU time that only guards against a runaway.
 //
 // The inputs are written by the table below and kept as golden files in
 // testdata/hostile/ (go test -run TestHostile -update rewrites them), so
@@ -32,6 +32,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/autocoder/autocoder/config"
 	"github.com/autocoder/autocoder/gitops/gittest"
 	"github.com/autocoder/autocoder/internal/golden"
 	"github.com/autocoder/autocoder/termsafe"
@@ -80,7 +81,10 @@ timeout = "10s"
 const hostileSecret = "topsecret-outside"
 
 func TestHostile(t *testing.T) {
-	gittest.Isolate(t)
+	if testing.Short() {
+		t.Skip("applies every hostile input: slow; runs without -short")
+	}
+	t.Parallel()
 	tmpl := gittest.New(t)
 	for p, c := range hostileTemplate {
 		tmpl.Write(p, c)
@@ -133,6 +137,12 @@ func runHostile(t *testing.T, tmpl string, tmplSnap gittest.Snapshot, c hostileC
 	repo := filepath.Join(base, "repo")
 	outside := filepath.Join(base, "outside")
 	copyTree(t, tmpl, repo)
+	// The template's autocoder.toml turns programs on; a repository's file
+	// counts only once its user trusted it, and each copy is another path.
+	toml := filepath.Join(repo, "autocoder.toml")
+	data, err := os.ReadFile(toml)
+	must(t, err)
+	must(t, config.UserDirs().Trust(toml, config.Sum(data)))
 	must(t, os.MkdirAll(filepath.Join(outside, "sub"), 0o755))
 	must(t, os.WriteFile(filepath.Join(outside, "secret.txt"), []byte(hostileSecret+"\n"), 0o644))
 	must(t, os.WriteFile(filepath.Join(outside, "sub", "deep.txt"), []byte(hostileSecret+"-deep\n"), 0o644))
@@ -156,7 +166,7 @@ func runHostile(t *testing.T, tmpl string, tmplSnap gittest.Snapshot, c hostileC
 	args = append(args, inFile)
 
 	var stdout, stderr bytes.Buffer
-	done := make(chan int, 1)
+	started, done := make(chan time.Duration, 1), make(chan int, 1)
 	go func() {
 		// One run at a time: urfave/cli applies its package-level HelpFlag
 		// and help command to every app it runs, so two apps in one process
@@ -164,14 +174,30 @@ func runHostile(t *testing.T, tmpl string, tmplSnap gittest.Snapshot, c hostileC
 		// runs one app per process; the cases' setup and checks stay parallel.
 		appMu.Lock()
 		defer appMu.Unlock()
+		started <- processCPU()
 		done <- run(args, strings.NewReader(""), &stdout, &stderr)
 	}()
+	// A guard against a runaway, not a speed target: the bound is generous,
+	// and on the CPU time the process spends while this case runs, which a
+	// loaded machine or the race detector's pauses do not stretch as they
+	// stretch the wall clock (TestHostile failed on "apply did not finish
+	// within 20s" under -race on a busy machine). A run that waits for
+	// nothing forever is go test's -timeout's to catch.
+	const cpuBound = 30 * time.Second
+	start := <-started
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
 	var code int
-	select {
-	case code = <-done:
-	case <-time.After(20 * time.Second):
-		// A hang guard, not a speed target: the bound is generous.
-		t.Fatalf("apply did not finish within 20s")
+wait:
+	for {
+		select {
+		case code = <-done:
+			break wait
+		case <-tick.C:
+			if used := processCPU() - start; used > cpuBound {
+				t.Fatalf("apply used %s of CPU time and has not finished", used)
+			}
+		}
 	}
 	fb, _ := os.ReadFile(fbFile)
 	out := stdout.String() + stderr.String() + string(fb)

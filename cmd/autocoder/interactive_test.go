@@ -42,7 +42,10 @@ gamma
 // command sees a terminal on its standard input, as a user's shell gives
 // it): each step's diff, then the answer typed: apply, skip, apply.
 func TestApplyInteractiveThroughAPty(t *testing.T) {
-	gittest.Isolate(t)
+	if testing.Short() {
+		t.Skip("drives apply -i through a terminal: slow; runs without -short")
+	}
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"README": "hello\n"})
 	screen, err := applyInteractive(t, g, "a", "s", "a")
 	if err != nil {
@@ -68,7 +71,10 @@ func TestApplyInteractiveThroughAPty(t *testing.T) {
 // Quit keeps the steps applied before it and applies none after; the
 // report says so.
 func TestApplyInteractiveQuit(t *testing.T) {
-	gittest.Isolate(t)
+	if testing.Short() {
+		t.Skip("drives apply -i through a terminal: slow; runs without -short")
+	}
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"README": "hello\n"})
 	screen, _ := applyInteractive(t, g, "a", "q")
 	if strings.Contains(screen, "apply step axon-3?") {
@@ -145,7 +151,7 @@ func applyInteractive(t *testing.T, g *gittest.Repo, answers ...string) (string,
 // Without a terminal, apply -i refuses (exit 2) and changes nothing: the
 // answers would otherwise come from whatever is piped in.
 func TestApplyInteractiveNeedsATerminal(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"README": "hello\n"})
 	before := g.Snapshot()
 	resp := filepath.Join(t.TempDir(), "plan.md")

@@ -21,10 +21,17 @@ func TestMain(m *testing.M) {
 	if os.Getenv("AUTOCODER_TEST_AS_BINARY") == "1" {
 		os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr))
 	}
-	testscript.Main(m, map[string]func(){
+	// The tests share one HOME with a git identity (gittest.Main), so that
+	// those that need no HOME of their own may run in parallel.
+	testscript.Main(isolated{m}, map[string]func(){
 		"autocoder": func() { os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr)) },
 	})
 }
+
+// isolated runs the tests under gittest.Main.
+type isolated struct{ m *testing.M }
+
+func (i isolated) Run() int { return gittest.Main(i.m) }
 
 // TestScripts runs the end-to-end scripts in testdata/script, one per
 // behaviour. Besides testscript's own commands they have:
@@ -53,6 +60,7 @@ func scriptParams(dir string) testscript.Params {
 			os.MkdirAll(home, 0o777)
 			env.Setenv("HOME", home)
 			env.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+			env.Setenv("XDG_STATE_HOME", filepath.Join(home, ".local", "state"))
 			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 			return os.WriteFile(filepath.Join(home, ".gitconfig"),
 				[]byte("[user]\n\tname = Script User\n\temail = script@example.com\n[init]\n\tdefaultBranch = main\n"), 0o666)

@@ -219,7 +219,7 @@ func TestMCPToolsAndCalls(t *testing.T) {
 // tool call says how to configure it. With a root from the client, or
 // --root, it works wherever it was started.
 func TestMCPStartedAnywhere(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
 	nowhere := t.TempDir()
 
@@ -247,7 +247,7 @@ func TestMCPStartedAnywhere(t *testing.T) {
 // PATH, the client's variables and the example folder filled in), started
 // in the folder the client starts servers in.
 func TestMCPClientConfigurations(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
@@ -314,7 +314,7 @@ func TestMCPClientConfigurations(t *testing.T) {
 // client's keepalive pings are answered while a program runs (a server that
 // served one request at a time lost the session there).
 func TestMCPVersionsAndKeepAlive(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
 	for _, v := range []string{"2024-11-05", "2025-03-26", "2025-06-18", ""} {
 		m := startWith(t, g.Dir, nil, nil, v, "autocoder", "mcp")
@@ -338,7 +338,7 @@ func TestMCPVersionsAndKeepAlive(t *testing.T) {
 // A ping is answered while a program runs; cancelling the call stops the
 // program and everything it started.
 func TestMCPPingAndCancelDuringAProgram(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
 	m := startMCP(t, g.Dir, nil, "--allow-programs")
 
@@ -405,7 +405,7 @@ func TestMCPClientGoesAwayDuringAProgram(t *testing.T) {
 // Two sessions on one repository, and an editor running git status beside
 // them: every call succeeds, one after another.
 func TestMCPTwoSessionsAndGitStatus(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
 	a, b := startMCP(t, g.Dir, nil), startMCP(t, g.Dir, nil)
 	stop := make(chan struct{})
@@ -463,7 +463,7 @@ func TestMCPTwoSessionsAndGitStatus(t *testing.T) {
 // A result larger than the cap is its first part and a note that says how
 // to read the rest; the connection survives.
 func TestMCPResultCap(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	var big strings.Builder
 	for i := 0; big.Len() < 100_000; i++ {
 		fmt.Fprintf(&big, "line %d\n", i)
@@ -511,7 +511,7 @@ func waitGone(t *testing.T, pid int) {
 // specification lets a server send only the requests a client declared,
 // and such a client does not answer one, so each call waited for it.
 func TestMCPClientWithoutRoots(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
 	cmd, stdin, stdout := startPiped(t, g.Dir, "autocoder", "mcp")
 	defer func() {
@@ -569,7 +569,7 @@ func TestMCPClientWithoutRoots(t *testing.T) {
 // with "another autocoder is working": the session holds the lock only
 // during a call.
 func TestMCPCommandBesideAWorkingSession(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
 	m := startMCP(t, g.Dir, nil)
 	m.mustCall("fs_write", map[string]any{"path": "x.txt", "mode": "overwrite", "content": "x\n"})
@@ -608,8 +608,11 @@ func TestMCPCommandBesideAWorkingSession(t *testing.T) {
 // off) holds from the next call on: a session does not keep a policy the
 // user has since tightened.
 func TestMCPSessionReadsAChangedConfiguration(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n", "autocoder.toml": "[programs]\nenabled = true\nallow = [\"true\"]\n"})
+	if out, err := exec.Command("autocoder", "-C", g.Dir, "trust").CombinedOutput(); err != nil {
+		t.Fatalf("autocoder trust: %v\n%s", err, out)
+	}
 	m := startMCP(t, g.Dir, nil)
 	m.mustCall("fs_write", map[string]any{"path": "secrets/one.txt", "mode": "overwrite", "content": "1\n"})
 	m.mustCall("shell_exec", map[string]any{"command": "true"})

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"syscall"
+	"time"
 )
 
 // processAlive reports whether the process pid still runs: it exists (kill
@@ -28,3 +29,10 @@ func processAlive(pid int) bool {
 
 // killProcess kills the process pid (SIGKILL).
 func killProcess(pid int) { syscall.Kill(pid, syscall.SIGKILL) }
+
+// processCPU is the CPU time (user and system) this process has used so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

@@ -2,7 +2,11 @@
 
 package main
 
-import "golang.org/x/sys/windows"
+import (
+	"time"
+
+	"golang.org/x/sys/windows"
+)
 
 // processAlive reports whether the process pid is still running: its
 // handle is not yet signalled.
@@ -24,4 +28,14 @@ func killProcess(pid int) {
 	}
 	defer windows.CloseHandle(h)
 	windows.TerminateProcess(h, 1)
+}
+
+// processCPU is the CPU time (user and kernel) this process has used so far.
+func processCPU() time.Duration {
+	var created, exited, kernel, user windows.Filetime
+	windows.GetProcessTimes(windows.CurrentProcess(), &created, &exited, &kernel, &user)
+	ft := func(f windows.Filetime) time.Duration {
+		return time.Duration(int64(f.HighDateTime)<<32|int64(f.LowDateTime)) * 100
+	}
+	return ft(kernel) + ft(user)
 }

@@ -22,6 +22,19 @@ import (
 type programs struct {
 	cfg      config.Config
 	allowAll bool
+	// ifTrusted is the configuration trusting the repository's
+	// autocoder.toml would give, when that is not trusted: a program it
+	// would allow is refused with a reason that names autocoder trust.
+	ifTrusted *config.Config
+}
+
+// newPrograms is the program policy of the configuration in effect.
+func newPrograms(s config.Settings, allowAll bool) programs {
+	p := programs{cfg: s.Config, allowAll: allowAll}
+	if len(s.Ignored) > 0 {
+		p.ifTrusted = &s.IfTrusted
+	}
+	return p
 }
 
 func (p programs) Allowed(pr step.Program) (bool, string) {
@@ -36,7 +49,14 @@ func (p programs) Allowed(pr step.Program) (bool, string) {
 	if ok, why := p.cfg.ProgramEnvAllowed(pr.Env); !ok {
 		return false, why
 	}
-	return p.cfg.ProgramAllowed(pr.Command, args, p.allowAll)
+	ok, why := p.cfg.ProgramAllowed(pr.Command, args, p.allowAll)
+	if !ok && p.ifTrusted != nil {
+		if would, _ := p.ifTrusted.ProgramAllowed(pr.Command, args, false); would {
+			why = "the repository's autocoder.toml would allow it, but the user has not trusted that file: " +
+				"its [programs] settings count only after the user reviews it (autocoder trust --show) and runs autocoder trust"
+		}
+	}
+	return ok, why
 }
 
 // refusedHint is what the user is told about a program the policy

@@ -2,11 +2,16 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/autocoder/autocoder/prompt"
 	"github.com/urfave/cli/v2"
 )
+
+// localeDefault is what --lang's help says when no language is named: the
+// user's locale decides (prompt.LocaleLang).
+const localeDefault = "zh in a Chinese locale (LC_ALL, LC_MESSAGES, LANG), else en"
 
 func promptCommand() *cli.Command {
 	return &cli.Command{
@@ -18,13 +23,17 @@ func promptCommand() *cli.Command {
 			"autocoder prompt autocoder > system.md",
 		),
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "lang", Value: prompt.Langs[0], Usage: "the prompt's `LANGUAGE`: " + strings.Join(prompt.Langs, " or ")},
+			&cli.StringFlag{Name: "lang", Usage: "the prompt's `LANGUAGE`: " + strings.Join(prompt.Langs, " or "), DefaultText: localeDefault},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return &usageError{msg: "prompt takes one dialect", try: "Try: autocoder prompt " + strings.Join(prompt.Dialects, "|")}
 			}
-			text, err := prompt.Text(c.Args().First(), c.String("lang"))
+			lang := c.String("lang")
+			if lang == "" {
+				lang = prompt.LocaleLang(os.Getenv)
+			}
+			text, err := prompt.Text(c.Args().First(), lang)
 			if err != nil {
 				return &usageError{msg: err.Error(), try: "Try: autocoder prompt " + strings.Join(prompt.Dialects, "|") + " --lang " + strings.Join(prompt.Langs, "|")}
 			}

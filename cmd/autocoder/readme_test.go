@@ -261,8 +261,9 @@ func TestREADMETestsSection(t *testing.T) {
 		"staticcheck":               "/staticcheck\" ./...",
 		"deadcode":                  "/deadcode\" ./cmd/autocoder",
 		"Xvfb, xclip, zsh and fish": "xvfb xclip zsh fish",
-		"`go test ./...`":           "go test ./...",
-		"`go test -race`":           "go test -race",
+		"`go test ./...`":           "go test -timeout 20m -json ./... | ",
+		"`go test -race`":           "go test -race -timeout 30m -json ",
+		"`.ci/testtimes`":           "go test ./.ci/testtimes",
 	} {
 		if !strings.Contains(section, claim) {
 			t.Errorf("the Tests section does not say what .ci/run does: %q", claim)

@@ -40,12 +40,13 @@ func runCommand() *cli.Command {
 			&cli.StringFlag{Name: "model", Usage: "the `MODEL` to ask ([model] model)"},
 			&cli.StringFlag{Name: "base-url", Usage: "the API's base `URL` (OPENAI_BASE_URL, [model] base_url)"},
 			&cli.StringFlag{Name: "dialect", Usage: "the `DIALECT` the model is taught: " + strings.Join(prompt.Dialects, ", ") + " ([model] dialect)", DefaultText: def.Dialect},
-			&cli.StringFlag{Name: "lang", Usage: "the system prompt's `LANGUAGE`: " + strings.Join(prompt.Langs, " or ") + " ([model] lang)", DefaultText: def.Lang},
+			&cli.StringFlag{Name: "lang", Usage: "the system prompt's `LANGUAGE`: " + strings.Join(prompt.Langs, " or ") + " ([model] lang)", DefaultText: localeDefault},
 			&cli.IntFlag{Name: "max-turns", Usage: "stop after `N` answers ([model] max_turns)", DefaultText: strconv.FormatInt(def.MaxTurns, 10)},
 			&cli.Int64Flag{Name: "max-tokens", Usage: "stop once the run has used `N` tokens ([model] max_tokens)", DefaultText: strconv.FormatInt(def.MaxTokens, 10)},
 			&cli.BoolFlag{Name: "no-stream", Usage: "wait for whole answers instead of streaming them ([model] stream)"},
 			&cli.StringFlag{Name: "branch", Usage: "work branch `NAME` (autocoder/ is prepended when missing)"},
 			&cli.BoolFlag{Name: "allow-programs", Usage: "let the model run any program (autocoder.toml [programs] otherwise decides)"},
+			&cli.BoolFlag{Name: "tools", Usage: "offer the edits as functions through the API's function calling (apply_patch, str_replace_based_edit_tool, read_file, run_program where programs are allowed, finish) instead of teaching a dialect"},
 		},
 		Action: runRun,
 	}
@@ -72,7 +73,7 @@ func runRun(c *cli.Context) (err error) {
 		return err
 	}
 	defer closeEngine(c, e, &err)
-	ac, err := agentConfig(c, cfg)
+	ac, err := agentConfig(c, cfg.Config, c.Bool("allow-programs"))
 	if err != nil {
 		return err
 	}
@@ -81,7 +82,7 @@ func runRun(c *cli.Context) (err error) {
 	// whole runes (a decoded JSON string).
 	out := termsafe.Writer{W: c.App.Writer}
 	ac.Out, ac.Progress = out, c.App.ErrWriter
-	ac.RefusedHint = programs{cfg: cfg}.refusedHint("run")
+	ac.RefusedHint = programs{cfg: cfg.Config}.refusedHint("run")
 	base := ""
 	if h, err := e.Repo.ReadHEAD(); err == nil && !h.Hash.IsZero() {
 		base = h.Hash.String()
@@ -164,7 +165,7 @@ func readTask(c *cli.Context) (string, error) {
 
 // agentConfig is the run's settings: flags, then the environment, then
 // autocoder.toml's [model], then the defaults.
-func agentConfig(c *cli.Context, cfg config.Config) (agent.Config, error) {
+func agentConfig(c *cli.Context, cfg config.Config, allowPrograms bool) (agent.Config, error) {
 	m := cfg.Model
 	pick := func(vals ...string) string {
 		for _, v := range vals {
@@ -198,7 +199,21 @@ func agentConfig(c *cli.Context, cfg config.Config) (agent.Config, error) {
 		return ac, &usageError{msg: "no model: say which one to ask",
 			try: "Try: autocoder run --model gpt-4o TASK, or set model in the [model] table of autocoder.toml"}
 	}
-	sys, err := prompt.Text(pick(c.String("dialect"), m.Dialect), pick(c.String("lang"), m.Lang))
+	lang := pick(c.String("lang"), m.Lang, prompt.LocaleLang(os.Getenv))
+	if c.Bool("tools") {
+		if c.IsSet("dialect") {
+			return ac, &usageError{msg: "--tools and --dialect: a run offers functions or teaches a dialect, not both",
+				try: "Try: autocoder run --tools TASK, or autocoder run --dialect DIALECT TASK"}
+		}
+		ac.Tools, ac.Programs = true, allowPrograms || cfg.Programs.Enabled
+		sys, err := prompt.Tools(lang)
+		if err != nil {
+			return ac, &usageError{msg: err.Error(), try: "Try: --lang " + strings.Join(prompt.Langs, "|")}
+		}
+		ac.System = sys
+		return ac, nil
+	}
+	sys, err := prompt.Text(pick(c.String("dialect"), m.Dialect), lang)
 	if err != nil {
 		return ac, &usageError{msg: err.Error(), try: "Try: --dialect " + strings.Join(prompt.Dialects, "|") + " --lang " + strings.Join(prompt.Langs, "|")}
 	}

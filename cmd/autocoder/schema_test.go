@@ -26,7 +26,7 @@ const schemaDir = "../../protocol/report/schema"
 // of the user's own), undo, redo and show. The schemas forbid properties
 // they do not name, so an output field nobody documented fails here.
 func TestJSONOutputsMatchTheirSchemas(t *testing.T) {
-	gittest.Isolate(t)
+	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"README": "hello\n"})
 	dir := t.TempDir()
 	file := func(name, text string) string {

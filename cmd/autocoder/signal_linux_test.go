@@ -22,7 +22,10 @@ import (
 // running, setsid escapees included), keeps the steps committed before,
 // says so, and exits 130 or 143.
 func TestSignalStopsProgramsAndExits128PlusSignal(t *testing.T) {
-	gittest.Isolate(t)
+	if testing.Short() {
+		t.Skip("signals a running apply: slow; runs without -short")
+	}
+	t.Parallel()
 	for _, tc := range []struct {
 		sig  syscall.Signal
 		code int
@@ -82,7 +85,10 @@ func TestSignalStopsProgramsAndExits128PlusSignal(t *testing.T) {
 // children, exits 130 and leaves nothing uncommitted: the work branch ends
 // at turn 1's commit and git status is clean.
 func TestRunInterruptRollsBackTheTurnAndStopsPrograms(t *testing.T) {
-	gittest.Isolate(t)
+	if testing.Short() {
+		t.Skip("interrupts a run mid-turn: slow; runs without -short")
+	}
+	t.Parallel()
 	turn1 := func(pids string) string {
 		return "#####--\n" + `{"metadata": {"step_id": "s1", "reason": "start the server"}, "type": "operate",
  "file_operations": [{"action_type": "create_file", "path": "one.txt", "file_content": "one\n"}],

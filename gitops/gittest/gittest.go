@@ -23,22 +23,75 @@ type Repo struct {
 }
 
 // Isolate gives the test its own HOME with a git identity, and keeps the
-// machine's git configuration out. Call it once per test before New.
+// machine's git configuration out. Call it once per test before New. It
+// sets the environment (t.Setenv), so the test cannot be parallel: a test
+// that needs no HOME of its own calls t.Parallel instead, in a package
+// whose TestMain runs Main.
 func Isolate(t testing.TB) string {
 	t.Helper()
 	home := t.TempDir()
 	if st, ok := t.(interface{ Setenv(string, string) }); ok {
-		st.Setenv("HOME", home)
-		st.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-		st.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-		for _, v := range []string{"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL",
-			"GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"} {
-			st.Setenv(v, "")
-			os.Unsetenv(v)
-		}
+		isolate(home, func(k, v string) {
+			st.Setenv(k, v)
+			if v == "" {
+				os.Unsetenv(k)
+			}
+		})
 	}
-	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = Test User\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n"), 0o666)
+	writeIdentity(home)
 	return home
+}
+
+// Main isolates the whole test binary as Isolate does one test (a HOME of
+// its own with a git identity, the machine's git configuration kept out),
+// runs the tests and removes that HOME: call it from TestMain, as
+// os.Exit(gittest.Main(m)). Tests then share the one identity and may run
+// in parallel; a test that needs a HOME of its own still calls Isolate.
+func Main(m interface{ Run() int }) int {
+	home, err := os.MkdirTemp("", "gittest-home-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gittest:", err)
+		return 1
+	}
+	defer os.RemoveAll(home)
+	isolate(home, func(k, v string) {
+		if v == "" {
+			os.Unsetenv(k)
+		} else {
+			os.Setenv(k, v)
+		}
+	})
+	writeIdentity(home)
+	return m.Run()
+}
+
+// isolate sets (or, to "", unsets) with set the variables that make home
+// the only git configuration a test sees.
+func isolate(home string, set func(k, v string)) {
+	// Go's own folders stay where they are: a test that runs the go
+	// command (go list) must not start from an empty module and build
+	// cache, and without the user's go env settings, under the new HOME.
+	if h, err := os.UserHomeDir(); err == nil && os.Getenv("GOPATH") == "" {
+		set("GOPATH", filepath.Join(h, "go"))
+	}
+	if c, err := os.UserCacheDir(); err == nil && os.Getenv("GOCACHE") == "" {
+		set("GOCACHE", filepath.Join(c, "go-build"))
+	}
+	if c, err := os.UserConfigDir(); err == nil && os.Getenv("GOENV") == "" {
+		set("GOENV", filepath.Join(c, "go", "env"))
+	}
+	set("HOME", home)
+	set("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	set("XDG_STATE_HOME", filepath.Join(home, ".local", "state")) // autocoder trust's records
+	set("GIT_CONFIG_NOSYSTEM", "1")
+	for _, v := range []string{"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL",
+		"GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"} {
+		set(v, "")
+	}
+}
+
+func writeIdentity(home string) {
+	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = Test User\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n"), 0o666)
 }
 
 // New makes an empty repository (no commit yet) in a temporary folder.

@@ -171,7 +171,7 @@ func TestMapping(t *testing.T) {
 	if !s.Ops[0].HasContent || len(s.Ops[0].Content) != 0 {
 		t.Errorf("empty create_file content lost: %+v", s.Ops[0])
 	}
-	if e := s.Ops[1].Edits; len(e) != 1 || e[0] != (step.Edit{Identifier: "f", Old: "x", New: "", Pos: e[0].Pos}) || e[0].Pos.Line != 5 {
+	if e := s.Ops[1].Edits; len(e) != 1 || !reflect.DeepEqual(e[0], step.Edit{Identifier: "f", Old: "x", New: "", Pos: e[0].Pos}) || e[0].Pos.Line != 5 {
 		t.Errorf("edits %+v", e)
 	}
 	if string(s.Ops[2].Content) != "whole" || !s.Ops[4].Parents {

@@ -282,10 +282,10 @@ func unknownHint(name string) string {
 // message is its text; acts after the last git_commit are one step each.
 // Step IDs are "axon-<n>", n counting steps in document order from 1.
 //
-// A step of one act takes the plan's title as its reason (see planTitle);
-// with none it has no reason, and the engine describes it by its
-// operations.
-func group(acts []*act, title string) []step.Item {
+// A step of one act takes its plan's title as its reason (see planTitle
+// and Parse); with none it has no reason, and the engine describes it by
+// its operations.
+func group(acts []*act) []step.Item {
 	g := grouper{}
 	var pending []*act
 	for _, a := range acts {
@@ -301,7 +301,7 @@ func group(acts []*act, title string) []step.Item {
 			g.fail(a)
 			continue
 		}
-		g.step([]*act{a}, title, "", a.start, a.end)
+		g.step([]*act{a}, a.title, "", a.start, a.end)
 	}
 	return g.items
 }

@@ -65,7 +65,59 @@ func Parse(text []byte) []step.Item {
 	if !ok {
 		return nil
 	}
-	return group(readActs(text, fence.ScanChar(text, char, from)), planTitle(text[:from]))
+	acts := readActs(text, fence.ScanChar(text, char, from))
+	// Each act takes the title of its plan. An act after another
+	// dialect's block starts a plan of its own (a mixed answer): its title
+	// is what the text after the act before it says, not the first plan's.
+	title := planTitle(text[:from])
+	for i, a := range acts {
+		if i > 0 && foreign(text[acts[i-1].end:a.start]) {
+			title = planTitle(text[acts[i-1].end:a.start])
+		}
+		a.title = title
+	}
+	return group(acts)
+}
+
+// foreign reports whether text holds a block of another dialect: an
+// autocoder JSON block (a line that starts with #####--) or an MCP request
+// (fenced as mcp-request, or a bare JSON-RPC object).
+func foreign(text []byte) bool {
+	for _, l := range strings.Split(string(text), "\n") {
+		if l = strings.TrimSpace(l); strings.HasPrefix(l, "#####--") || isRequestLine(l) || strings.HasPrefix(strings.TrimLeft(l, "`~"), "mcp-request") {
+			return true
+		}
+	}
+	return false
+}
+
+// isRequestLine reports whether the trimmed line l looks like a bare
+// JSON-RPC request of the MCP dialect.
+func isRequestLine(l string) bool {
+	return strings.HasPrefix(l, "{") && strings.Contains(l, `"jsonrpc"`)
+}
+
+// maskForeign turns the lines of other dialects' blocks into NULs, which no
+// prose line holds: an autocoder JSON block from its #####-- line to its
+// --##### line, and a bare JSON-RPC request line. Fenced blocks are masked
+// by planTitle itself.
+func maskForeign(lines []string) {
+	mask := func(i int) { lines[i] = strings.Repeat("\x00", max(len(lines[i]), 1)) }
+	for i := 0; i < len(lines); i++ {
+		l := strings.TrimSpace(lines[i])
+		switch {
+		case strings.HasPrefix(l, "#####--"):
+			for ; i < len(lines); i++ {
+				end := strings.Contains(lines[i], "--#####")
+				mask(i)
+				if end {
+					break
+				}
+			}
+		case isRequestLine(l):
+			mask(i)
+		}
+	}
 }
 
 // planTitle is what the text before a plan says the plan does: the last
@@ -84,6 +136,7 @@ func planTitle(before []byte) string {
 		}
 	}
 	lines := strings.Split(string(text), "\n")
+	maskForeign(lines)
 	for i := len(lines) - 1; i >= 0; i-- {
 		l := strings.TrimSpace(lines[i])
 		if strings.HasPrefix(l, "#") && strings.IndexByte(l, 0) < 0 {
@@ -120,7 +173,7 @@ func planTitle(before []byte) string {
 	// The first sentence that says what the plan does: an acknowledgement
 	// ("Sure!", "Okay, ", "好的，") is passed over, and a sentence that
 	// only introduces what follows ("Here is the plan") says nothing.
-	rest := strings.TrimSuffix(para, ":")
+	rest := strings.TrimSuffix(strings.TrimSuffix(para, ":"), "：") // "Add the test:" introduces its acts
 	for n := 0; rest != "" && n < 3; n++ {
 		sentence := rest
 		rest = ""
@@ -130,7 +183,7 @@ func planTitle(before []byte) string {
 				break
 			}
 		}
-		sentence = strings.TrimSuffix(sentence, ":")
+		sentence = strings.TrimSuffix(strings.TrimSuffix(sentence, ":"), "：")
 		for _, ack := range []string{"sure", "okay", "ok", "certainly", "of course", "alright", "absolutely", "好的", "好", "当然", "可以"} {
 			if low := strings.ToLower(sentence); strings.HasPrefix(low, ack) {
 				after := sentence[len(ack):]
@@ -183,6 +236,7 @@ type act struct {
 	linePos step.Pos // where the act line's text starts
 	name    string
 	args    []string // inline arguments
+	title   string   // the title of the act's plan (planTitle): a step of this act alone takes it as its reason
 
 	err *step.ParseError // set when the act cannot be read
 

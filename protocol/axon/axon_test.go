@@ -367,6 +367,12 @@ func TestPlanTitle(t *testing.T) {
 		{"Example:\n```\ncode\n```\n" + act, ""},
 		{"```py\n# not a heading\n```\n" + act, ""},
 		{act, ""},
+		// Another dialect's block right before the plan is not its title
+		// (a mixed answer's Axon step took a JSON block's text for its
+		// commit subject).
+		{"Add b.\n\n#####--\n{\"metadata\": {\"step_id\": \"j1\", \"reason\": \"Add b\"}, \"file_operations\": []}\n--#####\n\n" + act, ""},
+		{"Add b.\n#####--\n{\"type\": \"operate\",\n \"file_operations\": []}\n--#####\n" + act, ""},
+		{"Write it.\n\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"fs.write\",\"arguments\":{}}}\n\n" + act, ""},
 	} {
 		items := Parse([]byte(c.text))
 		if len(items) != 1 || items[0].Step == nil {
@@ -375,6 +381,18 @@ func TestPlanTitle(t *testing.T) {
 		if got := items[0].Step.Reason; got != c.want {
 			t.Errorf("%q: reason %q, want %q", c.text, got, c.want)
 		}
+	}
+	// An act after another dialect's block starts a plan of its own: its
+	// title is the text before it, not the first plan's.
+	two := "# Write a\n\n" + act + "Then the JSON part:\n\n#####--\n{\"file_operations\": []}\n--#####\n\nNow append a line to a.\n\n" +
+		mkact("append_file", "a\n", "y\n") + "\nAnd one more line.\n\n" + mkact("append_file", "a\n", "z\n")
+	items2 := Parse([]byte(two))
+	var reasons []string
+	for _, it := range items2 {
+		reasons = append(reasons, it.Step.Reason)
+	}
+	if want := []string{"Write a", "Now append a line to a", "Now append a line to a"}; strings.Join(reasons, "|") != strings.Join(want, "|") {
+		t.Errorf("reasons %q, want %q", reasons, want)
 	}
 	// A git_commit group keeps its message.
 	items := Parse([]byte("# Title\n" + act + mkact("git_commit", "Write a\n")))

@@ -102,15 +102,18 @@ type unreadableJSON struct {
 	Errors   []*step.ParseError `json:"errors" jsonschema:"why each block could not be read, with its position in the response"`
 	ExitCode int                `json:"exit_code" jsonschema:"the exit code of the process: 2"`
 	Results  [0]struct{}        `json:"results" jsonschema:"always empty: nothing was applied"`
+	Reason   string             `json:"reason" jsonschema:"why nothing was applied, also when no block was found at all (errors is then empty)"`
+	Hint     string             `json:"hint,omitempty" jsonschema:"what to write instead"`
 }
 
 // Unreadable writes the JSON output of a response with no readable block:
-// no results, the errors of its blocks, and the exit code.
-func Unreadable(w io.Writer, errs []*step.ParseError, code int) error {
+// no results, the errors of its blocks, the exit code, and the reason and
+// hint (which say what autocoder reads when no block was found at all).
+func Unreadable(w io.Writer, errs []*step.ParseError, code int, reason, hint string) error {
 	if errs == nil {
 		errs = []*step.ParseError{}
 	}
-	return JSON(w, unreadableJSON{Errors: errs, ExitCode: code})
+	return JSON(w, unreadableJSON{Errors: errs, ExitCode: code, Reason: reason, Hint: hint})
 }
 
 // Text is the human output: one line per step on out (its status, id,

@@ -17,12 +17,12 @@ import (
 // ContextLines 0 means the default of 3: step.ReadOptions cannot tell an
 // absent option from 0. (If a caller needs a diff without context, that is
 // a field to add to step.ReadOptions.)
-func diff(fsys fs.FS, name string, op step.Op, o *step.ReadOptions) (string, error) {
+func diff(fsys fs.FS, name string, op step.Op, o *step.ReadOptions, max int64) (string, error) {
 	if (op.To != "") == op.HasContent {
 		return "", &OptionError{Option: "to", Reason: "give exactly one right-hand side: a path (To) or Content",
 			Fix: "fs.diff takes leftPath and exactly one of rightPath, rightContent"}
 	}
-	left, err := readText(fsys, name)
+	left, err := readText(fsys, name, max)
 	if err != nil {
 		return "", err
 	}
@@ -37,7 +37,7 @@ func diff(fsys fs.FS, name string, op step.Op, o *step.ReadOptions) (string, err
 		if rightName, err = fsPath(op.To, "to"); err != nil {
 			return "", err
 		}
-		if right, err = readText(fsys, rightName); err != nil {
+		if right, err = readText(fsys, rightName, max); err != nil {
 			return "", err
 		}
 	}
@@ -48,7 +48,8 @@ func diff(fsys fs.FS, name string, op step.Op, o *step.ReadOptions) (string, err
 	return unidiff.Unified("a/"+name, "b/"+rightName, string(left), string(right), ctx), nil
 }
 
-func readText(fsys fs.FS, name string) ([]byte, error) {
+// readText reads a file to diff, refusing one over max from its size.
+func readText(fsys fs.FS, name string, max int64) ([]byte, error) {
 	info, err := fs.Stat(fsys, name)
 	if err != nil {
 		return nil, notFound(name, err)
@@ -58,6 +59,9 @@ func readText(fsys fs.FS, name string) ([]byte, error) {
 	}
 	if err := notRegular(name, info); err != nil {
 		return nil, err
+	}
+	if info.Size() > max {
+		return nil, overLimit(name, info.Size(), max, "diff smaller files, or read parts of this one (range, lines)")
 	}
 	data, err := fs.ReadFile(fsys, name)
 	if err != nil {

@@ -28,7 +28,10 @@ import (
 //
 // Text that holds a NUL byte is refused unless an encoding is given.
 // Invalid UTF-8 without NUL is passed through as it is.
-func readFile(fsys fs.FS, name string, o *step.ReadOptions) (string, error) {
+//
+// A file over max is read as a stream, and only when the request names a
+// part of it (readPart); a whole read of it is refused from its size.
+func readFile(fsys fs.FS, name string, o *step.ReadOptions, max int64) (string, error) {
 	info, err := fs.Stat(fsys, name)
 	if err != nil {
 		return "", notFound(name, err)
@@ -39,6 +42,12 @@ func readFile(fsys fs.FS, name string, o *step.ReadOptions) (string, error) {
 	}
 	if err := notRegular(name, info); err != nil {
 		return "", err
+	}
+	if info.Size() > max {
+		if o.Range == "" && o.Line == 0 && o.Lines == "" {
+			return "", overLimit(name, info.Size(), max, "read a part of it: range (head:N, tail:N, start:end), line or lines")
+		}
+		return readPart(fsys, name, info, o, max)
 	}
 	data, err := fs.ReadFile(fsys, name)
 	if err != nil {

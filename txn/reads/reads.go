@@ -25,7 +25,16 @@ import (
 // slash-separated and relative to that root ("" and "." name the root).
 // It returns the output for the feedback, or a *NotFoundError,
 // *OptionError or *BinaryError.
-func Run(fsys fs.FS, op step.Op) (string, error) {
+//
+// maxBytes ([apply] max_file_bytes; 0 means DefaultMaxBytes) bounds what a
+// read holds in memory, whatever the files' sizes: a file over it is read
+// only in the part a request names (streamed), skipped by a search (which
+// says so), and refused by a diff, each decided from a stat before the
+// content is touched.
+func Run(fsys fs.FS, op step.Op, maxBytes int64) (string, error) {
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxBytes
+	}
 	var o step.ReadOptions
 	if op.Read != nil {
 		o = *op.Read
@@ -39,13 +48,13 @@ func Run(fsys fs.FS, op step.Op) (string, error) {
 	}
 	switch op.Kind {
 	case step.OpRead:
-		return readFile(fsys, name, &o)
+		return readFile(fsys, name, &o, maxBytes)
 	case step.OpList:
 		return list(fsys, name, &o, op.Narrow)
 	case step.OpSearch:
-		return search(fsys, name, &o, op.Narrow)
+		return search(fsys, name, &o, maxBytes, op.Narrow)
 	case step.OpDiff:
-		return diff(fsys, name, op, &o)
+		return diff(fsys, name, op, &o, maxBytes)
 	}
 	return "", &OptionError{Option: "kind", Value: string(op.Kind), Reason: "not a read operation",
 		Fix: "only read, list, search and diff are executed here; the engine applies write kinds"}

@@ -72,7 +72,7 @@ func TestRead(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			op := read(c.o)
 			op.Path = c.path
-			got, err := Run(testFS(), op)
+			got, err := run(testFS(), op)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -146,7 +146,7 @@ func TestReadErrors(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			op := read(c.o)
 			op.Path = c.path
-			got, err := Run(testFS(), op)
+			got, err := run(testFS(), op)
 			if err == nil {
 				t.Fatalf("no error, output %q", got)
 			}
@@ -211,7 +211,7 @@ func TestList(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := Run(testFS(), step.Op{Kind: step.OpList, Path: c.path, Read: &c.o})
+			got, err := run(testFS(), step.Op{Kind: step.OpList, Path: c.path, Read: &c.o})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -233,14 +233,14 @@ func TestList(t *testing.T) {
 		{step.ReadOptions{Limit: -2}, "", "limit"},
 		{step.ReadOptions{}, "nope", ""},
 	} {
-		_, err := Run(testFS(), step.Op{Kind: step.OpList, Path: c.path, Read: &c.o})
+		_, err := run(testFS(), step.Op{Kind: step.OpList, Path: c.path, Read: &c.o})
 		checkErr(t, err, c.option)
 	}
 }
 
 func mustRun(t *testing.T, fsys fs.FS, op step.Op) string {
 	t.Helper()
-	out, err := Run(fsys, op)
+	out, err := run(fsys, op)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +282,7 @@ func TestSearch(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := Run(testFS(), step.Op{Kind: step.OpSearch, Path: c.path, Read: &c.o})
+			got, err := run(testFS(), step.Op{Kind: step.OpSearch, Path: c.path, Read: &c.o})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -307,7 +307,7 @@ func TestSearch(t *testing.T) {
 		{step.ReadOptions{Query: "x", Glob: "[z"}, "", "glob"},
 		{step.ReadOptions{Query: "x"}, "nowhere", ""},
 	} {
-		_, err := Run(testFS(), step.Op{Kind: step.OpSearch, Path: c.path, Read: &c.o})
+		_, err := run(testFS(), step.Op{Kind: step.OpSearch, Path: c.path, Read: &c.o})
 		checkErr(t, err, c.option)
 	}
 }
@@ -348,13 +348,13 @@ func TestDiff(t *testing.T) {
 		{step.Op{Kind: step.OpDiff, Path: "dir", To: "old.txt"}, "path"},
 		{step.Op{Kind: step.OpDiff, Path: "old.txt", To: "new.txt", Read: &step.ReadOptions{ContextLines: -1}}, "contextLines"},
 	} {
-		_, err := Run(fsys, c.op)
+		_, err := run(fsys, c.op)
 		checkErr(t, err, c.option)
 	}
 }
 
 func TestNotAReadKind(t *testing.T) {
-	_, err := Run(testFS(), step.Op{Kind: step.OpWrite, Path: "README.md"})
+	_, err := run(testFS(), step.Op{Kind: step.OpWrite, Path: "README.md"})
 	checkErr(t, err, "kind")
 }
 
@@ -400,10 +400,13 @@ func TestReadRefusesWhatIsNotAFile(t *testing.T) {
 			{Kind: step.OpDiff, Path: name, To: "a.txt"},
 			{Kind: step.OpDiff, Path: "a.txt", To: name},
 		} {
-			out, err := Run(fsys, op)
+			out, err := run(fsys, op)
 			if err == nil || !strings.Contains(err.Error(), "not a regular file") {
 				t.Errorf("%s %s: %q, %v; want it refused as not a regular file", op.Kind, name, out, err)
 			}
 		}
 	}
 }
+
+// run is Run with the default limit.
+func run(fsys fs.FS, op step.Op) (string, error) { return Run(fsys, op, 0) }

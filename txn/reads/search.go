@@ -34,7 +34,10 @@ const maxShownLine = 400
 // compared ignoring case), smaller than MinBytes, larger than MaxBytes (when
 // set), or changed outside [MtimeFrom, MtimeTo]. After Limit matching lines
 // (default 100) a last line says the output was cut.
-func search(fsys fs.FS, name string, o *step.ReadOptions, advice string) (string, error) {
+//
+// A file over max is not read: the output ends with a line naming the files
+// skipped for their size.
+func search(fsys fs.FS, name string, o *step.ReadOptions, max int64, advice string) (string, error) {
 	match, err := matcher(o)
 	if err != nil {
 		return "", err
@@ -57,6 +60,7 @@ func search(fsys fs.FS, name string, o *step.ReadOptions, advice string) (string
 	var b bytes.Buffer
 	found, more := 0, 0
 	cut := false
+	var big []string
 	visit := func(p string, d fs.DirEntry) error {
 		rel := strings.TrimPrefix(p, prefixOf(name))
 		if !root.IsDir() {
@@ -76,6 +80,10 @@ func search(fsys fs.FS, name string, o *step.ReadOptions, advice string) (string
 			return nil
 		}
 		if (!from.IsZero() && info.ModTime().Before(from)) || (!to.IsZero() && info.ModTime().After(to)) {
+			return nil
+		}
+		if info.Size() > max {
+			big = append(big, p)
 			return nil
 		}
 		data, err := fs.ReadFile(fsys, p)
@@ -113,6 +121,10 @@ func search(fsys fs.FS, name string, o *step.ReadOptions, advice string) (string
 	}
 	if err != nil && err != fs.SkipAll {
 		return "", notFound(name, err)
+	}
+	if len(big) > 0 {
+		fmt.Fprintf(&b, "[not searched, over the limit of %d bytes ([apply] max_file_bytes): %s; read parts of them with range or lines]\n",
+			max, strings.Join(big, ", "))
 	}
 	if cut {
 		fmt.Fprintf(&b, "[stopped after %d matching lines (%d bytes): %d more left out; %s]\n", found, b.Len(), more,

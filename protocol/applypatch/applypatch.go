@@ -1,0 +1,293 @@
+// Package applypatch reads OpenAI's apply_patch format (V4A, FORMATS.md
+// section 1): the "*** Begin Patch" … "*** End Patch" envelope with its Add,
+// Update (and "*** Move to:") and Delete File operations, bare in the text,
+// in a fence, or in an `apply_patch <<'EOF'` heredoc; a fence holding the
+// operations without the envelope; and the tool-call forms written as JSON
+// (an object whose "input" holds a patch, and "apply_patch_call" items with
+// their "operation").
+//
+// One envelope (or one run of apply_patch_call items) is one step, all its
+// files or none. Each Update chunk becomes a step.Edit placed by the matcher
+// with the chunk's "@@" anchors, after the previous chunk (Follows), and at
+// the end of the file when it says "*** End of File" or only adds lines.
+//
+// Start with Parse; body.go reads the operations, calls.go the JSON forms,
+// feedback.go answers as the apply_patch tool does.
+package applypatch
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/autocoder/autocoder/protocol/fence"
+	"github.com/autocoder/autocoder/step"
+	"github.com/autocoder/autocoder/textpos"
+)
+
+// Dialect is the name of this format (step.Step.Dialect).
+const Dialect = "apply_patch"
+
+// The envelope's marker lines, compared with white space trimmed.
+const (
+	beginPatch = "*** Begin Patch"
+	endPatch   = "*** End Patch"
+	addFile    = "*** Add File: "
+	updateFile = "*** Update File: "
+	deleteFile = "*** Delete File: "
+	moveTo     = "*** Move to: "
+	endOfFile  = "*** End of File"
+)
+
+// Source is the record of a patch kept for the feedback: each file it
+// touches with Codex's letter for it (A added, M modified or moved, D
+// deleted), in patch order.
+type Source struct {
+	Files []File
+}
+
+// File is one file of a patch's summary.
+type File struct {
+	Letter string // "A", "M" or "D"
+	Path   string // the path after the operation (a move's destination)
+}
+
+// line is one line of the response without its line ending, and where it
+// starts.
+type line struct {
+	s   string
+	off int
+}
+
+// splitLines cuts text into lines; "\r\n" and "\n" both end a line.
+func splitLines(text []byte, base int) []line {
+	var ls []line
+	for off := 0; off < len(text); {
+		end := bytes.IndexByte(text[off:], '\n')
+		next := len(text)
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += off
+			next = end + 1
+		}
+		ls = append(ls, line{s: string(bytes.TrimSuffix(text[off:end], []byte("\r"))), off: base + off})
+		off = next
+	}
+	return ls
+}
+
+// reader holds the response being read.
+type reader struct {
+	text  []byte
+	idx   *textpos.Index
+	lines []line
+	// at, when set, gives every position of a patch read from a JSON
+	// string: the string's lines have no offsets in the response.
+	at *step.Pos
+}
+
+func (r *reader) pos(off int) step.Pos {
+	if r.at != nil {
+		return *r.at
+	}
+	return r.idx.Pos(off)
+}
+
+// errAt is a parse error at line i of ls (len(ls): just after the last).
+func (r *reader) errAt(ls []line, i int, msg, fix string) *step.ParseError {
+	e := &step.ParseError{Dialect: Dialect, Msg: msg, Fix: fix}
+	switch {
+	case i < len(ls):
+		e.Pos, e.Quote = r.pos(ls[i].off), quote(ls[i].s)
+		if r.at != nil {
+			e.Msg = fmt.Sprintf("%s (line %d of the patch)", msg, i+1)
+		}
+	case len(ls) > 0:
+		e.Pos = r.pos(ls[len(ls)-1].off)
+		if r.at != nil {
+			e.Msg = fmt.Sprintf("%s (after line %d of the patch)", msg, len(ls))
+		}
+	default:
+		e.Pos = r.pos(len(r.text))
+	}
+	return e
+}
+
+func quote(s string) string {
+	if len(s) > 60 {
+		return s[:60] + "…"
+	}
+	return s
+}
+
+// Parse finds every apply_patch block in text and reads each into one step
+// (or the error that kept it from being read), in document order.
+func Parse(text []byte) []step.Item {
+	r := &reader{text: text, idx: textpos.NewIndex(text), lines: splitLines(text, 0)}
+	items := r.envelopes()
+	items = append(items, r.calls(items)...)
+	sort.SliceStable(items, func(i, j int) bool { return items[i].Start < items[j].Start })
+	n := 0
+	for _, it := range items {
+		if it.Step != nil {
+			n++
+			it.Step.ID = fmt.Sprintf("patch-%d", n)
+		}
+	}
+	return items
+}
+
+// envelopes reads every "*** Begin Patch" line of the text, and every fence
+// whose first line is an operation header (the operations without the
+// envelope).
+func (r *reader) envelopes() []step.Item {
+	blocks := fence.Scan(r.text)
+	var items []step.Item
+	for i := 0; i < len(r.lines); i++ {
+		t := strings.TrimSpace(r.lines[i].s)
+		b := enclosing(blocks, r.lines[i].off)
+		switch {
+		case t == beginPatch:
+		case b != nil && r.lines[i].off == b.ContentStart && isHeader(t):
+			// A fence whose content is operations without the envelope:
+			// the fence tells where the patch ends.
+			end := i
+			for end < len(r.lines) && r.lines[end].off < b.ContentEnd {
+				end++
+			}
+			it := r.item(r.lines[i:end], false, b.Start, b.End)
+			if it.Step != nil {
+				it.Step.Repairs = append(it.Step.Repairs, step.Repair{Pos: r.pos(r.lines[i].off),
+					What: "the fence holds apply_patch operations without *** Begin Patch / *** End Patch: read the fence as one patch"})
+			}
+			items = append(items, it)
+			i = end - 1
+			continue
+		case isHeader(t) && b == nil && (i == 0 || strings.TrimSpace(r.lines[i-1].s) == ""):
+			// An operation header outside any envelope or fence: the
+			// start of a patch that lost its envelope. Refused, since
+			// nothing says where it ends.
+			items = append(items, step.Item{Err: r.errAt(r.lines, i,
+				"an apply_patch operation outside *** Begin Patch … *** End Patch",
+				"put the operations between a line *** Begin Patch and a line *** End Patch"),
+				Start: r.lines[i].off, End: r.lines[i].off + len(r.lines[i].s)})
+			continue
+		default:
+			continue
+		}
+		start := r.lines[i].off
+		var err *step.ParseError
+		if i > 0 {
+			err = r.heredoc(r.lines[i-1], b)
+			if err == nil && strings.Contains(r.lines[i-1].s, "<<") {
+				start = r.lines[i-1].off
+			}
+		}
+		j := i + 1
+		for j < len(r.lines) && strings.TrimSpace(r.lines[j].s) != endPatch && strings.TrimSpace(r.lines[j].s) != beginPatch {
+			j++
+		}
+		var it step.Item
+		switch {
+		case err != nil:
+			it = step.Item{Err: err}
+		case j == len(r.lines) || strings.TrimSpace(r.lines[j].s) != endPatch:
+			// Read as far as the operations go, so that the error
+			// names the line where the patch stops making sense.
+			begin := r.pos(r.lines[i].off).Line
+			it = r.item(r.lines[i+1:j], true, 0, 0)
+			if it.Err == nil {
+				it = step.Item{Err: r.errAt(r.lines, j,
+					fmt.Sprintf("*** Begin Patch at line %d has no *** End Patch: the patch was cut off", begin),
+					"end the patch with a line *** End Patch after its last operation; nothing of it was applied")}
+			} else {
+				it.Err.Msg += fmt.Sprintf(", and the patch that begins at line %d has no *** End Patch", begin)
+			}
+			// The block ends where reading it stopped: what follows may
+			// be another dialect's block.
+			j = sort.Search(len(r.lines), func(k int) bool { return r.lines[k].off > it.Err.Pos.Offset }) - 1
+			j = max(j, i+1)
+		default:
+			it = r.item(r.lines[i+1:j], true, 0, 0)
+		}
+		it.Start = start
+		end := len(r.text)
+		if j < len(r.lines) {
+			end = r.lines[j].off + len(r.lines[j].s)
+			if strings.TrimSpace(r.lines[j].s) == beginPatch {
+				end = r.lines[j].off
+			}
+		}
+		if b != nil && it.Err == nil && end <= b.ContentEnd {
+			it.Start, end = b.Start, b.End
+		}
+		it.End = end
+		if it.Step != nil {
+			it.Step.Pos = r.pos(r.lines[i].off)
+		}
+		items = append(items, it)
+		if j < len(r.lines) && strings.TrimSpace(r.lines[j].s) == beginPatch {
+			j--
+		}
+		i = j
+	}
+	return items
+}
+
+// heredoc refuses a heredoc that runs apply_patch after a cd: the paths
+// would be read from another folder than the one the model meant.
+func (r *reader) heredoc(prev line, b *fence.Block) *step.ParseError {
+	s := prev.s
+	if !strings.Contains(s, "apply_patch") || !strings.Contains(s, "<<") {
+		return nil
+	}
+	if strings.Contains(s, "cd ") {
+		return &step.ParseError{Dialect: Dialect, Pos: r.pos(prev.off), Quote: quote(s),
+			Msg: "apply_patch after a cd: autocoder applies patches from the repository root and does not follow the cd",
+			Fix: "write the paths relative to the repository root and drop the cd"}
+	}
+	return nil
+}
+
+// enclosing returns the fence whose content holds offset off, or nil.
+func enclosing(blocks []fence.Block, off int) *fence.Block {
+	i := sort.Search(len(blocks), func(i int) bool { return blocks[i].Start > off }) - 1
+	if i >= 0 && off >= blocks[i].ContentStart && off < blocks[i].ContentEnd {
+		return &blocks[i]
+	}
+	return nil
+}
+
+// isHeader reports whether a trimmed line opens an operation.
+func isHeader(t string) bool {
+	return strings.HasPrefix(t, addFile) || strings.HasPrefix(t, updateFile) || strings.HasPrefix(t, deleteFile)
+}
+
+// item reads the operations ls (inside the envelope when env) into one step.
+func (r *reader) item(ls []line, env bool, start, end int) step.Item {
+	ops, files, repairs, err := r.body(ls)
+	if err != nil {
+		return step.Item{Err: err, Start: start, End: end}
+	}
+	if len(ops) == 0 {
+		return step.Item{Err: r.errAt(ls, 0, "the patch holds no operation: no files were modified",
+			"put *** Add File:, *** Update File: or *** Delete File: operations inside the patch"), Start: start, End: end}
+	}
+	return step.Item{Step: newStep(ops, files, repairs), Start: start, End: end}
+}
+
+// newStep is the step of one patch.
+func newStep(ops []step.Op, files []File, repairs []step.Repair) *step.Step {
+	var parts []string
+	for _, f := range files {
+		verb := map[string]string{"A": "add", "M": "update", "D": "delete"}[f.Letter]
+		parts = append(parts, verb+" "+f.Path)
+	}
+	reason := strings.Join(parts, ", ")
+	if len(parts) > 4 {
+		reason = fmt.Sprintf("patch %d files: %s, …", len(parts), strings.Join(parts[:3], ", "))
+	}
+	return &step.Step{Dialect: Dialect, Reason: reason, Ops: ops, Repairs: repairs, Source: Source{Files: files}}
+}

@@ -1,0 +1,17 @@
+package txn
+
+import (
+	"sync"
+	"testing"
+)
+
+// OnFirstBusy runs f, once, the first time Open or Acquire finds another
+// autocoder holding the repository during the test t: the tests release
+// or cancel there, when the wait has provably begun. A test that calls it
+// cannot be parallel (the hook is the package's).
+func OnFirstBusy(t testing.TB, f func()) {
+	var once sync.Once
+	old := onBusy
+	onBusy = func() { once.Do(f) }
+	t.Cleanup(func() { onBusy = old })
+}
