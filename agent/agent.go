@@ -58,6 +58,11 @@ type Config struct {
 	// starts or in the middle of it, before the request is given up
 	// (0: DefaultIdleTimeout).
 	IdleTimeout time.Duration
+	// AnswerTimeout is the longest one answer may take, from the request
+	// (its retries included) to its last byte, however steadily the server
+	// sends (0: DefaultAnswerTimeout). Past it the run stops, with nothing
+	// of that answer applied.
+	AnswerTimeout time.Duration
 
 	// Tools offers the edits as functions through the API's function
 	// calling (run --tools) instead of a text dialect; Programs offers

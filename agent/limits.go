@@ -9,11 +9,14 @@ package agent
 // idle timeout is given up.
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/autocoder/autocoder/step"
@@ -35,6 +38,55 @@ func (e *IdleError) Error() string {
 // Class is internal, as the run's error for it (a ModelError without an
 // HTTP status) is: the server, not the command line, is at fault.
 func (e *IdleError) Class() step.Class { return step.ClassInternal }
+
+// DefaultAnswerTimeout is the longest one answer may take when Config
+// leaves AnswerTimeout zero: as long as the idle timeout, so that a server
+// that drips a byte at a time, each resetting the idle timeout, ends too.
+const DefaultAnswerTimeout = 10 * time.Minute
+
+// AnswerTimeoutError is an answer that took longer than the answer
+// timeout, however steadily it came.
+type AnswerTimeoutError struct{ Limit time.Duration }
+
+func (e *AnswerTimeoutError) Error() string {
+	return fmt.Sprintf("the model's answer took longer than %s", e.Limit)
+}
+
+// Class is internal, as the run's error for it (a ModelError without an
+// HTTP status) is: the server, not the command line, is at fault.
+func (e *AnswerTimeoutError) Class() step.Class { return step.ClassInternal }
+
+// NotAnswerError is a response that is not an answer in the API's format:
+// an HTML page (a login portal, a proxy's error page, the wrong URL) or a
+// JSON error where an event stream was asked for, with status 200.
+type NotAnswerError struct {
+	Want        string // "an event stream" or "JSON"
+	ContentType string // as the server said it ("" when it said none)
+	First       []byte // the first bytes of the body
+}
+
+func (e *NotAnswerError) Error() string {
+	ct := e.ContentType
+	if ct == "" {
+		ct = "no content type"
+	}
+	return fmt.Sprintf("the model API answered with %s, not %s; it begins %s", ct, e.Want, quoteStart(e.First))
+}
+
+// Class is internal: the server, not the command line, is at fault (the
+// URL may be, and the hint says so).
+func (e *NotAnswerError) Class() step.Class { return step.ClassInternal }
+
+// quoteStart shows the first bytes of a body escaped, as Go quotes a
+// string: a page's markup or control characters reach no terminal as
+// they are.
+func quoteStart(b []byte) string {
+	const n = 120
+	if len(b) > n {
+		return strconv.Quote(strings.ToValidUTF8(string(b[:n]), "")) + "…"
+	}
+	return strconv.Quote(string(b))
+}
 
 // DefaultMaxAnswerBytes is the cap of one answer when Config leaves it
 // zero: apply's default max_response_bytes, 32 MiB.
@@ -62,7 +114,13 @@ func (e *AnswerTooLargeError) Class() step.Class { return step.ClassInternal }
 // answers of at most max bytes of text (see capBody), and gives up a
 // request (each attempt of it) that receives nothing for idle: no
 // response, or no byte of its body.
-func limits(max int64, idle time.Duration) option.RequestOption {
+//
+// stream says what the answer is asked as: an event stream, else JSON. A
+// response with status 200 that is neither (checked by its content type,
+// or its first bytes when the type is not the one asked for) gives a body
+// that fails at once with *NotAnswerError: the client library would read
+// an HTML page as an empty stream, and a failed body is not retried.
+func limits(max int64, idle time.Duration, stream bool) option.RequestOption {
 	return option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 		ctx, cancel := context.WithCancelCause(req.Context())
 		silent := &IdleError{Idle: idle}
@@ -80,9 +138,70 @@ func limits(max int64, idle time.Duration) option.RequestOption {
 		b := newCapBody(res.Body, max, mt == "text/event-stream")
 		b.idle, b.timer, b.ctx, b.cancel, b.silent = idle, timer, ctx, cancel, silent
 		res.Body = b
+		if res.StatusCode == http.StatusOK {
+			var isJSON bool
+			res.Body, isJSON = checkAnswer(b, res.Header.Get("Content-Type"), mt, stream)
+			if isJSON && mt != "application/json" {
+				// The client library decodes only what is labelled JSON.
+				res.Header.Set("Content-Type", "application/json")
+			}
+		}
 		return res, nil
 	})
 }
+
+// checkAnswer returns body, or a body that fails with *NotAnswerError when
+// it is not an answer of the kind asked for: an event stream (whose first
+// field is data:, event:, id:, retry: or a : comment) or a JSON object.
+// A content type that says so is taken at its word; any other is judged by
+// the body's first bytes, since some servers send none or a wrong one.
+// isJSON: a whole answer that is JSON.
+func checkAnswer(body io.ReadCloser, ct, mt string, stream bool) (_ io.ReadCloser, isJSON bool) {
+	want := "JSON"
+	if stream {
+		want = "an event stream"
+	}
+	if stream && mt == "text/event-stream" || !stream && mt == "application/json" {
+		return body, !stream
+	}
+	// Enough bytes to tell: up to a first field's name, or the end.
+	head := make([]byte, 0, 512)
+	buf := make([]byte, 512)
+	var err error
+	for len(bytes.TrimLeft(head, " \t\r\n\ufeff")) < 7 && err == nil && len(head) < cap(head) {
+		var n int
+		n, err = body.Read(buf[:cap(head)-len(head)])
+		head = append(head, buf[:n]...)
+	}
+	lead := bytes.TrimLeft(head, " \t\r\n\ufeff")
+	ok := !stream && bytes.HasPrefix(lead, []byte("{"))
+	if stream {
+		for _, f := range []string{"data:", "event:", "id:", "retry:", ":"} {
+			ok = ok || bytes.HasPrefix(lead, []byte(f))
+		}
+	}
+	if ok {
+		return struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(head), body), body}, !stream
+	}
+	// Not an answer: a little more of it for the message, then the error.
+	for err == nil && len(head) < 200 {
+		var n int
+		n, err = body.Read(buf[:200-len(head)])
+		head = append(head, buf[:n]...)
+	}
+	return failedBody{err: &NotAnswerError{Want: want, ContentType: ct, First: head}, Closer: body}, false
+}
+
+// failedBody fails every read with err.
+type failedBody struct {
+	err error
+	io.Closer
+}
+
+func (f failedBody) Read([]byte) (int, error) { return 0, f.err }
 
 // capBody reads a response body up to its cap, then fails with
 // *AnswerTooLargeError. A whole answer is JSON: its text escaped (a

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -42,11 +43,12 @@ type client struct {
 	api    openai.Client
 	model  string
 	stream bool
-	keyEnv string // the variable that holds the key ("" unknown)
-	base   string // the base URL, for hints (shownURL)
-	noKey  bool   // that variable is empty
-	max    int64  // the cap of one answer's text
-	key    string // the API key, never shown (see redact)
+	keyEnv string        // the variable that holds the key ("" unknown)
+	base   string        // the base URL, for hints (shownURL)
+	noKey  bool          // that variable is empty
+	max    int64         // the cap of one answer's text
+	key    string        // the API key, never shown (see redact)
+	total  time.Duration // the longest one answer may take
 	// tools are the functions offered with every request (run --tools);
 	// nil offers none.
 	tools []openai.ChatCompletionToolUnionParam
@@ -69,9 +71,13 @@ func newClient(c Config) *client {
 	if idle <= 0 {
 		idle = DefaultIdleTimeout
 	}
-	opts = append(opts, limits(max, idle))
+	opts = append(opts, limits(max, idle, !c.NoStream))
+	total := c.AnswerTimeout
+	if total <= 0 {
+		total = DefaultAnswerTimeout
+	}
 	return &client{api: openai.NewClient(opts...), model: c.Model, stream: !c.NoStream, keyEnv: c.APIKeyEnv, noKey: c.APIKey == "",
-		base: shownURL(c.BaseURL), max: max, key: c.APIKey, tools: offered(c)}
+		base: shownURL(c.BaseURL), max: max, key: c.APIKey, total: total, tools: offered(c)}
 }
 
 // offered are the functions a run offers: none unless Config.Tools.
@@ -128,6 +134,20 @@ func (c *client) params(msgs []Message) openai.ChatCompletionNewParams {
 // output limit ended the answer (finish_reason length), not the model.
 // The function calls of the answer, whole, go to calls (run --tools).
 func (c *client) complete(ctx context.Context, msgs []Message, out io.Writer, calls *[]ToolCall) (text string, u Usage, limited bool, err error) {
+	// The whole answer, retries included, within its time: each byte
+	// resets the idle timeout, so a server that drips would never end.
+	parent := ctx
+	late := &AnswerTimeoutError{Limit: c.total}
+	ctx, cancel := context.WithTimeoutCause(ctx, c.total, late)
+	defer cancel()
+	defer func() {
+		if err != nil && parent.Err() == nil && context.Cause(ctx) == late {
+			text, u, limited = "", Usage{}, false
+			err = &ModelError{Msg: late.Error(),
+				Fix: "nothing of this answer was applied; check that the server at " + c.base +
+					" is working and run the command again, or raise [model] answer_timeout in autocoder.toml if answers take longer"}
+		}
+	}()
 	p := c.params(msgs)
 	if !c.stream {
 		res, err := c.api.Chat.Completions.New(ctx, p)
@@ -248,6 +268,15 @@ func (c *client) apiError(ctx context.Context, err error) error {
 	var big *AnswerTooLargeError
 	if errors.As(err, &big) {
 		return c.tooLarge(big)
+	}
+	var notAnswer *NotAnswerError
+	if errors.As(err, &notAnswer) {
+		fix := "nothing of this answer was applied; check the base URL (" + c.base + ", from --base-url, OPENAI_BASE_URL or [model] base_url): " +
+			"it must be an OpenAI-compatible API's, usually ending in /v1, and a proxy or login page must not stand in its way"
+		if c.stream && bytes.HasPrefix(bytes.TrimSpace(notAnswer.First), []byte("{")) {
+			fix += "; a server that answers whole even when asked to stream needs --no-stream (or [model] stream = false)"
+		}
+		return &ModelError{Msg: c.redact(notAnswer.Error()), Fix: fix}
 	}
 	var silent *IdleError
 	if errors.As(err, &silent) {

@@ -4,10 +4,14 @@
 // (ProgramAllowed), how long may it run (ProgramTimeout).
 //
 // Start with Config and Default (every key and why it defaults the way it
-// does), then Load in load.go (reading and validating the file, with errors
-// that name the key, its line and what to write instead). deny.go holds the
-// path patterns and programs.go the program allow-list. The repository ships
-// autocoder.toml at its root, which documents every key and equals Default.
+// does), then Load in trust.go: the defaults, the user's own file
+// (config.toml in the user's config folder), then the repository's
+// autocoder.toml, whose keys count by their Kind (kinds.go) unless the user
+// trusted that exact content (autocoder trust). load.go reads and validates
+// one file, with errors that name the key and its line (never quoting it)
+// and what to write instead. deny.go holds the path patterns and
+// programs.go the program allow-list. The repository ships autocoder.toml at
+// its root, which documents every key and equals Default.
 package config
 
 import "time"

@@ -31,18 +31,6 @@ const (
 	Chooses
 )
 
-func (k Kind) String() string {
-	switch k {
-	case Restricts:
-		return "restricts"
-	case Widens:
-		return "widens"
-	case Chooses:
-		return "chooses"
-	}
-	return fmt.Sprintf("Kind(%d)", int(k))
-}
-
 // keyRule is one key of the file: its name, its kind and the field of
 // Config it sets.
 type keyRule struct {
@@ -80,7 +68,7 @@ var keyRules = []keyRule{
 }
 
 // knownKeys lists every key of the file, tables included, for the unknown
-// key check and its "did you mean" hint.
+// key check and its hint naming the nearest key.
 var knownKeys = func() []string {
 	var out []string
 	for _, r := range keyRules {

@@ -27,8 +27,10 @@ func (c Config) ProgramAllowed(command string, args []string, flagAll bool) (boo
 		return true, "every program is allowed by the command-line flag"
 	}
 	if !c.Programs.Enabled {
+		// The command-line flag is the user's to give, not the model's:
+		// the user is told its name apart (the refused-program hint).
 		return false, "programs are off: set enabled = true under [programs] in autocoder.toml " +
-			"and add the command to allow, or pass the flag that allows every program"
+			"and add the command to allow"
 	}
 	var words []string
 	if args == nil {

@@ -63,7 +63,7 @@ func TestEveryFieldHasAKind(t *testing.T) {
 	// What runs code or sends a secret widens.
 	for _, k := range []string{"programs.enabled", "programs.allow", "programs.env", "verify.command", "model.base_url", "model.api_key_env"} {
 		if KindOf(k) != Widens {
-			t.Errorf("%s is %v, want widens", k, KindOf(k))
+			t.Errorf("%s is kind %d, want widens", k, KindOf(k))
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"regexp"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -28,18 +29,35 @@ import (
 
 // SetBranchStart records that branch (a short name, "autocoder/main")
 // started at commit start, made from the branch from ("refs/heads/main"; ""
-// for a detached HEAD).
-func (r *Repo) SetBranchStart(branch string, start Hash, from string) error {
+// for a detached HEAD). fresh reports whether the branch had no config
+// section before, so that DropBranchStart may remove it whole.
+func (r *Repo) SetBranchStart(branch string, start Hash, from string) (fresh bool, err error) {
+	_, err = r.gitOut("config", "--get-regexp", `^branch\.`+regexp.QuoteMeta(branch)+`\.`)
+	var ee *exec.ExitError
+	fresh = errors.As(err, &ee) && ee.ExitCode() == 1 // git config: nothing matched
 	if err := r.gitRun("config", "branch."+branch+".autocoderStart", start.String()); err != nil {
-		return fmt.Errorf("record where %s starts: %w", branch, err)
+		return fresh, fmt.Errorf("record where %s starts: %w", branch, err)
 	}
 	if from == "" {
 		r.gitRun("config", "--unset", "branch."+branch+".autocoderFrom")
-		return nil
+		return fresh, nil
 	}
 	if err := r.gitRun("config", "branch."+branch+".autocoderFrom", from); err != nil {
-		return fmt.Errorf("record where %s starts: %w", branch, err)
+		return fresh, fmt.Errorf("record where %s starts: %w", branch, err)
 	}
+	return fresh, nil
+}
+
+// DropBranchStart takes back what SetBranchStart recorded for a branch
+// that was never made (its first step failed): the whole section when
+// SetBranchStart made it (fresh), else only its keys, so that .git/config
+// is left as it was.
+func (r *Repo) DropBranchStart(branch string, fresh bool) error {
+	if fresh {
+		return r.gitRun("config", "--remove-section", "branch."+branch)
+	}
+	r.gitRun("config", "--unset", "branch."+branch+".autocoderStart")
+	r.gitRun("config", "--unset", "branch."+branch+".autocoderFrom")
 	return nil
 }
 

@@ -8,6 +8,9 @@ import "github.com/autocoder/autocoder/step"
 // Class is refused: a lock another program holds is never taken from it.
 func (e *LockedError) Class() step.Class { return step.ClassRefused }
 
+// Class is refused: a ref in the way is git's state, not the step's fault.
+func (e *RefInTheWayError) Class() step.Class { return step.ClassRefused }
+
 // Class is refused: someone else moved the ref while we worked.
 func (e *RefChangedError) Class() step.Class { return step.ClassRefused }
 

@@ -13,3 +13,6 @@ import (
 func lockFileNB(f *os.File) error {
 	return fmt.Errorf("no file lock on %s", runtime.GOOS)
 }
+
+// processAlive cannot tell here: a gc.pid younger than 12 hours counts.
+func processAlive(pid int) bool { return true }

@@ -18,3 +18,10 @@ func lockFileNB(f *os.File) error {
 	}
 	return err
 }
+
+// processAlive reports whether a process with this id exists (one of
+// another user's answers EPERM: it exists).
+func processAlive(pid int) bool {
+	err := unix.Kill(pid, 0)
+	return err == nil || errors.Is(err, unix.EPERM)
+}

@@ -46,6 +46,8 @@ const (
 // call.
 func (r *Repo) WriteObject(typ plumbing.ObjectType, data []byte) (Hash, error) {
 	h := plumbing.ComputeHash(typ, data)
+	// Kept until a ref names it, in case a git gc removes it (gc.go).
+	r.remember(h, typ, data)
 	if r.objects.HasEncodedObject(h) == nil {
 		r.freshen(h)
 		return h, nil

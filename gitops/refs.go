@@ -169,6 +169,7 @@ type RefTxn struct {
 	lock *LockFile
 	file string
 	priv *Private
+	made []string // the folders BeginRefUpdate made for the ref, deepest first
 }
 
 // BeginRefUpdate takes the ref's lock through its private name in p (see
@@ -177,48 +178,157 @@ type RefTxn struct {
 // any other write lets a caller refuse cleanly when git holds the ref.
 func (r *Repo) BeginRefUpdate(u RefUpdate, p *Private) (*RefTxn, error) {
 	file := r.refFile(u.Name)
+	if in, ok := r.RefInTheWay(u.Name); ok {
+		return nil, &RefInTheWayError{Ref: u.Name, Other: in}
+	}
+	var made []string
+	for d := filepath.Dir(file); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil || filepath.Dir(d) == d {
+			break
+		}
+		made = append(made, d)
+	}
 	if err := os.MkdirAll(filepath.Dir(file), 0o777); err != nil {
 		return nil, fmt.Errorf("update %s: %w", u.Name, err)
 	}
+	t := &RefTxn{r: r, u: u, file: file, priv: p, made: made}
 	lock, err := r.lockVia(p, u.Name)
 	if err != nil {
+		t.removeMade()
 		return nil, err
 	}
+	t.lock = lock
 	cur, _, err := r.ResolveRef(u.Name)
 	if err != nil {
-		lock.Rollback()
+		t.Rollback()
 		return nil, err
 	}
 	if cur != u.Old {
-		lock.Rollback()
+		t.Rollback()
 		return nil, &RefChangedError{Ref: u.Name, Want: u.Old, Got: cur}
 	}
-	return &RefTxn{r: r, u: u, lock: lock, file: file, priv: p}, nil
+	return t, nil
 }
 
-// Rollback releases the lock and leaves the ref as it was.
-func (t *RefTxn) Rollback() { t.lock.Rollback() }
+// Rollback releases the lock and leaves the ref as it was, and the folders
+// of refs too.
+func (t *RefTxn) Rollback() {
+	t.lock.Rollback()
+	t.removeMade()
+}
+
+// removeMade removes the folders BeginRefUpdate made, if still empty.
+func (t *RefTxn) removeMade() {
+	for _, d := range t.made {
+		if os.Remove(d) != nil {
+			return
+		}
+	}
+}
+
+// pruneEmpty removes dir and its parents while they are empty, up to (not
+// including) stop and the folders git init makes (refs, refs/heads,
+// refs/tags), as git does when it deletes a ref.
+func pruneEmpty(dir, stop string) {
+	for d := dir; d != stop && strings.HasPrefix(d, stop+string(filepath.Separator)); d = filepath.Dir(d) {
+		rel, _ := filepath.Rel(stop, d)
+		switch filepath.ToSlash(rel) {
+		case "refs", "refs/heads", "refs/tags":
+			return
+		}
+		if os.Remove(d) != nil {
+			return
+		}
+	}
+}
+
+// RefInTheWay returns a ref that keeps name from being created: one whose
+// name is a folder of name's ("refs/heads/autocoder" for
+// "refs/heads/autocoder/main"), or one inside name taken as a folder. git
+// refuses both, since a ref is a file and a folder of refs a folder.
+func (r *Repo) RefInTheWay(name string) (string, bool) {
+	if _, exists, err := r.ResolveRef(name); err == nil && exists {
+		return "", false
+	}
+	parts := strings.Split(name, "/")
+	for i := 2; i < len(parts); i++ {
+		prefix := strings.Join(parts[:i], "/")
+		if _, exists, err := r.ResolveRef(prefix); err == nil && exists {
+			return prefix, true
+		}
+	}
+	if fi, err := os.Stat(r.refFile(name)); err == nil && fi.IsDir() {
+		var inside string
+		filepath.WalkDir(r.refFile(name), func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && !strings.HasSuffix(p, ".lock") && inside == "" {
+				rel, _ := filepath.Rel(r.CommonDir, p)
+				inside = filepath.ToSlash(rel)
+			}
+			return nil
+		})
+		if inside != "" {
+			return inside, true
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(r.CommonDir, "packed-refs")); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if _, ref, ok := strings.Cut(line, " "); ok && strings.HasPrefix(ref, name+"/") {
+				return ref, true
+			}
+		}
+	}
+	return "", false
+}
+
+// RefInTheWayError is a ref that cannot be created because another is in
+// the way (RefInTheWay).
+type RefInTheWayError struct {
+	Ref   string // the ref to create: "refs/heads/autocoder/main"
+	Other string // the ref in the way: "refs/heads/autocoder"
+}
+
+func (e *RefInTheWayError) Error() string {
+	return fmt.Sprintf("cannot create %s: %s exists, and a ref cannot also be a folder of refs", e.Ref, e.Other)
+}
+
+// Hint names the way out.
+func (e *RefInTheWayError) Hint() string {
+	short := strings.TrimPrefix(e.Other, "refs/heads/")
+	return fmt.Sprintf("rename the branch in the way (git branch -m %s %s-old), or name the new one otherwise", short, short)
+}
 
 // Commit writes the new value (or deletes the ref and its reflog, as git
 // does, when New is zero) and appends the reflog line.
 func (t *RefTxn) Commit() error {
 	r, u := t.r, t.u
 	if u.New.IsZero() {
-		defer t.lock.Rollback()
-		if err := r.deletePacked(u.Name, t.priv); err != nil {
-			return err
+		err := func() error {
+			defer t.lock.Rollback()
+			if err := r.deletePacked(u.Name, t.priv); err != nil {
+				return err
+			}
+			if err := os.Remove(t.file); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("delete %s: %w", u.Name, err)
+			}
+			os.Remove(r.logFile(u.Name))
+			return nil
+		}()
+		if err == nil { // the lock released: its folders may be empty now
+			pruneEmpty(filepath.Dir(t.file), filepath.Dir(r.refFile("refs")))
+			pruneEmpty(filepath.Dir(r.logFile(u.Name)), filepath.Join(r.CommonDir, "logs"))
 		}
-		if err := os.Remove(t.file); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("delete %s: %w", u.Name, err)
-		}
-		os.Remove(r.logFile(u.Name))
-		return nil
+		return err
 	}
 	if _, err := t.lock.Write([]byte(u.New.String() + "\n")); err != nil {
 		t.lock.Rollback()
 		return fmt.Errorf("update %s: %w", u.Name, err)
 	}
 	if err := t.lock.Commit(); err != nil {
+		return err
+	}
+	// The ref names the new objects now: a git gc that looked before may
+	// have removed them (gc.go).
+	if err := r.keepObjects(); err != nil {
 		return err
 	}
 	line := reflogLine(u.Old, u.New, u.Who, u.Message)

@@ -40,6 +40,10 @@ type Repo struct {
 	// ignore is the git check-ignore kept for the Repo's life (Ignored).
 	ignoreMu sync.Mutex
 	ignore   *ignoreChecker
+	// pending are the objects written or reused since a ref last moved,
+	// kept until one does (gc.go).
+	pendMu  sync.Mutex
+	pending []pendingObject
 }
 
 // UnsupportedError is a repository that autocoder refuses rather than risk
@@ -138,7 +142,46 @@ func (r *Repo) open() error {
 	if err := r.checkObjectLinks(); err != nil {
 		return err
 	}
+	if err := r.checkAlternates(); err != nil {
+		return err
+	}
 	r.reopen()
+	return nil
+}
+
+// checkAlternates reads objects/info/alternates (git clone --shared,
+// --reference): the object folders of other repositories that this one
+// reads objects from. go-git reads them (reopen gives it the whole file
+// system for them) when each is an absolute path to a folder; a relative
+// entry (git reads it from the objects folder, go-git cannot) or one that
+// is not a folder is refused here, naming it, rather than failing later
+// with "object not found".
+func (r *Repo) checkAlternates() error {
+	p := filepath.Join(r.CommonDir, "objects", "info", "alternates")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil // none (or unreadable, which git also ignores)
+	}
+	shown := p
+	if rel, ok := r.Rel(p); ok {
+		shown = rel
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		entry := strings.TrimSpace(line)
+		if entry == "" || strings.HasPrefix(entry, "#") {
+			continue
+		}
+		why := ""
+		if !filepath.IsAbs(entry) {
+			why = "autocoder reads only alternates written as absolute paths (as git clone --shared and --reference write them)"
+		} else if fi, err := os.Stat(entry); err != nil || !fi.IsDir() {
+			why = "it is not a folder autocoder can read"
+		}
+		if why != "" {
+			return &UnsupportedError{What: fmt.Sprintf("the alternates entry %q of %s", entry, shown), Why: why,
+				Fix: fmt.Sprintf("write the entry as the absolute path of an existing objects folder, or copy the objects in and drop the file: git repack -a -d && rm %s", shown)}
+		}
+	}
 	return nil
 }
 
@@ -163,8 +206,11 @@ func (r *Repo) reopen() {
 		r.storage.Close()
 	}
 	r.packs, _ = os.Stat(filepath.Join(r.CommonDir, "objects", "pack"))
+	// Alternates (checkAlternates) are absolute paths: go-git reads them
+	// through a file system rooted at the volume's root.
+	root := filepath.VolumeName(r.CommonDir) + string(filepath.Separator)
 	r.storage = filesystem.NewStorageWithOptions(osfs.New(r.CommonDir), cache.NewObjectLRUDefault(),
-		filesystem.Options{KeepDescriptors: true})
+		filesystem.Options{KeepDescriptors: true, AlternatesFS: osfs.New(root)})
 	r.objects = &r.storage.ObjectStorage
 }
 

@@ -3,6 +3,7 @@ package matcher
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -71,4 +72,33 @@ func BenchmarkNoMatch(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkNearMissRepetitive measures issue 18's near miss: an old text
+// a little off from every line of a repetitive file, at 40, 400 and 4000
+// lines (linear: each step 10×).
+func BenchmarkNearMissRepetitive(b *testing.B) {
+	for _, n := range []int{40, 400, 4000} {
+		file, old := nearMissRepetitive(n)
+		b.Run(fmt.Sprintf("lines=%d", n), func(b *testing.B) {
+			b.SetBytes(int64(len(file)))
+			for b.Loop() {
+				if _, _, err := Replace(file, Edit{Old: old, New: "x"}); err == nil {
+					b.Fatal("the near miss matched")
+				}
+			}
+		})
+	}
+}
+
+// nearMissRepetitive is issue 18's slow case: a file of n alike lines and an
+// old text that nearly matches all of them (every line a little off), so
+// the nearest-region search aligns n lines with n lines, each pair alike.
+func nearMissRepetitive(n int) (file []byte, old string) {
+	var f, o strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&f, "\tvalue := compute(alpha, beta, gamma) + %d // keep it\n", i%7)
+		fmt.Fprintf(&o, "\tvalue := compute(alpha, beta, gamma) + %d // keep it!\n", i%7)
+	}
+	return []byte(f.String()), o.String()
 }

@@ -18,6 +18,9 @@ type Region struct {
 	// their edges ("the file indents with tabs where the old text has
 	// spaces"): a difference the diff shows but a reader hardly sees.
 	WhiteSpace string
+	// Changed, when the region differs in more lines than a diff shows
+	// (then Diff is ""), is how many of its lines differ.
+	Changed int
 }
 
 // NoMatchError reports an old text that occurs nowhere, in no tier.
@@ -50,6 +53,10 @@ func (e *NoMatchError) Hint() string {
 	}
 	h := fmt.Sprintf("copy the old text exactly from lines %d-%d shown in the diff (- is what you sent, + is the file)",
 		e.Nearest.StartLine, e.Nearest.EndLine)
+	if e.Nearest.Changed > 0 {
+		h = fmt.Sprintf("read lines %d-%d again and copy the old text exactly from them: %d of its lines differ from what you sent",
+			e.Nearest.StartLine, e.Nearest.EndLine, e.Nearest.Changed)
+	}
 	if e.Nearest.WhiteSpace != "" {
 		h = fmt.Sprintf("copy the old text exactly from lines %d-%d, white space included: %s (the diff: - is what you sent, + is the file)",
 			e.Nearest.StartLine, e.Nearest.EndLine, e.Nearest.WhiteSpace)
@@ -73,6 +80,9 @@ type AmbiguousMatchError struct {
 	// Inside lists the occurrences (1-based start lines) that lie inside
 	// the identifier's definitions.
 	Inside []int
+	// Anchored: the edit could have named its place with an anchor (an
+	// apply_patch chunk's @@ line), so the hint says so.
+	Anchored bool
 }
 
 func (e *AmbiguousMatchError) Error() string {
@@ -101,6 +111,9 @@ func (e *AmbiguousMatchError) Hint() string {
 	lines := e.Lines
 	if len(e.Inside) > 1 {
 		lines = e.Inside
+	}
+	if e.Anchored {
+		return fmt.Sprintf("add more context lines, or an @@ line repeating a whole line of the file before the change (e.g. @@ def f():), to pick one of lines %s", joinInts(lines))
 	}
 	return fmt.Sprintf("add more surrounding lines to the old text, or an identifier naming the enclosing function, to pick one of lines %s", joinInts(lines))
 }

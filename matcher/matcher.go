@@ -199,8 +199,18 @@ func applyAt(d *doc, e Edit, cursor *int) (Result, error) {
 		return Result{}, err
 	}
 	r := result(d, m, false)
-	d.splice(m.start, m.end, x)
-	*cursor = m.start + len(x)
+	start := m.start
+	if m.virtualNL && len(x) == 0 && start > 0 && d.slice(start-1, start)[0] == '\n' {
+		// The last lines of a file without a final newline deleted: the
+		// line break before them goes too, so the file keeps its lack of
+		// one (Cline leaves one: FORMATS.md 0).
+		start--
+		if start > 0 && d.slice(start-1, start)[0] == '\r' {
+			start--
+		}
+	}
+	d.splice(start, m.end, x)
+	*cursor = start + len(x)
 	return r, nil
 }
 

@@ -424,3 +424,17 @@ func TestAmbiguousOnOneLine(t *testing.T) {
 		t.Errorf("message %q, hint %q; want %q", err, amb.Hint(), want)
 	}
 }
+
+// Deleting the last line of a file that has no final newline keeps the
+// file without one (Cline's "replace then delete" leaves one: flipped).
+func TestDeleteLastLineKeepsNoFinalNewline(t *testing.T) {
+	for in, want := range map[string]string{
+		"line1\nline2\nline3":     "line1\nline2",
+		"line1\r\nline2\r\nline3": "line1\r\nline2",
+	} {
+		out, _, err := ReplaceAll([]byte(in), []Edit{{Old: "line3\n", New: ""}})
+		if err != nil || string(out) != want {
+			t.Errorf("%q: got %q, %v; want %q", in, out, err, want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package matcher
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/autocoder/autocoder/unidiff"
@@ -13,12 +14,16 @@ import (
 // text, else the share of its character trigrams found in the old text) and
 // slides a window of the old text's line count over the scores: linear in the
 // file. Only the few best windows get the costly similarity (a line alignment
-// weighted by bigram likeness), which grows with the old text, not the file.
+// weighted by bigram likeness, in a band along the diagonal), which grows
+// linearly with the old text, not the file.
 
 const (
 	topWindows    = 5
 	minSimilarity = 0.3 // below this a region misleads more than it helps
-	maxAlignCells = 1 << 18
+	// maxHintChanges is how many changed lines a near miss's diff may show:
+	// past it the diff would cost time growing with the square of the lines,
+	// for a hint no one copies from.
+	maxHintChanges = 64
 )
 
 // nearest returns the region of d most like old, or nil.
@@ -82,6 +87,20 @@ func nearest(d *doc, old []byte) *Region {
 	for j := best.StartLine - 1; j < best.EndLine; j++ {
 		region.Write(d.content(j))
 		region.WriteByte('\n')
+	}
+	// The diff is for a region that differs in a few lines. The Myers diff
+	// costs the lines times the changes, so when more than maxHintChanges
+	// lines differ (in step: the pairing that similarity starts from
+	// bounds the changes a diff needs) the hint names the lines without it.
+	changed := max(len(lines), win) - min(len(lines), win)
+	for j := 0; j < min(len(lines), win); j++ {
+		if !bytes.Equal(bytes.TrimRight(lines[j], "\r"), bytes.TrimRight(d.content(best.StartLine-1+j), "\r")) {
+			changed++
+		}
+	}
+	if changed > maxHintChanges {
+		best.Changed = changed
+		return best
 	}
 	a := string(bytes.Join(lines, nl)) + "\n"
 	best.Diff = unidiff.Unified("old text", fmt.Sprintf("file lines %d-%d", best.StartLine, best.EndLine), a, region.String(), unidiff.DefaultContext)
@@ -161,55 +180,91 @@ func bestWindows(scores []float64, w int) []int {
 
 // similarity aligns two lists of lines, weighting each pair by its bigram
 // likeness (equal lines weigh 1), and returns 2*weight/(len(a)+len(b)).
-// Past maxAlignCells it pairs lines in order instead of aligning them.
+// The alignment keeps to a band of alignBand lines either side of the
+// diagonal, so its cost is linear in the lines (a full alignment is
+// quadratic: a near miss of 400 lines of a repetitive file took seconds);
+// a region more than alignBand lines out of step with the old text scores
+// lower than it would, which only matters for a region that alike already.
 func similarity(a, b []string) float64 {
 	if len(a)+len(b) == 0 {
 		return 1
 	}
-	w := func(x, y string) float64 {
-		if x == y {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	ga, gb := bigramsOf(a), bigramsOf(b)
+	w := func(i, j int) float64 {
+		if a[i] == b[j] {
 			return 1
 		}
-		if s := dice(x, y); s >= 0.5 {
+		if s := dice(ga[i], gb[j], len(a[i]), len(b[j])); s >= 0.5 {
 			return s
 		}
 		return 0
 	}
-	if len(a)*len(b) > maxAlignCells {
-		total := 0.0
-		for i := 0; i < len(a) && i < len(b); i++ {
-			total += w(a[i], b[i])
+	// row[j] is the best weight aligning a[:i] with b[:j]. Cells outside
+	// the band keep the value of the last row that computed them: a lower
+	// bound, since the weight only grows with i and j.
+	n, m := len(a), len(b)
+	row := make([]float64, m+1)
+	for i := 1; i <= n; i++ {
+		c := i * m / n
+		lo, hi := max(1, c-alignBand), min(m, c+alignBand)
+		diag := row[lo-1]
+		for j := lo; j <= hi; j++ {
+			up := row[j]
+			row[j] = max(up, row[j-1], diag+w(i-1, j-1))
+			diag = up
 		}
-		return 2 * total / float64(len(a)+len(b))
 	}
-	prev := make([]float64, len(b)+1)
-	cur := make([]float64, len(b)+1)
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cur[j] = max(prev[j], cur[j-1], prev[j-1]+w(a[i-1], b[j-1]))
-		}
-		prev, cur = cur, prev
+	best := 0.0
+	for _, v := range row {
+		best = max(best, v)
 	}
-	return 2 * prev[len(b)] / float64(len(a)+len(b))
+	return 2 * best / float64(n+m)
 }
 
-// dice is the Sørensen–Dice coefficient of the byte bigrams of x and y.
-func dice(x, y string) float64 {
-	if len(x) < 2 || len(y) < 2 {
+// alignBand is how far out of step with the old text similarity follows a
+// region, in lines.
+const alignBand = 16
+
+// bigramsOf gives each line's byte bigrams, sorted, for dice.
+func bigramsOf(lines []string) [][]uint16 {
+	out := make([][]uint16, len(lines))
+	for i, l := range lines {
+		if len(l) < 2 {
+			continue
+		}
+		g := make([]uint16, len(l)-1)
+		for k := 0; k+1 < len(l); k++ {
+			g[k] = uint16(l[k])<<8 | uint16(l[k+1])
+		}
+		slices.Sort(g)
+		out[i] = g
+	}
+	return out
+}
+
+// dice is the Sørensen–Dice coefficient of the byte bigrams of two lines
+// (sorted bigrams x and y of lines of lx and ly bytes).
+func dice(x, y []uint16, lx, ly int) float64 {
+	if lx < 2 || ly < 2 {
 		return 0
 	}
-	counts := map[string]int{}
-	for i := 0; i+1 < len(x); i++ {
-		counts[x[i:i+2]]++
-	}
 	common := 0
-	for i := 0; i+1 < len(y); i++ {
-		if counts[y[i:i+2]] > 0 {
-			counts[y[i:i+2]]--
+	for i, j := 0, 0; i < len(x) && j < len(y); {
+		switch {
+		case x[i] == y[j]:
 			common++
+			i++
+			j++
+		case x[i] < y[j]:
+			i++
+		default:
+			j++
 		}
 	}
-	return 2 * float64(common) / float64(len(x)-1+len(y)-1)
+	return 2 * float64(common) / float64(lx-1+ly-1)
 }
 
 // whiteSpaceOnly describes how the win lines of d from line start differ

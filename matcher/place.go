@@ -77,7 +77,7 @@ func placed(d *doc, e Edit, old, nw []byte, cursor *int) (Result, error) {
 		}
 		return Result{}, &NoMatchError{Nearest: nearest(d, old)}
 	case len(ms) > 1 && !first:
-		amb := &AmbiguousMatchError{Tier: tier}
+		amb := &AmbiguousMatchError{Tier: tier, Anchored: e.Follows}
 		for _, m := range ms {
 			amb.Lines = append(amb.Lines, d.lineOf(m.start)+1)
 		}

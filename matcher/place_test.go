@@ -2,6 +2,7 @@ package matcher
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -57,6 +58,11 @@ func TestPlaced(t *testing.T) {
 		{name: "insertion sent twice under an anchor", src: "def g():\n    pass\n    x = 1\n",
 			edits: []Edit{{Anchors: []string{"def g():"}, Old: "    pass\n", New: "    pass\n    x = 1\n"}},
 			want:  "def g():\n    pass\n    x = 1\n"},
+	}
+	// An ambiguous chunk is told to add an @@ anchor.
+	_, _, err := ReplaceAll([]byte("x\na\nx\n"), []Edit{{Old: "x\n", New: "y\n", Follows: true}})
+	if !errors.As(err, &amb) || !strings.Contains(amb.Hint(), "@@ line") {
+		t.Errorf("hint of %v", err)
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -95,6 +96,10 @@ type Server struct {
 	// stop ends the calls still running when the session ends.
 	stop     context.Context
 	stopCall context.CancelCauseFunc
+	// ended ends the calls that run programs at the end of input; the
+	// others finish and are answered (see drained).
+	ended    context.Context
+	endInput context.CancelCauseFunc
 }
 
 // New makes the server and registers the tools.
@@ -116,10 +121,11 @@ func New(opts Options) *Server {
 	rand.Read(b[:])
 	s.idPrefix = "mcp-" + hex.EncodeToString(b[:]) + "-"
 	s.stop, s.stopCall = context.WithCancelCause(context.Background())
+	s.ended, s.endInput = context.WithCancelCause(context.Background())
 	so := &sdk.ServerOptions{
 		Instructions: "Each write tool call becomes one commit on the autocoder work branch of the repository " +
 			"(the user reviews it with git and can undo it); paths are relative to the repository root, or absolute inside it.",
-		Logger:                    slog.New(slog.NewTextHandler(opts.Log, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Logger:                    slog.New(newLogHandler(opts.Log)),
 		KeepAliveFailureThreshold: 3,
 		Capabilities:              &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
 		RootsListChangedHandler: func(ctx context.Context, _ *sdk.RootsListChangedRequest) {
@@ -159,15 +165,16 @@ func New(opts Options) *Server {
 }
 
 // Run serves one session on t until the client goes away (end of input, a
-// closed pipe, keepalive pings unanswered) or ctx ends (a signal). Then the
-// calls still running are cancelled: a step before its commit point rolls
+// closed pipe, keepalive pings unanswered) or ctx ends (a signal). At the
+// end of input every request read before it is answered first (see
+// drained). Then the calls still running are cancelled: a step before its commit point rolls
 // back, a program is stopped with everything it started; Run returns once
 // each has finished, with the engine closed.
 func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
 	// A signal ends the session: the SDK waits for the running calls, so
 	// they are cancelled first.
 	defer context.AfterFunc(ctx, func() { s.stopCall(fmt.Errorf("autocoder was stopped: %w", context.Cause(ctx))) })()
-	err := s.sdk.Run(ctx, t)
+	err := s.sdk.Run(ctx, drained{Transport: t, ended: func() { s.endInput(errors.New("the client went away")) }})
 	s.stopCall(fmt.Errorf("the client went away"))
 	s.calls.Wait()
 	s.turn <- struct{}{}
@@ -196,6 +203,11 @@ func (s *Server) call(ctx context.Context, req *sdk.CallToolRequest, tool string
 	st, err := mcp.ReadCall(s.idPrefix+fmt.Sprint(s.seq.Add(1)), tool, args)
 	if err != nil {
 		return errorResult(mcp.CodeInvalidInput + ": " + withHint(err.Error(), step.HintOf(err))), nil
+	}
+	if len(st.Programs) > 0 {
+		// A client gone does not wait for a program: at the end of input
+		// it is stopped with everything it started, as at a cancel.
+		defer context.AfterFunc(s.ended, func() { cancel(context.Cause(s.ended)) })()
 	}
 	select {
 	case s.turn <- struct{}{}:

@@ -4,9 +4,11 @@ import (
 	"github.com/autocoder/autocoder/protocol/acjson"
 	"github.com/autocoder/autocoder/protocol/applypatch"
 	"github.com/autocoder/autocoder/protocol/axon"
+	"github.com/autocoder/autocoder/protocol/editorjson"
 	"github.com/autocoder/autocoder/protocol/mcp"
 	"github.com/autocoder/autocoder/protocol/searchreplace"
 	"github.com/autocoder/autocoder/protocol/udiff"
+	"github.com/autocoder/autocoder/protocol/wholefile"
 	"github.com/autocoder/autocoder/step"
 )
 
@@ -19,6 +21,8 @@ var writers = map[string]func([]step.Result) []byte{
 	applypatch.Dialect:    applypatch.Feedback,
 	searchreplace.Dialect: searchreplace.Feedback,
 	udiff.Dialect:         udiff.Feedback,
+	wholefile.Dialect:     wholefile.Feedback,
+	editorjson.Dialect:    editorjson.Feedback,
 }
 
 // Feedback writes the executor's answer to a run in the dialect of each

@@ -6,12 +6,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/autocoder/autocoder/gitops"
 	"github.com/autocoder/autocoder/gitops/gittest"
+	"github.com/autocoder/autocoder/internal/golden"
 	"github.com/autocoder/autocoder/protocol"
 	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/txn"
@@ -51,15 +53,28 @@ func TestFormatsGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			runFormatCase(t, ar)
+			fb := runFormatCase(t, ar)
+			// The answer to the model, golden (commit ids vary).
+			fb = commitID.ReplaceAllFunc(fb, func(id []byte) []byte {
+				if !strings.ContainsAny(string(id), "0123456789") {
+					return id // a word, not an id
+				}
+				return []byte("<commit>")
+			})
+			golden.Check(t, strings.TrimSuffix(name, ".txtar")+".feedback", fb)
 		})
 	}
 }
 
-func runFormatCase(t *testing.T, ar *txtar.Archive) {
+// commitID is a commit id, short or whole, as the feedback shows it.
+var commitID = regexp.MustCompile(`\b[0-9a-f]{7,40}\b`)
+
+// runFormatCase runs one case and returns the feedback to its first run.
+func runFormatCase(t *testing.T, ar *txtar.Archive) []byte {
 	want := strings.Fields(strings.TrimPrefix(strings.SplitN(string(ar.Comment), "\n", 2)[0], "want:"))
 	if len(want) == 0 {
 		t.Fatal("the comment's first line must be want: …")
+		return nil
 	}
 	before, after := map[string]string{}, map[string]string{}
 	var answer []byte
@@ -80,9 +95,7 @@ func runFormatCase(t *testing.T, ar *txtar.Archive) {
 	unescape := func(m map[string]string) {
 		for k, v := range m {
 			v = strings.ReplaceAll(v, "<CR>", "\r")
-			if strings.HasSuffix(v, "<NOEOL>\n") {
-				v = strings.TrimSuffix(v, "<NOEOL>\n")
-			}
+			v = strings.TrimSuffix(v, "<NOEOL>\n")
 			m[k] = v
 		}
 	}
@@ -158,19 +171,22 @@ func runFormatCase(t *testing.T, ar *txtar.Archive) {
 		}
 	default:
 		t.Fatalf("unknown want %q", want[0])
+		return nil
 	}
-	if fb := protocol.Feedback(results); len(fb) == 0 && len(results) > 0 {
+	fb := protocol.Feedback(results)
+	if len(fb) == 0 && len(results) > 0 {
 		t.Errorf("empty feedback")
 	}
+	fb = []byte(strings.ReplaceAll(string(fb), g.Dir, "<repo>"))
 	checkTree(t, g.Dir, after)
 	if want[0] != "applied" {
-		return
+		return fb
 	}
 	// The same answer again changes nothing.
 	head := g.Git("rev-parse", "HEAD")
 	again := e.Run(context.Background(), protocol.Parse(answer), txn.RunOptions{})
 	for _, r := range again {
-		if r.Status != step.StatusUnchanged && r.Status != step.StatusRead {
+		if r.Status != step.StatusUnchanged && r.Status != step.StatusRead && !(r.Reason == step.ReasonNoMatch && deletes(r.Step)) {
 			t.Errorf("applied again: step %s %s: %s", r.StepID, r.Status, r.Error)
 		}
 	}
@@ -178,6 +194,25 @@ func runFormatCase(t *testing.T, ar *txtar.Archive) {
 		t.Errorf("applied again: a new commit")
 	}
 	checkTree(t, g.Dir, after)
+	return fb
+}
+
+// deletes reports a step with an edit whose new text is empty: once it is
+// applied, nothing in the file shows it was (its old text is gone and it
+// left no new text), so a second application finds no old text and fails,
+// changing nothing.
+func deletes(s *step.Step) bool {
+	if s == nil {
+		return false
+	}
+	for _, op := range s.Ops {
+		for _, e := range op.Edits {
+			if e.New == "" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // checkTree compares the worktree's files with want.

@@ -47,6 +47,23 @@ var shapes = []shape{
 	{"repeated ```mcp-request", 2000, func(n int) []byte { return bytes.Repeat([]byte("```mcp-request\n"), n) }, parse},
 	{"bare mcp-request lines", 2000, func(n int) []byte { return bytes.Repeat([]byte("mcp-request\n"), n) }, parse},
 	{"repeated ~~~~~act", 2000, func(n int) []byte { return bytes.Repeat([]byte("~~~~~act\n"), n) }, parse},
+	// The edit formats (FORMATS.md): apply_patch envelopes and JSON tool
+	// calls, unified diffs.
+	{"repeated *** Begin Patch", 2000, func(n int) []byte { return bytes.Repeat([]byte("*** Begin Patch\n"), n) }, parse},
+	{"*** Begin Patch never ended", 2000, func(n int) []byte {
+		return append([]byte("*** Begin Patch\n*** Update File: a\n@@\n"), bytes.Repeat([]byte(" x\n"), n)...)
+	}, parse},
+	{"apply_patch_call in broken JSON", 1000, func(n int) []byte {
+		return bytes.Repeat([]byte("{\"type\": \"apply_patch_call\", \"x\": [\n"), n)
+	}, parse},
+	{"Begin Patch in broken JSON strings", 1000, func(n int) []byte {
+		return bytes.Repeat([]byte("{\"input\": \"*** Begin Patch\\n\n"), n)
+	}, parse},
+	{"repeated ```diff headers", 1000, func(n int) []byte { return bytes.Repeat([]byte("```diff\n--- a/x\n+++ b/x\n```\n"), n) }, parse},
+	{"bare --- +++ pairs", 2000, func(n int) []byte { return bytes.Repeat([]byte("--- a/x\n+++ b/x\n"), n) }, parse},
+	{"a diff of bare @@ lines", 2000, func(n int) []byte {
+		return append([]byte("--- a/x\n+++ b/x\n"), bytes.Repeat([]byte("@@ -1,9 +1,9 @@\n-a\n"), n)...)
+	}, parse},
 	{"near-miss edit", 1000, func(n int) []byte {
 		var b strings.Builder
 		for i := 0; i < n; i++ {

@@ -100,7 +100,7 @@ func outcomes(dialect string) []outcome {
 // model can tell them apart), and the answers to all of them are golden
 // (testdata/outcomes/DIALECT.golden).
 func TestFeedbackTellsEveryOutcomeApart(t *testing.T) {
-	for _, d := range []string{"autocoder-json", "mcp", "axon", "apply_patch", "search-replace"} {
+	for _, d := range []string{"autocoder-json", "mcp", "axon", "apply_patch", "udiff", "search-replace", "whole-file", "editor-json"} {
 		t.Run(d, func(t *testing.T) {
 			os := outcomes(d)
 			if noPrograms[d] {
@@ -136,4 +136,4 @@ func TestFeedbackTellsEveryOutcomeApart(t *testing.T) {
 }
 
 // noPrograms are the formats whose steps never run a program.
-var noPrograms = map[string]bool{"apply_patch": true}
+var noPrograms = map[string]bool{"apply_patch": true, "udiff": true}

@@ -3,8 +3,20 @@
 //
 // Start with Parse, and Read (text.go) for how the text is taken. Each dialect lives in a subpackage with the same contract
 // (Parse(text) []step.Item): axon (Axon plans), acjson (autocoder JSON) and mcp
-// (FlyCode MCP requests); fence and tjson are the scanners they share. This
+// (FlyCode MCP requests), and the edit formats models write without our
+// prompt (FORMATS.md): applypatch (OpenAI apply_patch) and udiff (unified
+// and git diffs); fence and tjson are the scanners they share. This
 // package runs every dialect over the whole text and merges their items.
+//
+// A reader of an edit format returns one item per block, its Start and End
+// covering the block (its fence included, so that no other reader reads
+// inside it; an error's span ends at its line, so that what follows stays
+// readable), with step.Step.Dialect set and the Source its Feedback needs.
+// A change is placed by the matcher: step.Edit's Anchors, Follows and AtEnd
+// say where it goes besides its old text (matcher/place.go), and a delete
+// with HasContent must find the file holding Content. Text that starts like
+// the format but cannot be read is a step.ParseError with its line, never
+// prose.
 package protocol
 
 import (
@@ -15,9 +27,11 @@ import (
 	"github.com/autocoder/autocoder/protocol/acjson"
 	"github.com/autocoder/autocoder/protocol/applypatch"
 	"github.com/autocoder/autocoder/protocol/axon"
+	"github.com/autocoder/autocoder/protocol/editorjson"
 	"github.com/autocoder/autocoder/protocol/mcp"
 	"github.com/autocoder/autocoder/protocol/searchreplace"
 	"github.com/autocoder/autocoder/protocol/udiff"
+	"github.com/autocoder/autocoder/protocol/wholefile"
 )
 
 // reader is one dialect's reader, under the dialect's name (step.Step.Dialect).
@@ -39,11 +53,12 @@ var dialects = []reader{
 	{mcp.Dialect, mcp.Parse},
 	{applypatch.Dialect, applypatch.Parse},
 	{searchreplace.Dialect, searchreplace.Parse},
-	// The other edit formats go here (FORMATS.md 2, 4, 5): SEARCH/REPLACE
-	// (aider, Cline, Roo), editor JSON (str_replace_based_edit_tool) and
-	// whole files. A unified diff is read after them, so that a fence
-	// holding a SEARCH block is never read as a diff.
+	{editorjson.Dialect, editorjson.Parse},
+	// A unified diff is read after SEARCH/REPLACE, so that a fence holding
+	// a SEARCH block is never read as a diff; a whole file last, as the
+	// loosest: a fence under a path line.
 	{udiff.Dialect, udiff.Parse},
+	{wholefile.Dialect, wholefile.Parse},
 }
 
 // Parse finds every block of every dialect in text and returns their items

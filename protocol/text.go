@@ -6,6 +6,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/autocoder/autocoder/protocol/wholefile"
 	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/textpos"
 )
@@ -21,6 +22,16 @@ type Reading struct {
 	// Skipped lists the reasoning sections (<think>…</think>) whose text
 	// was not read for instructions.
 	Skipped []Skipped `json:"skipped,omitempty"`
+	// Examples lists the fenced blocks outside every instruction block
+	// that have no file path marker: examples, never writes (FORMATS.md 5).
+	Examples []Example `json:"examples,omitempty"`
+}
+
+// Example is one fenced block that was read as an example, not a file.
+type Example struct {
+	Line  int    `json:"line" jsonschema:"the opening fence's line"`
+	Info  string `json:"info,omitempty" jsonschema:"the fence's info string (its language)"`
+	Fence string `json:"fence" jsonschema:"the opening fence's run of backticks or tildes"`
 }
 
 // Skipped is one reasoning section: where it is and how many instruction
@@ -41,6 +52,11 @@ func (r Reading) Notes() []string {
 		ns = append(ns, fmt.Sprintf("skipped the reasoning section <think>…</think> at lines %d-%d "+
 			"and the %d instruction block%s inside it: a draft is not an instruction",
 			s.Start.Line, s.End.Line, s.Blocks, plural(s.Blocks)))
+	}
+	for _, x := range r.Examples {
+		fence := x.Fence + x.Info
+		ns = append(ns, fmt.Sprintf("skipped the %s fence at line %d: no file path on the line right above it, "+
+			"so it is an example, not a write (to write a file, put its path on the line above the fence)", fence, x.Line))
 	}
 	return ns
 }
@@ -74,7 +90,26 @@ func Read(raw []byte) ([]step.Item, Reading) {
 		}
 		rd.Skipped = append(rd.Skipped, Skipped{Start: textpos.Of(text, s), End: textpos.Of(text, e), Blocks: len(inner)})
 	}
-	return parseAll(text), rd
+	items := parseAll(text)
+	rd.Examples = examples(text, items)
+	return items, rd
+}
+
+// examples are the fences that no block holds and that have no path
+// marker, for Reading.Examples.
+func examples(text []byte, items []step.Item) []Example {
+	var out []Example
+	k := 0
+	for _, u := range wholefile.Examples(text) {
+		for k < len(items) && items[k].End <= u.Start {
+			k++
+		}
+		if k < len(items) && items[k].Start < u.End {
+			continue // inside (or across) a block: the block's content
+		}
+		out = append(out, Example{Line: u.Line, Info: u.Info, Fence: u.Fence})
+	}
+	return out
 }
 
 // Decode returns raw as UTF-8 text and names the encoding it was in. A

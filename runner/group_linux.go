@@ -17,6 +17,10 @@ type groupPrep struct {
 	status, statusW *os.File // the reaper's pipe; nil when the program runs without one
 }
 
+// reaperExe is autocoder's own executable, also when it was replaced or
+// removed on disk since it started.
+const reaperExe = "/proc/self/exe"
+
 func (p groupPrep) env() []string { return []string{runTokenVar + "=" + p.token} }
 
 // prepareGroup makes cmd start the program under a reaper of its own:
@@ -30,12 +34,17 @@ func prepareGroup(cmd *exec.Cmd) groupPrep {
 	if cmd.Err != nil {
 		return p
 	}
+	if _, err := os.Stat(reaperExe); err != nil {
+		// No /proc (a bare container): the process group and the token
+		// sweep are what is left.
+		return p
+	}
 	r, w, err := os.Pipe()
 	if err != nil {
 		return p // Start fails alike for want of descriptors
 	}
 	cmd.Args = append([]string{reaperArg0, cmd.Path}, cmd.Args...)
-	cmd.Path = "/proc/self/exe"
+	cmd.Path = reaperExe
 	cmd.ExtraFiles = []*os.File{w}
 	p.status, p.statusW = r, w
 	return p
@@ -44,14 +53,15 @@ func prepareGroup(cmd *exec.Cmd) groupPrep {
 // pgroup is the program's reaper, which leads a process group of its own
 // (see group_unix.go), and the run token of what the program starts.
 type pgroup struct {
-	pgid   int // the reaper's pid and group
+	pgid   int // the reaper's pid and group (without a reaper: the program's)
+	reaper bool
 	token  string
 	report chan reaperReport // the reaper's report, once its pipe ended
 	got    reaperReport
 }
 
 func startGroup(cmd *exec.Cmd, p groupPrep) (group, error) {
-	g := &pgroup{pgid: cmd.Process.Pid, token: p.token, report: make(chan reaperReport, 1)}
+	g := &pgroup{pgid: cmd.Process.Pid, token: p.token, report: make(chan reaperReport, 1), reaper: p.status != nil}
 	if p.status == nil {
 		close(g.report)
 		return g, nil
@@ -66,11 +76,25 @@ func startGroup(cmd *exec.Cmd, p groupPrep) (group, error) {
 
 func (g *pgroup) waitExited() { waitExited(g.pgid) }
 
-// stop asks the reaper to send SIGTERM to everything the program runs.
-func (g *pgroup) stop() { _ = syscall.Kill(g.pgid, syscall.SIGTERM) }
+// stop asks the reaper to send SIGTERM to everything the program runs
+// (without a reaper, SIGTERM goes to the program's group).
+func (g *pgroup) stop() {
+	if g.reaper {
+		_ = syscall.Kill(g.pgid, syscall.SIGTERM)
+	} else {
+		_ = syscall.Kill(-g.pgid, syscall.SIGTERM)
+	}
+}
 
-// kill asks the reaper to kill everything the program runs.
-func (g *pgroup) kill() { _ = syscall.Kill(g.pgid, syscall.SIGUSR1) }
+// kill asks the reaper to kill everything the program runs (without a
+// reaper, SIGKILL goes to the program's group).
+func (g *pgroup) kill() {
+	if g.reaper {
+		_ = syscall.Kill(g.pgid, syscall.SIGUSR1)
+	} else {
+		_ = syscall.Kill(-g.pgid, syscall.SIGKILL)
+	}
+}
 
 // afterWait takes the reaper's report. A reaper that did not say the
 // program's end was killed (by the program, which can: it runs as the same

@@ -134,6 +134,15 @@ type Verdict struct {
 	Program *ProgramResult
 }
 
+// ExitCode is the verdict as an exit code: 0 when nothing failed, else
+// its class's.
+func (v Verdict) ExitCode() int {
+	if !v.Failed {
+		return 0
+	}
+	return v.Class.ExitCode()
+}
+
 // Judge decides what results come to. The first step that failed by an
 // error of its own decides (a step taken back by --atomic did not fail
 // itself, the one that did decides); when every step went through, a

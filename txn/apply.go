@@ -631,15 +631,23 @@ func (w *workspace) insert(op *step.Op, f *file, rel string, r *step.OpResult) e
 	content := matcher.KeepLineEndings(f.data, op.Content)
 	eol := matcher.KeepLineEndings(f.data, []byte("\n"))
 	var out []byte
+	already := false // the text is there already: the same answer sent again
 	switch {
 	case k == n:
+		already = bytes.HasSuffix(f.data, append(append([]byte{}, eol...), content...))
 		out = append(append(append(out, f.data...), eol...), content...)
 	default:
 		p := 0 // just past the k-th line break
 		for range k {
 			p += bytes.IndexByte(f.data[p:], '\n') + 1
 		}
+		// (or it ends the file, where an insert after the last line put it)
+		already = bytes.HasPrefix(f.data[p:], append(append([]byte{}, content...), eol...)) || bytes.Equal(f.data[p:], content)
 		out = append(append(append(append(out, f.data[:p]...), content...), eol...), f.data[p:]...)
+	}
+	if already && len(content) > 0 {
+		r.Message = fmt.Sprintf("already inserted: the lines after line %d are this text; nothing changed", k)
+		return nil
 	}
 	r.Message = fmt.Sprintf("inserted after line %d", k)
 	return w.setContent(f, out)

@@ -83,6 +83,12 @@ type Engine struct {
 
 	// spares are files made between a session's calls (see Release).
 	spares *gitops.Spares
+
+	// startsMade are the work branches whose start this engine recorded
+	// (recordStart), each with whether it made the config section: a
+	// branch that was then never made has its record taken back
+	// (traces.go).
+	startsMade map[string]bool
 }
 
 // BusyError is another autocoder process working in the same repository.

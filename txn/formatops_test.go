@@ -59,6 +59,10 @@ func TestInsertAfterLine(t *testing.T) {
 	if got := g.MustRead("a.txt"); got != "top\na\nmid\n\nb\n" {
 		t.Errorf("a.txt = %q: new_str ending in a line break leaves an empty line, as the tool's insert does", got)
 	}
+	// The same insert again finds its text in place: nothing changes.
+	if r := e.Apply(context.Background(), mkStep("s3", ins("a.txt", 2, "mid\n"), ins("nonl.txt", 2, "c"))); r.Status != step.StatusUnchanged {
+		t.Fatalf("the same inserts again: %s %s", r.Status, r.Error)
+	}
 	before := g.Snapshot()
 	for _, k := range []int{-1, 7} {
 		r := e.Apply(context.Background(), mkStep("bad", ins("a.txt", k, "z")))

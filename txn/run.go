@@ -59,6 +59,10 @@ func (e *Engine) run(ctx context.Context, items []step.Item, o RunOptions) (resu
 		}
 	}()
 	start, startErr := e.Repo.ReadHEAD()
+	if !o.DryRun {
+		absent := e.absentOwnFiles()
+		defer func() { e.clearTraces(absent, results) }()
+	}
 	e.batch = true
 	defer func() { e.batch = false }()
 	// --atomic: a failed run must leave even the redo stack as it was.
@@ -164,8 +168,13 @@ func (e *Engine) run(ctx context.Context, items []step.Item, o RunOptions) (resu
 // until then a cancelled step is rolled back and leaves no trace; once
 // committed, its programs are stopped with everything they started.
 func (e *Engine) Apply(ctx context.Context, s *step.Step) step.Result {
+	var absent []string
+	if !e.batch {
+		absent = e.absentOwnFiles()
+	}
 	r := e.apply(ctx, s)
 	if !e.batch {
+		defer e.clearTraces(absent, []step.Result{r})
 		if err := e.Flush(); err != nil && r.Status != step.StatusFailed {
 			// The step is committed (past its commit point); only the index
 			// file lags, and the next command or Flush sets its entries.
@@ -658,6 +667,11 @@ func (e *Engine) workBranch(head gitops.Head) (ref string, old gitops.Hash, newH
 	tip, exists, err := e.Repo.ResolveRef(ref)
 	if err != nil {
 		return "", gitops.ZeroHash, "", err
+	}
+	if !exists {
+		if err := e.refInTheWay(ref); err != nil {
+			return "", gitops.ZeroHash, "", err
+		}
 	}
 	if exists && tip != head.Hash {
 		return "", gitops.ZeroHash, "", &BranchError{Name: want, Why: "it exists and points to " + tip.String()[:12] + ", not to HEAD",

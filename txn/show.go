@@ -2,6 +2,7 @@ package txn
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/autocoder/autocoder/gitops"
@@ -14,7 +15,9 @@ import (
 type StepInfo = step.CommitInfo
 
 // Show finds a step of the current work branch by its step id, or by its
-// commit (a prefix of four or more hex digits), and describes it.
+// commit (a prefix of four or more hex digits), and describes it; with id
+// "" the newest step. An id or prefix that fits several steps is an
+// *AmbiguousStepError.
 func (e *Engine) Show(id string) (*StepInfo, error) {
 	branch, entries, err := e.Log()
 	var nothing *NothingError
@@ -30,11 +33,26 @@ func (e *Engine) Show(id string) (*StepInfo, error) {
 		return nil, err
 	}
 	var found *LogEntry
+	var all []LogEntry
 	for i, en := range entries {
-		if en.StepID == id || (len(id) >= 4 && strings.HasPrefix(en.Commit, strings.ToLower(id))) {
-			found = &entries[i]
-			break
+		if id == "" && en.Kind == "step" || id != "" && (en.StepID == id || (len(id) >= 4 && strings.HasPrefix(en.Commit, strings.ToLower(id)))) {
+			if found == nil {
+				found = &entries[i]
+			}
+			all = append(all, en)
+			if id == "" {
+				break // no id: the newest step
+			}
 		}
+	}
+	if len(all) > 1 {
+		// Step ids repeat (every response numbers its Axon steps from
+		// axon-1), and a short commit prefix may fit two commits: the
+		// newest is a guess, so the user picks.
+		return nil, &AmbiguousStepError{ID: id, Branch: branch, Candidates: all}
+	}
+	if found == nil && id == "" {
+		return nil, &NothingError{Why: "no step on " + branch + " yet", Fix: "apply a response first: autocoder apply response.md"}
 	}
 	if found == nil {
 		// A commit of another branch (an earlier work branch, main after
@@ -114,4 +132,38 @@ func (e *Engine) describe(en LogEntry, branch string) (*StepInfo, error) {
 		info.Block = string(note)
 	}
 	return info, nil
+}
+
+// AmbiguousStepError is a step id (or commit prefix) that several steps of
+// the work branch have: every response numbers its steps from 1, so
+// "axon-1" is in each apply's steps.
+type AmbiguousStepError struct {
+	ID         string
+	Branch     string
+	Candidates []LogEntry // newest first
+	// Runs names, by commit, the autocoder run and turn a candidate came
+	// from ("run 2026-11-25T15-10-00.json, turn 2"), when the caller knows.
+	Runs map[string]string
+}
+
+func (e *AmbiguousStepError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d steps on %s match %s:", len(e.Candidates), e.Branch, e.ID)
+	for _, c := range e.Candidates {
+		fmt.Fprintf(&b, "\n  %s  %s  %s", c.Commit[:12], c.Date, c.Subject)
+		if r := e.Runs[c.Commit]; r != "" {
+			fmt.Fprintf(&b, "  (%s)", r)
+		} else if c.StepID != "" && c.StepID != e.ID {
+			fmt.Fprintf(&b, "  (step %s)", c.StepID)
+		}
+	}
+	return b.String()
+}
+
+// Class is usage: the command needs a step named once.
+func (e *AmbiguousStepError) Class() step.Class { return step.ClassUsage }
+
+// Hint says how to name one.
+func (e *AmbiguousStepError) Hint() string {
+	return "name one by its commit: autocoder show " + e.Candidates[0].Commit[:12]
 }

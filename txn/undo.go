@@ -129,7 +129,15 @@ func (e *Engine) recordStart(ref string, head gitops.Head) error {
 			return nil
 		}
 	}
-	return e.Repo.SetBranchStart(name, head.Hash, head.Branch)
+	fresh, err := e.Repo.SetBranchStart(name, head.Hash, head.Branch)
+	if e.startsMade == nil {
+		e.startsMade = map[string]bool{}
+	}
+	if prev, ok := e.startsMade[name]; ok {
+		fresh = prev // the first record made the section, or did not
+	}
+	e.startsMade[name] = fresh
+	return err
 }
 
 // UndoOptions change what Undo refuses.
@@ -202,7 +210,7 @@ func (e *Engine) Undo(n int, o ...UndoOptions) ([]LogEntry, error) {
 	var undone []LogEntry
 	stack := e.readRedo(head.Branch)
 	for _, c := range steps {
-		undone = append(undone, LogEntry{StepID: c.Trailer("Autocoder-Step"), Commit: c.Hash.String(), Subject: c.Subject()})
+		undone = append(undone, logEntry(c))
 		stack = append(stack, c.Hash.String()) // the oldest undone ends on top
 	}
 	return undone, e.writeRedo(head.Branch, stack)
@@ -243,8 +251,7 @@ func (e *Engine) Redo() (LogEntry, error) {
 	if err := e.Flush(); err != nil {
 		return LogEntry{}, err
 	}
-	return LogEntry{StepID: c.Trailer("Autocoder-Step"), Commit: c.Hash.String(), Subject: c.Subject()},
-		e.writeRedo(head.Branch, stack[:len(stack)-1])
+	return logEntry(c), e.writeRedo(head.Branch, stack[:len(stack)-1])
 }
 
 // published refuses an undo whose oldest step (and so every newer one)

@@ -16,6 +16,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Answer is one scripted reply of the server, for one request.
@@ -44,6 +45,15 @@ type Answer struct {
 	// arguments arrive in small pieces, as real servers send them. The
 	// finish_reason is then "tool_calls" unless FinishReason says.
 	ToolCalls []ToolCall
+	// Drip, with a streamed answer, sends Text and then, instead of
+	// ending, one byte at a time (an SSE comment) until the client goes
+	// away or the server closes: a server whose every byte resets the
+	// client's idle timeout.
+	Drip bool
+	// ContentType, when set, answers with status 200, this content type
+	// and Text as the body, whatever was asked: an HTML page where the API
+	// should be, a JSON error where a stream was asked for.
+	ContentType string
 }
 
 // ToolCall is one function call of a scripted answer.
@@ -191,6 +201,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, a.Status, a.Code, http.StatusText(a.Status), a.RetryAfterMs)
 		return
 	}
+	if a.ContentType != "" {
+		w.Header().Set("Content-Type", a.ContentType)
+		fmt.Fprint(w, a.Text)
+		return
+	}
 	promptTokens := 0
 	for _, m := range req.Messages {
 		promptTokens += len(m.Content) / 4
@@ -246,6 +261,23 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		n := min(len(text), 40)
 		chunk(map[string]any{"content": text[:n]}, nil, nil)
 		text = text[n:]
+	}
+	if a.Drip {
+		for { // a byte at a time, each one news to the client's idle timer
+			select {
+			case <-r.Context().Done():
+				return
+			case <-s.closing:
+				return
+			case <-time.After(time.Millisecond):
+			}
+			if _, err := fmt.Fprint(w, ":"); err != nil {
+				return
+			}
+			if fl != nil {
+				fl.Flush()
+			}
+		}
 	}
 	if a.CutAfter > 0 && a.Hang {
 		select { // still writing, as far as the client can tell

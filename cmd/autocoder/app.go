@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/autocoder/autocoder/config"
@@ -38,6 +39,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			trustCommand(),
 			untrustCommand(),
 			mcpCommand(),
+			bridgeCommand(),
 			demoCommand(),
 			completionCommand(),
 		},
@@ -121,9 +123,12 @@ func openEngineAt(c *cli.Context, dir, branch string, allowPrograms bool, lockWa
 	}
 	warnUntrusted(c.App.ErrWriter, cfg)
 	withdrawKeys(cfg.Config) // before git runs for us (txn.Open): see withdrawKeys
-	// The variable an untrusted file names as the key's is withdrawn too:
-	// that only narrows what programs see.
-	withdrawKeys(cfg.IfTrusted)
+	// The variable an untrusted file names as the key's is withdrawn too,
+	// when its name says it holds a secret: that only narrows what
+	// programs see (and a file naming PATH cannot take it from git).
+	if k := strings.ToUpper(cfg.IfTrusted.Model.APIKeyEnv); strings.Contains(k, "KEY") || strings.Contains(k, "TOKEN") || strings.Contains(k, "SECRET") {
+		withdrawKeys(cfg.IfTrusted)
+	}
 	e, err := txn.Open(c.Context, repo, txn.Options{
 		BranchPrefix: cfg.Apply.BranchPrefix,
 		Branch:       branch,

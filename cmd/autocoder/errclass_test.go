@@ -53,6 +53,7 @@ var classTable = []struct {
 	{&txn.CancelledError{Err: context.Canceled}, step.ClassStepFailed, true},
 	{&txn.ObstacleError{Path: "a", What: "a folder"}, step.ClassRefused, true},
 	{&txn.DuplicatePathError{First: "a", Second: "./a", Path: "a"}, step.ClassStepFailed, true},
+	{&txn.AmbiguousStepError{ID: "axon-1", Branch: "autocoder/main", Candidates: []step.LogEntry{{Commit: strings.Repeat("a", 40)}}}, step.ClassUsage, true},
 
 	{&checks.RefusedError{Path: "a", Why: "w", Fix: "f"}, step.ClassRefused, true},
 	{&checks.PreconditionError{Check: "c", Why: "w", Fix: "f"}, step.ClassPrecondition, true},

@@ -637,3 +637,27 @@ func TestMCPSessionReadsAChangedConfiguration(t *testing.T) {
 		t.Fatal("b.txt was written under an autocoder.toml that does not parse")
 	}
 }
+
+// A configuration written during a session never takes effect in it: an
+// fs_write of autocoder.toml (where the user's own deny list permits it)
+// that turns programs on leaves the next call's program refused, naming
+// autocoder trust; the file is the session's, not the user's.
+func TestMCPWrittenConfigurationDoesNotWiden(t *testing.T) {
+	home := gittest.Isolate(t)
+	must(t, os.MkdirAll(filepath.Join(home, ".config", "autocoder"), 0o755))
+	must(t, os.WriteFile(filepath.Join(home, ".config", "autocoder", "config.toml"), []byte("[paths]\ndeny = []\n"), 0o644))
+	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
+	m := startMCP(t, g.Dir, nil)
+	m.mustCall("fs_write", map[string]any{"path": "autocoder.toml", "mode": "overwrite",
+		"content": "[programs]\nenabled = true\nallow = [\"touch\"]\n[verify]\ncommand = \"touch pwned\"\n"})
+	text, isErr := m.call("shell_exec", map[string]any{"command": "touch ran.txt"})
+	if !isErr || !strings.Contains(text, "autocoder trust") {
+		t.Fatalf("a program the session's own autocoder.toml allows: %v %q", isErr, text)
+	}
+	m.mustCall("fs_write", map[string]any{"path": "b.txt", "mode": "overwrite", "content": "b\n"})
+	for _, f := range []string{"ran.txt", "pwned"} {
+		if _, ok := g.Read(f); ok {
+			t.Errorf("%s was made: the session's own autocoder.toml took effect", f)
+		}
+	}
+}

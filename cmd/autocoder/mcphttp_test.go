@@ -25,7 +25,7 @@ import (
 
 type httpServer struct {
 	url, tokenFile, token string
-	stderr                *bytes.Buffer
+	stderr                *bytes.Buffer // what it said at start
 }
 
 // startHTTP starts autocoder mcp --http on a free loopback port in dir.
@@ -38,12 +38,20 @@ func startHTTP(t *testing.T, dir string, args ...string) *httpServer {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	s := &httpServer{stderr: &bytes.Buffer{}}
+	copied := make(chan struct{})
+	var rest bytes.Buffer // what the server says after its start: read once it exited
 	t.Cleanup(func() {
 		cmd.Process.Signal(os.Interrupt)
 		cmd.Wait()
 		pw.Close()
+		<-copied
+		// Under go test -race the server is built with the detector too:
+		// what it finds is said on its standard error.
+		if out := rest.String(); strings.Contains(out, "DATA RACE") || strings.Contains(out, "panic:") || strings.Contains(out, s.token) {
+			t.Errorf("the server said:\n%s", out)
+		}
 	})
-	s := &httpServer{stderr: &bytes.Buffer{}}
 	lines := bufio.NewScanner(pr)
 	for s.url == "" || s.tokenFile == "" {
 		if !lines.Scan() {
@@ -58,7 +66,13 @@ func startHTTP(t *testing.T, dir string, args ...string) *httpServer {
 			s.tokenFile = rest
 		}
 	}
-	go io.Copy(io.Discard, pr)
+	go func() {
+		for lines.Scan() {
+			rest.WriteString(lines.Text() + "\n")
+		}
+		io.Copy(io.Discard, pr)
+		close(copied)
+	}()
 	tok, err := os.ReadFile(s.tokenFile)
 	if err != nil {
 		t.Fatal(err)
@@ -291,4 +305,64 @@ func TestMCPHTTPRefusesToExpose(t *testing.T) {
 		!strings.Contains(errb.String(), "chmod 600 "+tok) {
 		t.Fatalf("a token file others may read: exit %d\n%s", code, errb.String())
 	}
+}
+
+// The TypeScript SDK's Streamable HTTP client (what Claude Code and VS Code
+// build on) connects with the token, lists the tools and writes a file: one
+// commit. It is installed from the npm registry with the committed lock
+// file into a temporary folder; without npm there is no such client to run.
+func TestMCPHTTPTypeScriptClient(t *testing.T) {
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		t.Skip("npm is not installed: the TypeScript SDK's client cannot be installed here (the Go SDK's client is tested above)")
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed: the TypeScript SDK's client cannot run here")
+	}
+	cache, _ := os.UserCacheDir() // before Isolate: npm's cache survives the test
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
+	dir := t.TempDir()
+	for _, f := range []string{"package.json", "package-lock.json", "client.mjs"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "mcp-ts-client", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), data, 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	install := exec.Command(npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts")
+	install.Dir = dir
+	if cache != "" {
+		install.Env = append(os.Environ(), "npm_config_cache="+filepath.Join(cache, "autocoder-test-npm"))
+	}
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("npm ci: %v\n%s", err, out)
+	}
+	s := startHTTP(t, g.Dir)
+	client := exec.Command(node, "client.mjs", s.url, s.token)
+	client.Dir = dir
+	out, err := client.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "tools: 12") || !strings.Contains(string(out), "WRITE_SUCCESS") {
+		t.Fatalf("the TypeScript client: %v\n%s", err, out)
+	}
+	if got := g.MustRead("hello.txt"); got != "hello from TypeScript\n" {
+		t.Fatalf("hello.txt: %q", got)
+	}
+	if n := len(strings.Fields(g.Git("log", "--format=%H", "main..HEAD"))); n != 1 {
+		t.Fatalf("%d commits, want 1", n)
+	}
+	g.AssertClean()
+	g.Fsck()
+
+	// Without the token the same client is refused, and nothing changes.
+	before := g.Snapshot()
+	client = exec.Command(node, "client.mjs", s.url, "not-the-token")
+	client.Dir = dir
+	if out, err := client.CombinedOutput(); err == nil || !strings.Contains(string(out), "401") {
+		t.Fatalf("the TypeScript client with a wrong token: %v\n%s", err, out)
+	}
+	g.AssertUnchanged(before)
 }

@@ -113,7 +113,7 @@ func TestREADMEDialectExamplesRead(t *testing.T) {
 			}
 		}
 	}
-	for _, d := range []string{"autocoder-json", "mcp", "axon"} {
+	for _, d := range []string{"autocoder-json", "mcp", "axon", "apply_patch", "udiff", "search-replace", "whole-file", "editor-json"} {
 		if !shown[d] {
 			t.Errorf("the README shows no example of %s (a ````response block)", d)
 		}

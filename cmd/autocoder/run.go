@@ -185,6 +185,7 @@ func agentConfig(c *cli.Context, cfg config.Config, allowPrograms bool) (agent.C
 		// An answer is a response: the cap of apply's.
 		MaxAnswerBytes: cfg.Apply.MaxResponseBytes,
 		IdleTimeout:    m.IdleTimeout,
+		AnswerTimeout:  m.AnswerTimeout,
 	}
 	if m.APIKeyEnv != "" {
 		ac.APIKey, ac.APIKeyEnv = apiKey(m.APIKeyEnv), m.APIKeyEnv

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"errors"
+	"fmt"
+
 	"github.com/autocoder/autocoder/agent"
 	"github.com/autocoder/autocoder/protocol/report"
+	"github.com/autocoder/autocoder/txn"
 	"github.com/urfave/cli/v2"
 )
 
@@ -10,8 +14,9 @@ func showCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "show",
 		Usage:     "show a step: its commit, its files, the block the model wrote and, for autocoder run, the turn it came from",
-		ArgsUsage: "STEP",
+		ArgsUsage: "[STEP]",
 		CustomHelpTemplate: examples(
+			"autocoder show            # the newest step",
 			"autocoder show axon-1     # a step by its id (autocoder log lists them)",
 			"autocoder show 1a2b3c4d   # or by its commit",
 		),
@@ -21,7 +26,7 @@ func showCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			if c.NArg() != 1 {
+			if c.NArg() > 1 {
 				return &usageError{msg: "show takes one step id or commit", try: "Try: autocoder log, then autocoder show STEP"}
 			}
 			e, _, err := openEngine(c, "")
@@ -30,16 +35,20 @@ func showCommand() *cli.Command {
 			}
 			defer closeEngine(c, e, &err)
 			info, err := e.Show(c.Args().First())
+			var amb *txn.AmbiguousStepError
+			if errors.As(err, &amb) {
+				// Each candidate with the autocoder run it came from.
+				amb.Runs = map[string]string{}
+				for _, cand := range amb.Candidates {
+					if t := findTurn(e, cand.Commit); t != nil {
+						amb.Runs[cand.Commit] = fmt.Sprintf("autocoder run %s, turn %d", t.Record, t.N)
+					}
+				}
+			}
 			if err != nil {
 				return err
 			}
-			var turn *report.Turn
-			if p, err := e.Repo.Private(); err == nil {
-				if file, rep, t, _, _ := agent.FindTurn(p.Path(runsDir), info.Commit); t != nil {
-					turn = &report.Turn{Record: file, Model: rep.Model, Task: rep.Task, N: t.N, Of: len(rep.Turns),
-						Answer: t.Answer, Feedback: t.Feedback}
-				}
-			}
+			turn := findTurn(e, info.Commit)
 			if f == "json" {
 				return report.ShowJSON(c.App.Writer, info, turn)
 			}
@@ -47,4 +56,17 @@ func showCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// findTurn is the autocoder run turn that made commit, or nil.
+func findTurn(e *txn.Engine, commit string) *report.Turn {
+	p, err := e.Repo.Private()
+	if err != nil {
+		return nil
+	}
+	file, rep, t, _, _ := agent.FindTurn(p.Path(runsDir), commit)
+	if t == nil {
+		return nil
+	}
+	return &report.Turn{Record: file, Model: rep.Model, Task: rep.Task, N: t.N, Of: len(rep.Turns), Answer: t.Answer, Feedback: t.Feedback}
 }

@@ -237,3 +237,14 @@ func TestTrustRefusals(t *testing.T) {
 		}
 	}
 }
+
+// An untrusted file that names PATH as the key's variable does not take
+// PATH out of autocoder's environment (git must still be found): only a
+// variable whose name says it holds a secret is withdrawn for it.
+func TestUntrustedKeyVariableIsNotPATH(t *testing.T) {
+	t.Parallel()
+	r := newTrustRepo(t, "[model]\napi_key_env = \"PATH\"\n", true)
+	if out, code := r.autocoder(nil, "apply", r.response("w.md", writeB)); code != 0 {
+		t.Fatalf("apply: exit %d\n%s", code, out)
+	}
+}

@@ -106,6 +106,16 @@ func interspersed(app *cli.App, args []string) []string {
 		return args
 	}
 	cmd := app.Command(args[i])
+	if cmd != nil && i+1 < len(args) {
+		// A subcommand (bridge add PATH --name N): its own flags move.
+		for _, sub := range cmd.Subcommands {
+			if sub.HasName(args[i+1]) {
+				cmd = sub
+				i++
+				break
+			}
+		}
+	}
 	if cmd == nil || cmd.SkipFlagParsing || len(cmd.Subcommands) > 0 {
 		return args
 	}

@@ -16,8 +16,8 @@
 package applypatch
 
 import (
-	"bytes"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -60,11 +60,13 @@ type line struct {
 	off int
 }
 
-// splitLines cuts text into lines; "\r\n" and "\n" both end a line.
-func splitLines(text []byte, base int) []line {
-	var ls []line
+// splitLines cuts text into lines; "\r\n" and "\n" both end a line. The
+// lines are pieces of one string copy of the text: no line is allocated.
+func splitLines(data []byte, base int) []line {
+	text := string(data)
+	ls := make([]line, 0, strings.Count(text, "\n")+1)
 	for off := 0; off < len(text); {
-		end := bytes.IndexByte(text[off:], '\n')
+		end := strings.IndexByte(text[off:], '\n')
 		next := len(text)
 		if end < 0 {
 			end = len(text)
@@ -72,7 +74,7 @@ func splitLines(text []byte, base int) []line {
 			end += off
 			next = end + 1
 		}
-		ls = append(ls, line{s: string(bytes.TrimSuffix(text[off:end], []byte("\r"))), off: base + off})
+		ls = append(ls, line{s: strings.TrimSuffix(text[off:end], "\r"), off: base + off})
 		off = next
 	}
 	return ls
@@ -81,7 +83,7 @@ func splitLines(text []byte, base int) []line {
 // reader holds the response being read.
 type reader struct {
 	text  []byte
-	idx   *textpos.Index
+	cur   step.Pos // the last position computed, to move from (textpos.Locate)
 	lines []line
 	// at, when set, gives every position of a patch read from a JSON
 	// string: the string's lines have no offsets in the response.
@@ -92,7 +94,8 @@ func (r *reader) pos(off int) step.Pos {
 	if r.at != nil {
 		return *r.at
 	}
-	return r.idx.Pos(off)
+	r.cur = textpos.Locate(r.text, textpos.Start, r.cur, min(max(off, 0), len(r.text)))
+	return r.cur
 }
 
 // errAt is a parse error at line i of ls (len(ls): just after the last).
@@ -125,7 +128,7 @@ func quote(s string) string {
 // Parse finds every apply_patch block in text and reads each into one step
 // (or the error that kept it from being read), in document order.
 func Parse(text []byte) []step.Item {
-	r := &reader{text: text, idx: textpos.NewIndex(text), lines: splitLines(text, 0)}
+	r := &reader{text: text, cur: textpos.Start, lines: splitLines(text, 0)}
 	items := r.envelopes()
 	items = append(items, r.calls(items)...)
 	sort.SliceStable(items, func(i, j int) bool { return items[i].Start < items[j].Start })
@@ -145,12 +148,19 @@ func Parse(text []byte) []step.Item {
 func (r *reader) envelopes() []step.Item {
 	blocks := fence.Scan(r.text)
 	var items []step.Item
+	covered := 0 // the end of the last item: items never overlap
 	for i := 0; i < len(r.lines); i++ {
+		if len(items) > 0 {
+			covered = items[len(items)-1].End
+		}
+		if r.lines[i].off < covered {
+			continue
+		}
 		t := strings.TrimSpace(r.lines[i].s)
 		b := enclosing(blocks, r.lines[i].off)
 		switch {
 		case t == beginPatch:
-		case b != nil && r.lines[i].off == b.ContentStart && isHeader(t):
+		case b != nil && r.lines[i].off == b.ContentStart && isHeader(t) && b.Start >= covered:
 			// A fence whose content is operations without the envelope:
 			// the fence tells where the patch ends.
 			end := i
@@ -179,11 +189,12 @@ func (r *reader) envelopes() []step.Item {
 		}
 		start := r.lines[i].off
 		var err *step.ParseError
-		if i > 0 {
-			err = r.heredoc(r.lines[i-1], b)
-			if err == nil && strings.Contains(r.lines[i-1].s, "<<") {
-				start = r.lines[i-1].off
-			}
+		// The heredoc line above the patch (apply_patch <<'EOF') is the
+		// block's start when it stands in the same fence, or in none.
+		if prev := i - 1; prev >= 0 && r.lines[prev].off >= covered && (b == nil || r.lines[prev].off >= b.ContentStart) &&
+			strings.Contains(r.lines[prev].s, "apply_patch") && strings.Contains(r.lines[prev].s, "<<") {
+			err = r.heredoc(r.lines[prev])
+			start = r.lines[prev].off
 		}
 		j := i + 1
 		for j < len(r.lines) && strings.TrimSpace(r.lines[j].s) != endPatch && strings.TrimSpace(r.lines[j].s) != beginPatch {
@@ -220,7 +231,12 @@ func (r *reader) envelopes() []step.Item {
 				end = r.lines[j].off
 			}
 		}
-		if b != nil && it.Err == nil && end <= b.ContentEnd {
+		// A patch that is all its fence holds (a heredoc's lines aside)
+		// takes the fence: its markers are then no other reader's. Two
+		// patches in one fence keep their own spans, or the second would
+		// start inside the first and be dropped.
+		if b != nil && it.Err == nil && end <= b.ContentEnd && it.Start >= b.ContentStart &&
+			onlyBlank(r.text[b.ContentStart:it.Start]) && onlyBlank(heredocEnd.ReplaceAll(r.text[end:b.ContentEnd], nil)) {
 			it.Start, end = b.Start, b.End
 		}
 		it.End = end
@@ -236,9 +252,15 @@ func (r *reader) envelopes() []step.Item {
 	return items
 }
 
+// heredocEnd is a heredoc's terminator line (EOF, PATCH, …).
+var heredocEnd = regexp.MustCompile(`(?m)^[A-Z_]+\r?$`)
+
+// onlyBlank reports whether b holds only white space.
+func onlyBlank(b []byte) bool { return len(strings.TrimSpace(string(b))) == 0 }
+
 // heredoc refuses a heredoc that runs apply_patch after a cd: the paths
 // would be read from another folder than the one the model meant.
-func (r *reader) heredoc(prev line, b *fence.Block) *step.ParseError {
+func (r *reader) heredoc(prev line) *step.ParseError {
 	s := prev.s
 	if !strings.Contains(s, "apply_patch") || !strings.Contains(s, "<<") {
 		return nil

@@ -89,6 +89,9 @@ var opHeader = regexp.MustCompile(`^\*\*\* \w+ \w+:`)
 // isMarker reports whether a line is one of the envelope's marker lines.
 func isMarker(s string) bool {
 	t := strings.TrimSpace(s)
+	if !strings.HasPrefix(t, "*** ") {
+		return false // most lines: no regular expression run
+	}
 	return t == endPatch || t == endOfFile || t == beginPatch || strings.HasPrefix(t, moveTo) || opHeader.MatchString(t)
 }
 

@@ -41,11 +41,23 @@ func (r *reader) calls(found []step.Item) []step.Item {
 	var items []step.Item
 	group := -1 // index in items of the apply_patch_call run being read
 	done := 0   // the end of the last object read
+	// Each opening brace is read at most once, and all the reading
+	// together at most a few times the text: a text built to make every
+	// key start a long, broken object would otherwise cost the square of
+	// its length. Past the budget the rest is refused, not skipped.
+	tried := map[int]bool{}
+	budget := 4*len(r.text) + 1<<20
 	for _, k := range keys {
 		if k < done || inside(found, k) {
 			continue
 		}
-		node := r.objectAround(k, done)
+		if budget < 0 {
+			items = append(items, step.Item{Start: k, End: k + 1, Err: &step.ParseError{Dialect: Dialect, Pos: r.pos(k),
+				Msg: "too many JSON objects that could not be read: stopped looking for apply_patch tool calls here",
+				Fix: "send each tool call as one valid JSON object on its own lines"}})
+			break
+		}
+		node := r.objectAround(k, done, tried, &budget)
 		if node == nil {
 			continue
 		}
@@ -78,6 +90,12 @@ func (r *reader) calls(found []step.Item) []step.Item {
 			continue
 		}
 		it := r.inner(patch, node.Pos)
+		if w := node.Get("workdir"); w != nil && w.Kind == tjson.String && strings.Trim(w.Text, "./") != "" {
+			// As a cd before a heredoc: the paths are another folder's.
+			it = step.Item{Err: &step.ParseError{Dialect: Dialect, Pos: w.Pos, Quote: quote(w.Text),
+				Msg: "an apply_patch call with a workdir: autocoder applies patches from the repository root and does not follow it",
+				Fix: "write the paths relative to the repository root and drop the workdir"}}
+		}
 		it.Start, it.End = node.Pos.Offset, node.End
 		items = append(items, it)
 	}
@@ -97,7 +115,7 @@ func inside(items []step.Item, k int) bool {
 // objectAround reads the JSON object that holds offset k: it opens on one of
 // the lookBack lines at or above k's with a "{" as first character, at or
 // after from.
-func (r *reader) objectAround(k, from int) *tjson.Node {
+func (r *reader) objectAround(k, from int, tried map[int]bool, budget *int) *tjson.Node {
 	ls := r.lines
 	i := sort.Search(len(ls), func(i int) bool { return ls[i].off > k }) - 1
 	for tries := 0; i >= 0 && tries < lookBack && ls[i].off >= from; i, tries = i-1, tries+1 {
@@ -106,7 +124,12 @@ func (r *reader) objectAround(k, from int) *tjson.Node {
 			continue
 		}
 		at := ls[i].off + len(ls[i].s) - len(t)
-		node, end, _, err := tjson.ParseNode(r.text, r.idx.Pos(at), nil)
+		if tried[at] {
+			continue
+		}
+		tried[at] = true
+		node, end, _, err := tjson.ParseNode(r.text, r.pos(at), nil)
+		*budget -= end - at
 		if err != nil || node.Kind != tjson.Object || end <= k {
 			continue
 		}

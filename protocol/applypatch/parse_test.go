@@ -67,3 +67,36 @@ func TestCutOffPatchSpanEndsAtItsError(t *testing.T) {
 		t.Fatalf("span %d-%d of %q", items[0].Start, items[0].End, text)
 	}
 }
+
+// Two patches in one fence are two steps; one patch alone in a heredoc in a
+// fence takes the whole fence.
+func TestPatchesInOneFence(t *testing.T) {
+	two := "```patch\n*** Begin Patch\n*** Delete File: a\n*** End Patch\n*** Begin Patch\n*** Delete File: b\n*** End Patch\n```\n"
+	items := Parse([]byte(two))
+	if len(items) != 2 || items[0].Step == nil || items[1].Step == nil || items[0].End > items[1].Start {
+		t.Fatalf("items %+v", items)
+	}
+	one := "```bash\napply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: a\n*** End Patch\nEOF\n```\n"
+	items = Parse([]byte(one))
+	if len(items) != 1 || items[0].Start != 0 || items[0].End != len(one) {
+		t.Fatalf("items %+v", items)
+	}
+}
+
+// Codex's shell call writes the patch as the second word of "cmd".
+func TestCmdArrayToolCall(t *testing.T) {
+	text := `{"cmd": ["apply_patch", "*** Begin Patch\n*** Delete File: a.txt\n*** End Patch\n"], "workdir": "."}` + "\n"
+	items := Parse([]byte(text))
+	if len(items) != 1 || items[0].Step == nil || items[0].Step.Ops[0].Path != "a.txt" || items[0].End != len(text)-1 {
+		t.Fatalf("items %+v", items)
+	}
+}
+
+// A workdir, like a cd, would put the paths in another folder: refused.
+func TestWorkdirRefused(t *testing.T) {
+	text := `{"cmd": ["apply_patch", "*** Begin Patch\n*** Delete File: a.txt\n*** End Patch\n"], "workdir": "sub"}` + "\n"
+	items := Parse([]byte(text))
+	if len(items) != 1 || items[0].Err == nil || !strings.Contains(items[0].Err.Msg, "workdir") {
+		t.Fatalf("items %+v", items)
+	}
+}

@@ -202,3 +202,40 @@ func Open(line []byte) (Block, bool) {
 func (b Block) Closes(line []byte) bool {
 	return isClosing(line, b.Char, b.Len)
 }
+
+// PathLine reads a line as a bare file path, the way models name the file
+// a block is for on the line above it (FORMATS.md 2.1, 5.1), or returns "".
+// Decorations go: leading #s and blanks (### src/app.py), surrounding
+// backticks and * (**app/models.py**, `src/file1.py`), a trailing colon.
+// Prose is not a path: a name with blanks must hold a "/" (a folder with
+// spaces), a name must hold a "." or a "/" unless it is a well-known file
+// without an extension (Makefile), and a sentence's final full stop is not
+// an extension. A path is never guessed from a sentence that mentions one.
+func PathLine(l []byte) string {
+	t := bytes.TrimSpace(l)
+	for { // until nothing more comes off: a path reads as itself
+		u := bytes.TrimSpace(bytes.TrimLeft(t, "#"))
+		u = bytes.TrimSpace(bytes.Trim(bytes.TrimSuffix(u, []byte(":")), "*`"))
+		if len(u) == len(t) {
+			break
+		}
+		t = u
+	}
+	switch {
+	case len(t) == 0, t[len(t)-1] == '.', bytes.IndexByte([]byte("-+@!"), t[0]) >= 0,
+		bytes.ContainsAny(t, " \t") && !bytes.Contains(t, []byte("/")),
+		bytes.ContainsAny(t, "`<>|\"'=,;()[]{}"):
+		return ""
+	case bytes.ContainsAny(t, "./"), bareNames[string(t)]:
+		return string(t)
+	}
+	return ""
+}
+
+// bareNames are file names without an extension that projects commonly
+// hold.
+var bareNames = map[string]bool{
+	"Makefile": true, "makefile": true, "GNUmakefile": true, "Dockerfile": true, "Containerfile": true,
+	"Gemfile": true, "Rakefile": true, "Procfile": true, "Jenkinsfile": true, "Vagrantfile": true,
+	"LICENSE": true, "README": true, "CHANGELOG": true, "AUTHORS": true, "NOTICE": true, "VERSION": true,
+}

@@ -223,3 +223,32 @@ func hasFenceLine(text []byte) bool {
 	}
 	return false
 }
+
+func TestPathLine(t *testing.T) {
+	for line, want := range map[string]string{
+		"src/app.py":                    "src/app.py",
+		"### src/app.py":                "src/app.py",
+		"**app/models.py**:":            "app/models.py",
+		"`src/file1.py`":                "src/file1.py",
+		"# file1.py":                    "file1.py",
+		"dir name with spaces/file.txt": "dir name with spaces/file.txt",
+		"Makefile":                      "Makefile",
+		"Run it like this:":             "",
+		"Here is the fix for app.py.":   "",
+		"Output:":                       "",
+		"...":                           "",
+		"":                              "",
+		"--- a/app.py":                  "",
+		"<<<<<<< SEARCH":                "",
+		"Create `hello.py`:":            "",
+		"print(\"a.b\")":                "",
+		"+++ b/x.py":                    "",
+	} {
+		if got := PathLine([]byte(line)); got != want {
+			t.Errorf("PathLine(%q) = %q, want %q", line, got, want)
+		}
+		if again := PathLine([]byte(want)); want != "" && again != want {
+			t.Errorf("PathLine(%q) = %q: a path must read as itself", want, again)
+		}
+	}
+}

@@ -292,6 +292,13 @@ func (r Run) program(pr step.Program) string {
 	}
 	if r.Allowed != nil {
 		if ok, why := r.Allowed(pr); !ok {
+			// With what would let it run (--allow-programs, an allow
+			// entry), as apply says of a program it refused.
+			if r.RefusedHint != nil {
+				if h := r.RefusedHint(pr); h != "" {
+					why += "; " + h
+				}
+			}
 			return s + ": would be refused by the program policy: " + why
 		}
 	}

@@ -49,6 +49,15 @@ func (p *parser) aider(calls []step.Item) []step.Item {
 		if c < len(calls) && calls[c].Start <= off {
 			continue // inside a tool call
 		}
+		if isReplace(p.at(i)) {
+			// A REPLACE marker outside every block: its SEARCH is missing
+			// (or a divider came first, as Grok writes it).
+			items = append(items, p.errItem(off, p.lines[i].next, off, Aider,
+				"a >>>>>>> REPLACE marker with no <<<<<<< SEARCH block open",
+				"start each block with <<<<<<< SEARCH, then the exact lines to find, =======, the new lines, >>>>>>> REPLACE"))
+			floor = i + 1
+			continue
+		}
 		if !isSearch(p.at(i)) {
 			continue
 		}
@@ -84,7 +93,21 @@ func (p *parser) aiderBlock(s, floor, limit int, fb *fence.Block, prevPath strin
 	path, top := p.aiderPath(s, floor)
 	start := p.lines[top].start
 	bad := func(at int, msg, fix string) (step.Item, int, string) {
-		return p.errItem(start, p.lines[at].next, p.lines[at].start, Aider, msg, fix), at, ""
+		// The broken block runs on to its REPLACE marker, when one comes
+		// before the next SEARCH: that marker is the block's, not one
+		// more error. (Each scan stops at the next SEARCH line, where the
+		// next block starts: linear.)
+		last := at
+		for j := at + 1; j < limit; j++ {
+			if isSearch(p.at(j)) {
+				break
+			}
+			if isReplace(p.at(j)) {
+				last = j
+				break
+			}
+		}
+		return p.errItem(start, p.lines[last].next, p.lines[at].start, Aider, msg, fix), last, ""
 	}
 	// closes reports the line that closes the block's fence: the block
 	// must end before it.
@@ -176,36 +199,15 @@ func (p *parser) aiderPath(s, floor int) (string, int) {
 		if bytes.HasPrefix(l, []byte("```")) || bytes.HasPrefix(l, []byte("~~~")) {
 			top = k
 			info := bytes.TrimLeft(l, "`~")
-			if name := pathOf(info); name != "" && bytes.ContainsAny(info, "./") {
+			if name := fence.PathLine(info); name != "" && bytes.ContainsAny(info, "./") {
 				return name, top
 			}
 			continue
 		}
-		if name := pathOf(l); name != "" {
+		if name := fence.PathLine(l); name != "" {
 			return name, k
 		}
 		break
 	}
 	return "", top
-}
-
-// pathOf reads a line as a bare path, decorations stripped (leading #s and
-// blanks, surrounding backticks and *, a trailing colon), or returns "".
-// Prose is not a path: a name with blanks must hold a "/" (a folder with
-// spaces), and a sentence's final full stop is not an extension.
-func pathOf(l []byte) string {
-	t := bytes.TrimSpace(l)
-	t = bytes.TrimSpace(bytes.TrimLeft(t, "#"))
-	for range 2 {
-		t = bytes.TrimSuffix(t, []byte(":"))
-		t = bytes.Trim(t, "*`")
-		t = bytes.TrimSpace(t)
-	}
-	switch {
-	case len(t) == 0, string(t) == "...", looksLikeMarker(t), t[len(t)-1] == '.',
-		bytes.ContainsAny(t, " \t") && !bytes.Contains(t, []byte("/")),
-		bytes.ContainsAny(t, "`<>|\"'"):
-		return ""
-	}
-	return string(t)
 }

@@ -8,10 +8,11 @@ import (
 	"github.com/autocoder/autocoder/step"
 )
 
+// tag is a tool call's opening and closing tag.
+type tag struct{ open, close, flavour string }
+
 // The tool calls, by their opening tag.
-var tags = []struct {
-	open, close, flavour string
-}{
+var tags = []tag{
 	{"<replace_in_file>", "</replace_in_file>", Cline},
 	{"<apply_diff>", "</apply_diff>", RooDiff},
 	{"<write_to_file>", "</write_to_file>", Write},

@@ -2,6 +2,8 @@ package searchreplace
 
 import (
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/autocoder/autocoder/step"
@@ -165,7 +167,14 @@ func details(b *strings.Builder, r step.Result) {
 		if o.Diff != "" {
 			fmt.Fprintf(b, "```diff\n%s```\n", o.Diff)
 		}
-		if o.Message != "" && (o.Status == step.StatusRolledBack || r.Status != step.StatusFailed && r.Status != step.StatusSkipped) {
+		for _, rr := range o.Replaces {
+			if rr.Tier != "" && rr.Tier != "exact" && r.Status != step.StatusFailed {
+				fmt.Fprintf(b, "Note: the SEARCH text of block %d matched lines %d-%d of %s only with tolerance (%s); copy the file's lines exactly next time.\n",
+					rr.Index+1, rr.StartLine, rr.EndLine, o.Path, rr.Tier)
+			}
+		}
+		trivial := o.Message == "replaced" || o.Message == "created" // the outcome says so already
+		if o.Message != "" && !trivial && (o.Status == step.StatusRolledBack || r.Status != step.StatusFailed && r.Status != step.StatusSkipped) {
 			fmt.Fprintf(b, "%s: %s\n", o.Path, o.Message)
 		}
 	}
@@ -211,7 +220,7 @@ func writeAider(b *strings.Builder, r step.Result, src Source) {
 		verb = "failed"
 	}
 	fmt.Fprintf(b, "# SEARCH/REPLACE block %s in %s!\n\n## %s\n", verb, p, headline(r))
-	for _, blk := range src.Blocks {
+	for _, blk := range failedBlocks(r, src) {
 		fmt.Fprintf(b, "%s", blk)
 	}
 	b.WriteString("\n")
@@ -230,7 +239,7 @@ func writeCall(b *strings.Builder, r step.Result, src Source) {
 	}
 	b.WriteString("The tool execution failed with the following error:\n<error>\n")
 	if r.Reason == step.ReasonNoMatch || r.Reason == step.ReasonAmbiguous {
-		for _, blk := range src.Blocks {
+		for _, blk := range failedBlocks(r, src) {
 			fmt.Fprintf(b, "The SEARCH block:\n%s", blk)
 		}
 		if r.Reason == step.ReasonNoMatch {
@@ -243,4 +252,18 @@ func writeCall(b *strings.Builder, r step.Result, src Source) {
 	b.WriteString("</error>\n")
 	fmt.Fprintf(b, "%s The file was not changed: the whole tool call was taken back.\n", outcome(r, p))
 	details(b, r)
+}
+
+// editN finds the matcher's "edit N:" in an error: the block that failed.
+var editN = regexp.MustCompile(`\bedit (\d+): `)
+
+// failedBlocks are the blocks to quote back for a failed step: the one the
+// error names, or all of them.
+func failedBlocks(r step.Result, src Source) []string {
+	if m := editN.FindStringSubmatch(r.Error); m != nil {
+		if n, err := strconv.Atoi(m[1]); err == nil && n >= 1 && n <= len(src.Blocks) {
+			return src.Blocks[n-1 : n]
+		}
+	}
+	return src.Blocks
 }

@@ -28,6 +28,7 @@ package searchreplace
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/autocoder/autocoder/step"
@@ -58,6 +59,11 @@ type Source struct {
 // order: a *step.Step for each that reads, a *step.ParseError for each that
 // starts like one but cannot be read. Items never overlap.
 func Parse(text []byte) []step.Item {
+	// Every block, readable or not, has a SEARCH or REPLACE marker or a
+	// tool's tag: a text with none is read no further.
+	if !bytes.Contains(text, []byte(" SEARCH")) && !bytes.Contains(text, []byte(" REPLACE")) && !slices.ContainsFunc(tags, func(t tag) bool { return bytes.Contains(text, []byte(t.open)) }) {
+		return nil
+	}
 	p := &parser{text: text, lines: splitLines(text), idx: textpos.NewIndex(text)}
 	calls := p.calls()
 	aider := p.aider(calls)

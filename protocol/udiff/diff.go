@@ -3,6 +3,7 @@ package udiff
 import (
 	"fmt"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -69,8 +70,8 @@ func (r *reader) diff(ls []line, i, hi int, cut bool) (step.Item, int) {
 				i++
 				continue
 			}
-			return step.Item{Err: r.errLine(ls, i, "a line that belongs to no hunk and starts no file",
-				"a diff holds file headers (--- a/PATH, +++ b/PATH) and their @@ hunks only; put explanations outside the fence")}, hi
+			return r.failed(ls, r.errLine(ls, i, "a line that belongs to no hunk and starts no file",
+				"a diff holds file headers (--- a/PATH, +++ b/PATH) and their @@ hunks only; put explanations outside the fence"))
 		}
 		f := &fileDiff{pos: r.pos(ls[i].off), line: i}
 		if strings.HasPrefix(ls[i].s, "diff --git ") {
@@ -91,11 +92,11 @@ func (r *reader) diff(ls []line, i, hi int, cut bool) (step.Item, int) {
 				v := strings.TrimSpace(s[len(ext):])
 				switch ext {
 				case "Binary files ", "GIT binary patch":
-					return step.Item{Err: r.errLine(ls, i, "a binary patch: autocoder applies text diffs only",
-						"write the file's new content as text, or change binary files outside autocoder")}, hi
+					return r.failed(ls, r.errLine(ls, i, "a binary patch: autocoder applies text diffs only",
+						"write the file's new content as text, or change binary files outside autocoder"))
 				case "copy from ", "copy to ":
-					return step.Item{Err: r.errLine(ls, i, "a copy in a diff: autocoder does not copy files",
-						"create the new file with --- /dev/null and +++ b/PATH and its whole content as + lines")}, hi
+					return r.failed(ls, r.errLine(ls, i, "a copy in a diff: autocoder does not copy files",
+						"create the new file with --- /dev/null and +++ b/PATH and its whole content as + lines"))
 				case "new file mode ":
 					f.newMode = v
 				case "deleted file mode ":
@@ -118,14 +119,14 @@ func (r *reader) diff(ls []line, i, hi int, cut bool) (step.Item, int) {
 		for i < hi && strings.HasPrefix(ls[i].s, "@@") {
 			h, next, err := r.hunk(ls, i, hi, cut)
 			if err != nil {
-				return step.Item{Err: err}, hi
+				return r.failed(ls, err)
 			}
 			f.hunks = append(f.hunks, h)
 			i = next
 		}
 		if len(f.hunks) == 0 && f.newMode == "" && f.delMode == "" && f.renameTo == "" && f.modeTo == "" {
-			return step.Item{Err: r.errLine(ls, f.line, "a file header with no hunk after it",
-				"follow the --- and +++ lines with the file's @@ hunks; "+example)}, hi
+			return r.failed(ls, r.errLine(ls, f.line, "a file header with no hunk after it",
+				"follow the --- and +++ lines with the file's @@ hunks; "+example))
 		}
 		files = append(files, f)
 	}
@@ -137,7 +138,7 @@ func (r *reader) diff(ls []line, i, hi int, cut bool) (step.Item, int) {
 	for _, f := range files {
 		o, s, reps, err := r.ops(ls, f)
 		if err != nil {
-			return step.Item{Err: err}, i
+			return r.failed(ls, err)
 		}
 		ops = append(ops, o...)
 		summary = append(summary, s)
@@ -154,6 +155,14 @@ func (r *reader) diff(ls []line, i, hi int, cut bool) (step.Item, int) {
 	}
 	st := &step.Step{Dialect: Dialect, Reason: reason, Ops: ops, Repairs: repairs, Pos: files[0].pos, Source: Source{Files: summary}}
 	return step.Item{Step: st}, i
+}
+
+// failed is the item of a diff that could not be read, and the line after
+// the one the error names: a bare diff's text ends there, so that what
+// follows (another block) is read on its own.
+func (r *reader) failed(ls []line, e *step.ParseError) (step.Item, int) {
+	i := sort.Search(len(ls), func(i int) bool { return ls[i].off > e.Pos.Offset })
+	return step.Item{Err: e}, max(i, 1)
 }
 
 // hunk reads the hunk whose "@@" line is i.

@@ -44,6 +44,8 @@ func writeResult(b *strings.Builder, r step.Result) {
 		line = r.Step.Pos.Line
 		if src, ok := r.Step.Source.(Source); ok {
 			files = src.Files
+		} else {
+			files = filesOf(r.Step.Ops)
 		}
 	}
 	switch r.Status {
@@ -57,9 +59,6 @@ func writeResult(b *strings.Builder, r step.Result) {
 			default:
 				fmt.Fprintf(b, "Applied patch: %s '%s'.\n", f.Verb, f.Path)
 			}
-		}
-		if len(files) == 0 {
-			b.WriteString("Applied the diff.\n")
 		}
 		writeNotes(b, r)
 	case step.StatusUnchanged:
@@ -119,3 +118,22 @@ func writeNotes(b *strings.Builder, r step.Result) {
 // Example is the smallest correct diff, shown with an error of reading.
 const Example = "A correct diff looks like this (line numbers are not needed: @@ ... @@ will do):\n" +
 	"```diff\n--- a/path/to/file.py\n+++ b/path/to/file.py\n@@ ... @@\n def f():\n-    return 1\n+    return 2\n```\n"
+
+// filesOf is the summary of a step that came from no diff (a step of
+// another reader answered in this format).
+func filesOf(ops []step.Op) []File {
+	var fs []File
+	for _, op := range ops {
+		switch op.Kind {
+		case step.OpWrite:
+			fs = append(fs, File{Verb: "created", Path: op.Path})
+		case step.OpDelete:
+			fs = append(fs, File{Verb: "deleted", Path: op.Path})
+		case step.OpMove:
+			fs = append(fs, File{Verb: "renamed", Path: op.To, From: op.Path})
+		case step.OpReplace, step.OpAppend:
+			fs = append(fs, File{Verb: "patched", Path: op.Path})
+		}
+	}
+	return fs
+}

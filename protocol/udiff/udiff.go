@@ -15,7 +15,6 @@
 package udiff
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 
@@ -46,10 +45,13 @@ type line struct {
 	off int
 }
 
-func splitLines(text []byte) []line {
-	var ls []line
+// splitLines cuts text into lines; "\r\n" and "\n" both end a line. The
+// lines are pieces of one string copy of the text: no line is allocated.
+func splitLines(data []byte) []line {
+	text := string(data)
+	ls := make([]line, 0, strings.Count(text, "\n")+1)
 	for off := 0; off < len(text); {
-		end := bytes.IndexByte(text[off:], '\n')
+		end := strings.IndexByte(text[off:], '\n')
 		next := len(text)
 		if end < 0 {
 			end = len(text)
@@ -57,7 +59,7 @@ func splitLines(text []byte) []line {
 			end += off
 			next = end + 1
 		}
-		ls = append(ls, line{s: string(bytes.TrimSuffix(text[off:end], []byte("\r"))), off: off})
+		ls = append(ls, line{s: strings.TrimSuffix(text[off:end], "\r"), off: off})
 		off = next
 	}
 	return ls
@@ -69,7 +71,7 @@ var diffInfos = map[string]bool{"diff": true, "patch": true, "udiff": true, "git
 // Parse finds every unified diff in text and reads each into one step (or
 // the error that kept it from being read), in document order.
 func Parse(text []byte) []step.Item {
-	r := &reader{text: text, idx: textpos.NewIndex(text), lines: splitLines(text)}
+	r := &reader{text: text, cur: textpos.Start, lines: splitLines(text)}
 	var items []step.Item
 	blocks := fence.Scan(text)
 	bi := 0
@@ -117,11 +119,16 @@ func Parse(text []byte) []step.Item {
 
 type reader struct {
 	text  []byte
-	idx   *textpos.Index
+	cur   step.Pos // the last position computed, to move from (textpos.Locate)
 	lines []line
 }
 
-func (r *reader) pos(off int) step.Pos { return r.idx.Pos(off) }
+// pos is the position of byte offset off; positions are asked for in
+// document order almost always, so each costs the distance from the last.
+func (r *reader) pos(off int) step.Pos {
+	r.cur = textpos.Locate(r.text, textpos.Start, r.cur, min(max(off, 0), len(r.text)))
+	return r.cur
+}
 
 // fenced reads the fence b whose lines are [i, j) (the opening line first):
 // a diff fence, or any fence whose content starts with a diff header.

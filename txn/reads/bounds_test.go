@@ -39,7 +39,7 @@ func TestListingsAndSearchesAreBounded(t *testing.T) {
 		{"many matches", many, step.Op{Kind: step.OpSearch, Path: "fixtures", Read: &step.ReadOptions{Query: "TODO", Limit: 100000}, Narrow: "search_files a narrower PATTERN"}, 4000},
 		{"long lines", long, step.Op{Kind: step.OpSearch, Path: "fixtures", Read: &step.ReadOptions{Query: "TODO"}, Narrow: "search_files a narrower PATTERN"}, 200},
 	} {
-		out, err := Run(c.fsys, c.op, 0)
+		out, err := run(c.fsys, c.op)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}

@@ -1,0 +1,156 @@
+package applypatch
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/autocoder/autocoder/step"
+)
+
+// FuzzParse: Parse never panics; its items lie in the text, in order and
+// disjoint, each a step or an error with a position in the text; and every
+// text a step carries (paths, anchors, old and new lines, new files'
+// content) quotes the answer, unless it came through a JSON string's
+// escapes; and a step written back as a patch reads as the same step.
+func FuzzParse(f *testing.F) {
+	files, _ := filepath.Glob("../testdata/formats/apply_patch/*.txtar")
+	for _, name := range files {
+		if a, err := txtar.ParseFile(name); err == nil {
+			for _, file := range a.Files {
+				if file.Name == "answer.md" {
+					f.Add(file.Data)
+				}
+			}
+		}
+	}
+	f.Add([]byte("*** Begin Patch\n*** Update File: a\n@@ x\n@@\n-y\n+z\n*** End of File\n*** End Patch\n"))
+	f.Fuzz(func(t *testing.T, text []byte) {
+		items := Parse(text)
+		checkQuotes(t, text, items)
+		for _, it := range items {
+			if it.Step != nil {
+				checkRenders(t, it.Step)
+			}
+		}
+	})
+}
+
+// render writes a step back as a patch: each chunk as its anchors, its old
+// lines and its new lines.
+func render(s *step.Step) string {
+	var b strings.Builder
+	b.WriteString("*** Begin Patch\n")
+	lines := func(prefix, text string) {
+		if text == "" {
+			return
+		}
+		for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+			b.WriteString(prefix + l + "\n")
+		}
+	}
+	for i, op := range s.Ops {
+		switch op.Kind {
+		case step.OpWrite:
+			b.WriteString("*** Add File: " + op.Path + "\n")
+			lines("+", string(op.Content))
+		case step.OpDelete:
+			b.WriteString("*** Delete File: " + op.Path + "\n")
+		case step.OpReplace:
+			b.WriteString("*** Update File: " + op.Path + "\n")
+			if i+1 < len(s.Ops) && s.Ops[i+1].Kind == step.OpMove && s.Ops[i+1].Path == op.Path {
+				b.WriteString("*** Move to: " + s.Ops[i+1].To + "\n")
+			}
+			for _, e := range op.Edits {
+				if len(e.Anchors) == 0 {
+					b.WriteString("@@\n")
+				}
+				for _, a := range e.Anchors {
+					b.WriteString("@@ " + a + "\n")
+				}
+				lines("-", e.Old)
+				lines("+", e.New)
+				if e.AtEnd && e.Old != "" {
+					b.WriteString("*** End of File\n")
+				}
+			}
+		}
+	}
+	b.WriteString("*** End Patch\n")
+	return b.String()
+}
+
+// checkRenders: a step written back as a patch reads as the same step.
+func checkRenders(t *testing.T, s *step.Step) {
+	t.Helper()
+	text := render(s)
+	items := Parse([]byte(text))
+	if len(items) != 1 || items[0].Step == nil {
+		t.Fatalf("the step written back does not read: %q: %+v", text, items)
+	}
+	got := items[0].Step.Ops
+	if len(got) != len(s.Ops) {
+		t.Fatalf("%d ops read back from %q, want %d", len(got), text, len(s.Ops))
+	}
+	for i, op := range s.Ops {
+		g := got[i]
+		if g.Kind != op.Kind || g.Path != op.Path || g.To != op.To || string(g.Content) != string(op.Content) || len(g.Edits) != len(op.Edits) {
+			t.Fatalf("op %d reads back as %+v, want %+v (from %q)", i, g, op, text)
+		}
+		for j, e := range op.Edits {
+			ge := g.Edits[j]
+			if ge.Old != e.Old || ge.New != e.New || ge.AtEnd != e.AtEnd || strings.Join(ge.Anchors, "\n") != strings.Join(e.Anchors, "\n") {
+				t.Fatalf("op %d edit %d reads back as %+v, want %+v (from %q)", i, j, ge, e, text)
+			}
+		}
+	}
+}
+
+func checkQuotes(t *testing.T, text []byte, items []step.Item) {
+	t.Helper()
+	end := 0
+	for _, it := range items {
+		if it.Start < end || it.End < it.Start || it.End > len(text) || (it.Step == nil) == (it.Err == nil) {
+			t.Fatalf("item [%d,%d) after %d of %d bytes: %+v", it.Start, it.End, end, len(text), it)
+		}
+		end = it.End
+		if it.Err != nil {
+			if it.Err.Pos.Offset > len(text) || it.Err.Pos.Line < 1 {
+				t.Fatalf("error position %+v", it.Err.Pos)
+			}
+			continue
+		}
+		span := string(text[it.Start:it.End])
+		if strings.Contains(span, `\`) {
+			continue // a JSON string's escapes: its text is not the answer's bytes
+		}
+		quoted := func(what, s string) {
+			for _, l := range strings.Split(strings.TrimSuffix(s, "\n"), "\n") {
+				if !strings.Contains(span, strings.TrimSpace(l)) {
+					t.Fatalf("%s line %q is not in the block %q", what, l, span)
+				}
+			}
+		}
+		for _, op := range it.Step.Ops {
+			quoted("path", op.Path)
+			quoted("target", op.To)
+			quoted("content", string(op.Content))
+			for _, e := range op.Edits {
+				quoted("old", e.Old)
+				quoted("new", e.New)
+				for _, a := range e.Anchors {
+					quoted("anchor", a)
+				}
+			}
+		}
+	}
+}
+
+// The seeds of the fuzz target are the golden answers: they must be there.
+func TestFuzzSeeds(t *testing.T) {
+	if files, _ := filepath.Glob("../testdata/formats/apply_patch/*.txtar"); len(files) < 20 {
+		t.Fatalf("%d golden cases", len(files))
+	}
+}
