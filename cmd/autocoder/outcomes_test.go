@@ -55,7 +55,7 @@ func outcomeCases() []outcomeCase {
 			exit:  4, steps: []string{"refused"}, ops: [][]string{{"rolled_back", "refused"}}},
 		{name: "missing identity",
 			setup: committed(map[string]string{"a.txt": "a\n"}),
-			env: []string{"HOME=" + os.DevNull, "XDG_CONFIG_HOME=" + os.DevNull, "GIT_CONFIG_NOSYSTEM=1", "EMAIL=",
+			env: []string{"HOME=@EMPTY@", "XDG_CONFIG_HOME=@EMPTY@", "GIT_CONFIG_NOSYSTEM=1", "EMAIL=",
 				"GIT_AUTHOR_EMAIL=", "GIT_COMMITTER_EMAIL=", "GIT_CONFIG_GLOBAL=" + os.DevNull},
 			resp: acStep("s1", acCreate("b.txt", "b\\n"), acCreate("c.txt", "c\\n")),
 			exit: 2, steps: []string{"failed"}, ops: [][]string{{"not_attempted", "not_attempted"}}},
@@ -125,7 +125,11 @@ func TestOneOutcomePerOperation(t *testing.T) {
 				g = c.setup(t)
 				before = g.Snapshot()
 				cmd := exec.Command("autocoder", append(append([]string{"-C", g.Dir, "apply"}, c.args...), append(args, resp)...)...)
-				cmd.Env = append(os.Environ(), c.env...)
+				cmd.Env = os.Environ()
+				empty := t.TempDir() // a home with no identity and no configuration
+				for _, e := range c.env {
+					cmd.Env = append(cmd.Env, strings.ReplaceAll(e, "@EMPTY@", empty))
+				}
 				var out, errw strings.Builder
 				cmd.Stdout, cmd.Stderr = &out, &errw
 				err := cmd.Run()
