@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/autocoder/autocoder/gitops/gittest"
 	"github.com/autocoder/autocoder/txn"
@@ -34,7 +33,7 @@ func failFirstFlush() func(context.Context, string) (string, error) {
 // step 1's path included: the index then disagrees with HEAD for a.txt for
 // good, and no later Open can repair it (the debt file is gone too).
 func TestFlushFailureThenNextStepDropsIndexDebt(t *testing.T) {
-	t.Parallel()
+	gittest.Isolate(t)
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
 	e := open(t, g.Dir, txn.Options{Verify: failFirstFlush()})
 	r1 := e.Apply(context.Background(), mkStep("s1", write("a.txt", "A\n")))
@@ -58,7 +57,7 @@ func TestFlushFailureThenNextStepDropsIndexDebt(t *testing.T) {
 // step is committed: it is reported applied, with the failed write in its
 // error, and the next command sets the index entries it owed.
 func TestFailedResultButStepCommitted(t *testing.T) {
-	t.Parallel()
+	gittest.Isolate(t)
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
 	main := strings.TrimSpace(g.Git("rev-parse", "HEAD"))
 	e := open(t, g.Dir, txn.Options{Verify: failFirstFlush()})
@@ -80,7 +79,7 @@ func TestFailedResultButStepCommitted(t *testing.T) {
 // Run returns as soon as its end-of-run Flush fails, before the --atomic
 // rollback: a failed --atomic run then leaves its earlier steps committed.
 func TestAtomicRunKeepsStepsWhenFlushFails(t *testing.T) {
-	t.Parallel()
+	gittest.Isolate(t)
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
 	e := open(t, g.Dir, txn.Options{Verify: failFirstFlush()})
 	rs := e.Run(context.Background(), []step.Item{
@@ -91,10 +90,7 @@ func TestAtomicRunKeepsStepsWhenFlushFails(t *testing.T) {
 		t.Fatalf("step 2 should fail: %+v", rs)
 	}
 	e.Close()
-	// The next command's recovery, which waits for the lock as a command
-	// does (with the other tests running in parallel it was once found
-	// still held, by no one named, right after Close).
-	open(t, g.Dir, txn.Options{LockWait: 5 * time.Second}).Close()
+	open(t, g.Dir, txn.Options{}).Close() // the next command's recovery
 	var sts []string
 	for _, r := range rs {
 		sts = append(sts, r.StepID+"="+string(r.Status))
@@ -112,7 +108,7 @@ func TestAtomicRunKeepsStepsWhenFlushFails(t *testing.T) {
 // entries it owes would be lost when the next step rewrites it. The step
 // fails, says which file and what to do, and changes nothing.
 func TestUnreadableIndexDebtStopsTheStep(t *testing.T) {
-	t.Parallel()
+	gittest.Isolate(t)
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
 	e := open(t, g.Dir, txn.Options{})
 	defer e.Close()

@@ -183,7 +183,7 @@ func runHostile(t *testing.T, tmpl string, tmplSnap gittest.Snapshot, c hostileC
 	// stretch the wall clock (TestHostile failed on "apply did not finish
 	// within 20s" under -race on a busy machine). A run that waits for
 	// nothing forever is go test's -timeout's to catch.
-	const cpuBound = 30 * time.Second
+	const cpuBound = 60 * time.Second // the race detector multiplies CPU time too
 	start := <-started
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
