@@ -15,8 +15,8 @@ func TestReadNamesTheFencesItSkipped(t *testing.T) {
 		"~~~~~act\nwrite_file\n~~~~~\n~~~~~path\nb.txt\n~~~~~\n~~~~~text\n```\nquoted\n```\n~~~~~\n\n" +
 		"```diff\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n```\n"
 	items, rd := Read([]byte(text))
-	if len(items) != 2 {
-		t.Fatalf("%d items, want the whole file and the Axon act: %s", len(items), render(items))
+	if len(items) != 3 || items[0].Step == nil || items[0].Step.Dialect != "whole-file" {
+		t.Fatalf("%d items, want the whole file, the Axon act and the diff: %s", len(items), render(items))
 	}
 	if len(rd.Examples) != 1 || rd.Examples[0].Line != 2 || rd.Examples[0].Info != "sh" {
 		t.Fatalf("examples %+v, want the ```sh fence at line 2", rd.Examples)
