@@ -76,8 +76,9 @@ func Feedback(results []step.Result) []byte {
 // Reads names what autocoder reads, for hints: one sentence.
 const Reads = "autocoder reads a #####-- block (autocoder JSON), a ```mcp-request fence (FlyCode MCP), " +
 	"a ~~~~~act fence (Axon), an apply_patch patch (*** Begin Patch … *** End Patch), " +
-	"a unified diff (```diff fence or diff --git), SEARCH/REPLACE blocks under a file's path (aider, Cline, Roo), " +
-	"a str_replace_based_edit_tool command as JSON, and a whole file in a fence with its path on the line above"
+	"a unified diff (```diff fence or diff --git), SEARCH/REPLACE blocks (aider's <<<<<<< SEARCH under the file's path, " +
+	"Cline's <replace_in_file>, Roo's <apply_diff>), a text-editor tool call as JSON ({\"command\": \"str_replace\", …}) " +
+	"and a whole file (a fence with the file's path on the line right above it; a fence without one is an example)"
 
 // NothingRead is the answer to a response in which no block could be found:
 // what autocoder reads, and the smallest correct example of each edit
@@ -88,7 +89,7 @@ const NothingRead = "No instruction block was found in your answer, so nothing w
 	"The smallest correct edit in each format, changing line \"x = 1\" of app.py to \"x = 2\":\n\n" +
 	"apply_patch:\n*** Begin Patch\n*** Update File: app.py\n@@\n-x = 1\n+x = 2\n*** End Patch\n\n" +
 	"unified diff:\n```diff\n--- a/app.py\n+++ b/app.py\n@@ ... @@\n-x = 1\n+x = 2\n```\n\n" +
-	"SEARCH/REPLACE:\napp.py\n```python\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n```\n\n" +
-	"str_replace_based_edit_tool:\n{\"command\": \"str_replace\", \"path\": \"app.py\", \"old_str\": \"x = 1\", \"new_str\": \"x = 2\"}\n\n" +
+	"SEARCH/REPLACE:\napp.py\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n\n" +
+	"text-editor call:\n{\"command\": \"str_replace\", \"path\": \"app.py\", \"old_str\": \"x = 1\", \"new_str\": \"x = 2\"}\n\n" +
 	"autocoder JSON:\n#####--\n{\"file_operations\": [{\"action_type\": \"replace_file\", \"path\": \"app.py\", " +
 	"\"modify_content\": [{\"old_content\": \"x = 1\", \"new_content\": \"x = 2\"}]}]}\n--#####\n"
