@@ -170,3 +170,33 @@ func TestUnreadableEditsEndAtMaxTurns(t *testing.T) {
 	}
 	f.g.AssertUnchanged(f.before)
 }
+
+// The editor tool's call is read by the editor-json reader, as the same
+// command written in text would be: create, then str_replace, each a
+// commit, each answered in the tool's words; undo_edit is not done.
+func TestToolsEditor(t *testing.T) {
+	f := setup(t, agenttest.Answer{ToolCalls: []agenttest.ToolCall{
+		call("e1", "str_replace_based_edit_tool", map[string]any{"command": "create", "path": "notes.txt", "file_text": "one\ntwo\n"}),
+		call("e2", "str_replace_based_edit_tool", map[string]any{"command": "str_replace", "path": "notes.txt", "old_str": "two", "new_str": "three"}),
+	}}, agenttest.Answer{ToolCalls: []agenttest.ToolCall{
+		call("e3", "str_replace_based_edit_tool", map[string]any{"command": "undo_edit", "path": "notes.txt"}),
+	}})
+	f.c.Tools = true
+	if _, err := f.run(t, context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := f.stepCommits(t); n != 2 {
+		t.Errorf("%d step commits, want 2", n)
+	}
+	if got := f.g.Git("show", "autocoder/main:notes.txt"); got != "one\nthree\n" {
+		t.Errorf("notes.txt = %q", got)
+	}
+	reqs := f.srv.Requests()
+	msgs := reqs[1].Messages
+	if m := msgs[len(msgs)-1]; m.ToolCallID != "e2" || m.Content == "" || strings.Contains(m.Content, "Not attempted") {
+		t.Errorf("e2's answer: %+v", m)
+	}
+	if m := reqs[2].Messages[len(reqs[2].Messages)-1]; m.ToolCallID != "e3" || !strings.Contains(m.Content, "autocoder undo") {
+		t.Errorf("undo_edit's answer: %+v", m)
+	}
+}
