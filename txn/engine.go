@@ -3,6 +3,7 @@ package txn
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -152,6 +153,10 @@ func Open(ctx context.Context, repo *gitops.Repo, opts Options) (*Engine, error)
 	return e, nil
 }
 
+// noteAfter is how long lockWait waits before it says that it waits: the
+// turns of an MCP session's calls are shorter and say nothing.
+const noteAfter = 300 * time.Millisecond
+
 // lockWait takes the private folder's process lock, which the system
 // releases when the process dies, so a killed autocoder never blocks the
 // next one. While another autocoder holds it, lockWait waits up to wait
@@ -164,6 +169,7 @@ var onBusy = func() {}
 
 func (e *Engine) lockWait(ctx context.Context, wait time.Duration) error {
 	start, pause := time.Now(), 2*time.Millisecond
+	noted := false
 	for {
 		l, err := e.priv.Lock()
 		if err == nil {
@@ -181,6 +187,12 @@ func (e *Engine) lockWait(ctx context.Context, wait time.Duration) error {
 				return cerr
 			}
 			return &BusyError{Holder: held.Holder}
+		}
+		if !noted && time.Since(start) >= noteAfter {
+			// A wait the user would notice says what it waits for, and
+			// that Ctrl-C ends it (with nothing applied).
+			noted = true
+			fmt.Fprintf(e.opts.Log, "autocoder: waiting up to %s for another autocoder working in this repository (%s); Ctrl-C stops\n", wait, held.Holder)
 		}
 		select {
 		case <-ctx.Done():

@@ -131,3 +131,53 @@ func TestApplyInteractiveInterrupted(t *testing.T) {
 		})
 	}
 }
+
+// Ctrl-C (SIGINT) during a wait for another autocoder ends the command at
+// once with nothing applied and exit 130. The other autocoder is apply -i
+// at its question, which holds the repository; the second apply says that
+// it waits, and the test awaits that line, then interrupts it.
+func TestInterruptedLockWait(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"README": "hello\n"})
+	before := g.Snapshot()
+	dir := t.TempDir()
+	resp := filepath.Join(dir, "plan.md")
+	os.WriteFile(resp, []byte(threeSteps), 0o666)
+	first := startTerminal(t, "-C", g.Dir, "apply", "-i", resp)
+	first.await("[a]pply, [s]kip, [q]uit", 1)
+
+	second := exec.Command(os.Args[0], "-C", g.Dir, "apply", resp)
+	second.Env = append(os.Environ(), "AUTOCODER_TEST_AS_BINARY=1")
+	stderr, err := second.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := second.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var said bytes.Buffer
+	b := make([]byte, 512)
+	for !strings.Contains(said.String(), "autocoder: waiting up to ") {
+		n, err := stderr.Read(b)
+		said.Write(b[:n])
+		if err != nil {
+			second.Process.Kill()
+			t.Fatalf("the second apply ended without waiting: %v\n%s", err, said.String())
+		}
+	}
+	second.Process.Signal(syscall.SIGINT)
+	rest, _ := io.ReadAll(stderr)
+	said.Write(rest)
+	second.Wait()
+	if code := second.ProcessState.ExitCode(); code != 130 {
+		t.Errorf("exit code %d, want 130; stderr:\n%s", code, said.String())
+	}
+	if !strings.Contains(said.String(), "autocoder: stopped by interrupt") {
+		t.Errorf("the second apply does not say it was stopped:\n%s", said.String())
+	}
+	first.tty.WriteString("q\n")
+	if screen, code := first.end(); code != 0 {
+		t.Errorf("apply -i, told to quit, exit %d:\n%s", code, screen)
+	}
+	g.AssertUnchanged(before)
+}
