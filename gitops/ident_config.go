@@ -147,7 +147,10 @@ func (c *identConfig) system() error {
 		}
 		return c.file(p, 0)
 	}
-	var prefixes []string
+	if runtime.GOOS != "linux" {
+		// Apple's git reads a file of Xcode's: only git knows which.
+		return errNotMine
+	}
 	bin, err := exec.LookPath("git")
 	if err != nil {
 		return errNotMine
@@ -156,8 +159,7 @@ func (c *identConfig) system() error {
 	if err != nil {
 		return errNotMine
 	}
-	prefixes = append(prefixes, filepath.Dir(filepath.Dir(bin)), filepath.Dir(filepath.Dir(real)))
-	for _, p := range prefixes {
+	for _, p := range []string{filepath.Dir(filepath.Dir(bin)), filepath.Dir(filepath.Dir(real)), "/usr/local"} {
 		if p == "/usr" {
 			continue
 		}
@@ -195,7 +197,7 @@ func (c *identConfig) parameters() error {
 			return errNotMine
 		}
 		sec := strings.ToLower(k[:first])
-		if sec == "include" || sec == "includeif" {
+		if sec == "include" || sec == "includeif" || !configName(k[:first]) || !configName(k[last+1:]) {
 			return errNotMine
 		}
 		if first == last {
@@ -253,6 +255,20 @@ func (c *identConfig) fileOf(p string, depth int, repo bool) error {
 		return errNotMine
 	}
 	return nil
+}
+
+// configName reports whether s is a section or key name git accepts
+// (letters, digits and '-', a key starting with a letter; we ask the same
+// of a section): git refuses a command-line key of other characters.
+func configName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		letter := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+		if !letter && (i == 0 || c != '-' && (c < '0' || c > '9')) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 func (c *identConfig) set(s, k, v string, blank bool) error {
@@ -340,21 +356,23 @@ func (c *identConfig) condition(from, cond string) (bool, error) {
 	if strings.HasSuffix(pat, "/") {
 		pat += "**"
 	}
-	// git tries the real path of the git directory, then the absolute one.
-	texts := []string{c.gitDir}
-	if real, err := filepath.EvalSymlinks(c.gitDir); err == nil && real != c.gitDir {
-		texts = append(texts, real)
+	// git tries the real path of the git directory, then the absolute one
+	// as it found it, which may not be the one we found: where only ours
+	// matches, git is asked.
+	real, err := filepath.EvalSymlinks(c.gitDir)
+	if err != nil {
+		return false, errNotMine
 	}
-	for _, t := range texts {
-		m, ok := gitdirMatch(pat, t, icase)
-		if !ok {
+	m, ok := gitdirMatch(pat, real, icase)
+	if !ok {
+		return false, errNotMine
+	}
+	if !m && real != c.gitDir {
+		if m, _ := gitdirMatch(pat, c.gitDir, icase); m {
 			return false, errNotMine
 		}
-		if m {
-			return true, nil
-		}
 	}
-	return false, nil
+	return m, nil
 }
 
 // gitdirMatch is git's wildmatch(pattern, text, WM_PATHNAME) for the
@@ -438,8 +456,18 @@ func (c *identConfig) signature(whose, which string) (Signature, bool) {
 		sig.When = when
 		return sig, true
 	}
-	// "now": the caller stamps each commit; the zone is the local one.
-	_, off := time.Now().Zone()
+	// "now": the caller stamps each commit; the zone is the local one,
+	// which Go reads from $TZ as the C library does for a zone's name (a
+	// POSIX rule such as "CET-1" Go does not read: git is asked).
+	loc := time.Local
+	if tz, set := c.env("TZ"); set {
+		l, err := time.LoadLocation(strings.TrimPrefix(tz, ":"))
+		if err != nil {
+			return Signature{}, false
+		}
+		loc = l
+	}
+	_, off := time.Now().In(loc).Zone()
 	sig.When = time.Time{}.In(time.FixedZone("", off))
 	return sig, true
 }

@@ -21,6 +21,7 @@ type identCase struct {
 	files    map[string]string
 	repoCfg  string
 	worktree string // the worktree's config.worktree
+	linked   bool   // open a linked worktree (git worktree add) of the repository
 	env      map[string]string
 	// inProcess: whether the identity must be resolved without git var
 	// ("yes", "no", or "" for either: the machine decides).
@@ -80,12 +81,24 @@ var identCases = []identCase{
 		files:    map[string]string{".gitconfig": "[user]\n\tname = Gil Global\n\temail = gil@example.com\n"},
 		repoCfg:  "[extensions]\n\tworktreeConfig = true\n",
 		worktree: "[user]\n\tname = Worktree Name\n"},
+	{name: "linked worktree: includeIf its gitdir, its config.worktree", inProcess: "yes", linked: true,
+		files: map[string]string{
+			".gitconfig": "[user]\n\tname = Home\n\temail = home@example.com\n[includeIf \"gitdir:{{REPO}}/.git/worktrees/\"]\n\tpath = wt.conf\n",
+			"wt.conf":    "[user]\n\temail = linked@example.com\n"},
+		repoCfg:  "[extensions]\n\tworktreeConfig = true\n",
+		worktree: "[user]\n\tname = Linked Name\n"},
 	{name: "EMAIL", inProcess: "yes",
 		files: map[string]string{".gitconfig": "[user]\n\tname = Mail Env\n"},
 		env:   map[string]string{"EMAIL": "env@example.com"}},
 	{name: "GIT_AUTHOR_DATE @unix +zone", inProcess: "yes",
 		files: map[string]string{".gitconfig": "[user]\n\tname = Dated\n\temail = dated@example.com\n"},
 		env:   map[string]string{"GIT_AUTHOR_DATE": "@123 +0200", "GIT_COMMITTER_DATE": "1700000000 -0130"}},
+	{name: "TZ names a zone", inProcess: "yes",
+		files: map[string]string{".gitconfig": "[user]\n\tname = Zoned\n\temail = zoned@example.com\n"},
+		env:   map[string]string{"TZ": "Asia/Kolkata"}},
+	{name: "fallback: TZ is a POSIX rule", inProcess: "no",
+		files: map[string]string{".gitconfig": "[user]\n\tname = Zoned\n\temail = zoned@example.com\n"},
+		env:   map[string]string{"TZ": "XYZ-3:30"}},
 	{name: "fallback: includeIf hasconfig", inProcess: "no",
 		files: map[string]string{
 			".gitconfig": "[user]\n\tname = Home\n\temail = home@example.com\n[includeIf \"hasconfig:remote.*.url:https://example.com/**\"]\n\tpath = work.conf\n",
@@ -139,8 +152,16 @@ func identSetup(t testing.TB, c identCase) (*Repo, func(string) (string, bool), 
 	if c.repoCfg != "" {
 		appendFile(filepath.Join(g.Dir, ".git", "config"), c.repoCfg)
 	}
+	dir, gitDir := g.Dir, filepath.Join(g.Dir, ".git")
+	if c.linked {
+		g.Git("commit", "-q", "--allow-empty", "-m", "first")
+		dir = g.Dir + "-linked"
+		g.Git("worktree", "add", "-q", dir)
+		t.Cleanup(func() { os.RemoveAll(dir) })
+		gitDir = filepath.Join(g.Dir, ".git", "worktrees", filepath.Base(dir))
+	}
 	if c.worktree != "" {
-		appendFile(filepath.Join(g.Dir, ".git", "config.worktree"), c.worktree)
+		appendFile(filepath.Join(gitDir, "config.worktree"), c.worktree)
 	}
 	env := map[string]string{"HOME": home, "GIT_CONFIG_NOSYSTEM": "1", "PATH": os.Getenv("PATH")}
 	if tz, ok := os.LookupEnv("TZ"); ok {
@@ -157,7 +178,7 @@ func identSetup(t testing.TB, c identCase) (*Repo, func(string) (string, bool), 
 	for k, v := range env {
 		list = append(list, k+"="+v)
 	}
-	r, err := Open(g.Dir)
+	r, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
