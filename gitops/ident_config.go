@@ -225,6 +225,12 @@ func (c *identConfig) fileOf(p string, depth int, repo bool) error {
 			return nil
 		}
 		s, k = strings.ToLower(s), strings.ToLower(k)
+		if (identKeys[s+"."+k] || s == "include" || s == "includeif" || s == "extensions") && (hasControl(v) || hasControl(ss)) {
+			// gcfg keeps a tab inside a value, where git writes a space,
+			// and a backslash-newline as a newline, where git joins the
+			// lines: a value with either is git's to read.
+			return errNotMine
+		}
 		switch {
 		case repo && depth == 0 && s == "extensions" && ss == "" && k == "worktreeconfig":
 			on, ok := parseBool(v)
@@ -269,6 +275,11 @@ func configName(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// hasControl reports whether s holds a control character (tab, newline).
+func hasControl(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return r < ' ' })
 }
 
 func (c *identConfig) set(s, k, v string, blank bool) error {
@@ -492,7 +503,7 @@ func (c *identConfig) pick(envVar string, keys ...string) (string, bool) {
 // and newlines inside, and refuses an empty result; for such a value we
 // let git say what it makes of it.
 func clean(s string) bool {
-	if s == "" || strings.ContainsAny(s, "<>\n") {
+	if s == "" || strings.ContainsAny(s, "<>") || hasControl(s) {
 		return false
 	}
 	crud := func(c byte) bool { return c <= ' ' || strings.IndexByte(`,:;<>"\'.`, c) >= 0 }

@@ -99,6 +99,18 @@ var identCases = []identCase{
 	{name: "fallback: TZ is a POSIX rule", inProcess: "no",
 		files: map[string]string{".gitconfig": "[user]\n\tname = Zoned\n\temail = zoned@example.com\n"},
 		env:   map[string]string{"TZ": "XYZ-3:30"}},
+	{name: "config syntax: case, quotes, escapes, comments, continuation", inProcess: "yes",
+		files: map[string]string{".gitconfig": "[User]\n\tName = \"Quoted \\\"Q\\\" Name\" ; comment\n" +
+			"\tEMAIL = syntax@example.com # trailing\n[AUTHOR]\n\tname = \"Spaced  Inside\"\n"}},
+	{name: "fallback: continuation line", inProcess: "no",
+		files: map[string]string{".gitconfig": "[user]\n\tname = Plain\n\temail = x@example.com\n[include]\n\tpath = a\\\n.conf\n",
+			"a.conf": "[user]\n\temail = joined@example.com\n"}},
+	{name: "fallback: a tab inside a name", inProcess: "no",
+		files: map[string]string{".gitconfig": "[user]\n\tname = Tab\tName\n\temail = x@example.com\n"}},
+	{name: "fallback: a section and key on one line (gcfg refuses it)", inProcess: "no",
+		files: map[string]string{".gitconfig": "[user]name=Tight Name\n[user]\n\temail = x@example.com\n"}},
+	{name: "fallback: a name without a value", inProcess: "no",
+		files: map[string]string{".gitconfig": "[user]\n\tname\n\temail = x@example.com\n"}},
 	{name: "fallback: includeIf hasconfig", inProcess: "no",
 		files: map[string]string{
 			".gitconfig": "[user]\n\tname = Home\n\temail = home@example.com\n[includeIf \"hasconfig:remote.*.url:https://example.com/**\"]\n\tpath = work.conf\n",
