@@ -80,6 +80,13 @@ func (c *identConfig) read(r *Repo) error {
 			return errNotMine
 		}
 	}
+	// git reads a relative path from the top of the work tree, where it
+	// runs, not from our folder.
+	for _, v := range []string{"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "XDG_CONFIG_HOME", "HOME"} {
+		if p, _ := c.env(v); p != "" && !filepath.IsAbs(p) {
+			return errNotMine
+		}
+	}
 	// A repository of another user is not read by git (safe.directory).
 	for _, d := range []string{r.Root, r.GitDir, r.CommonDir} {
 		fi, err := os.Stat(d)
