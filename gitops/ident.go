@@ -31,22 +31,35 @@ func (e *IdentityError) Hint() string {
 
 // Identity returns the author and committer exactly as git resolves them
 // (GIT_AUTHOR_*/GIT_COMMITTER_* variables, includes, the XDG and global
-// files, user.useConfigOnly), by asking `git var`. go-git's own lookup
-// misses includes and the environment, so we let git answer. When is zero
-// unless GIT_AUTHOR_DATE / GIT_COMMITTER_DATE fix the time; the caller
-// stamps each commit with the current time otherwise.
+// files, user.useConfigOnly). It reads the configuration in-process as git
+// does (identityInProcess) and asks `git var` wherever the configuration
+// uses what that does not reproduce exactly (go-git's own lookup misses
+// includes and the environment). When is zero unless GIT_AUTHOR_DATE /
+// GIT_COMMITTER_DATE fix the time; the caller stamps each commit with the
+// current time otherwise.
 func (r *Repo) Identity() (author, committer Signature, err error) {
-	author, err = r.ident("GIT_AUTHOR_IDENT", "author", "GIT_AUTHOR_DATE")
+	return r.identity(os.LookupEnv, nil)
+}
+
+// identity is Identity in the environment env, which environ lists for
+// `git var` (nil: this process's own; tests give their own to both).
+func (r *Repo) identity(env func(string) (string, bool), environ []string) (author, committer Signature, err error) {
+	if a, c, ok := r.identityInProcess(env); ok {
+		return a, c, nil
+	}
+	// `git var`, one process for each identity.
+	author, err = r.ident(env, environ, "GIT_AUTHOR_IDENT", "author", "GIT_AUTHOR_DATE")
 	if err != nil {
 		return
 	}
-	committer, err = r.ident("GIT_COMMITTER_IDENT", "committer", "GIT_COMMITTER_DATE")
+	committer, err = r.ident(env, environ, "GIT_COMMITTER_IDENT", "committer", "GIT_COMMITTER_DATE")
 	return
 }
 
-func (r *Repo) ident(v, which, dateVar string) (Signature, error) {
+func (r *Repo) ident(env func(string) (string, bool), environ []string, v, which, dateVar string) (Signature, error) {
 	cmd := exec.Command("git", "var", v)
 	cmd.Dir = r.Root
+	cmd.Env = environ
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -68,7 +81,7 @@ func (r *Repo) ident(v, which, dateVar string) (Signature, error) {
 	if sig.Email == "" {
 		return Signature{}, &IdentityError{Which: which, Detail: "empty email"}
 	}
-	if os.Getenv(dateVar) == "" {
+	if d, _ := env(dateVar); d == "" {
 		// Keep git's time zone: the caller stamps the time of each commit.
 		sig.When = timeZoneOnly(sig.When)
 	}
