@@ -206,6 +206,11 @@ func widens(words []string, from int) (string, string) {
 			if strings.Contains(w, "!=") {
 				return w, "a != assignment runs a shell command"
 			}
+			if strings.Contains(w[strings.IndexByte(w, '=')+1:], "$") {
+				// make expands a command-line variable: $(shell …) runs a
+				// command and $(file >…) writes one, whatever the makefile.
+				return w, "make expands its value, and $(shell …) or $(file …) there runs a command or writes a file"
+			}
 			name := strings.TrimRight(w[:strings.IndexByte(w, '=')], ":+?")
 			if f := strings.Fields(name); len(f) > 0 {
 				name = f[len(f)-1]
