@@ -67,6 +67,21 @@ func (d Dirs) record(path string) string {
 	return filepath.Join(d.State, "autocoder", "trusted", hex.EncodeToString(h[:16]))
 }
 
+// PolicyFiles are the files besides the repository's autocoder.toml whose
+// change changes what the repository at root may do: the user's own file
+// and the trust record of root's autocoder.toml. A session that keeps a
+// policy reads it again when one of them changed (autocoder untrust holds
+// from the next call on).
+func (d Dirs) PolicyFiles(root string) []string {
+	var out []string
+	for _, p := range []string{d.UserFile(), d.record(filepath.Join(root, FileName))} {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // Sum is the SHA-256 of a file's content, in hex: what trust records.
 func Sum(data []byte) string {
 	h := sha256.Sum256(data)
