@@ -202,9 +202,23 @@ func widens(words []string, from int) (string, string) {
 				}
 			}
 		}
+		if tool == "pytest" && !optionsEnded {
+			if v, ok := st.valueOf(words, i, "-W", "--pythonwarnings"); ok {
+				// action:message:category:module:lineno; a dotted category
+				// is imported (pytest's _resolve_warning_category).
+				if f := strings.SplitN(v, ":", 4); len(f) >= 3 && strings.Contains(f[2], ".") {
+					return w, "a dotted warning category makes pytest import that module, as -p loads a plugin"
+				}
+			}
+		}
 		if tool == "make" && strings.Contains(w, "=") && !strings.HasPrefix(w, "-") {
 			if strings.Contains(w, "!=") {
 				return w, "a != assignment runs a shell command"
+			}
+			if strings.Contains(w[strings.IndexByte(w, '=')+1:], "$") {
+				// make expands a command-line variable: $(shell …) runs a
+				// command and $(file >…) writes one, whatever the makefile.
+				return w, "make expands its value, and $(shell …) or $(file …) there runs a command or writes a file"
 			}
 			name := strings.TrimRight(w[:strings.IndexByte(w, '=')], ":+?")
 			if f := strings.Fields(name); len(f) > 0 {
@@ -264,6 +278,31 @@ func (st argStyle) optionIs(w, o string) bool {
 		}
 	}
 	return false
+}
+
+// valueOf returns the value words[i] gives the option short (-x) or long
+// (--name): the rest of the word (-xVALUE, -abxVALUE, --name=VALUE) or the
+// next word.
+func (st argStyle) valueOf(words []string, i int, short, long string) (string, bool) {
+	w, v, next := words[i], "", i+1 < len(words)
+	switch {
+	case st.optionIs(w, long):
+		_, after, eq := strings.Cut(w, "=")
+		if eq {
+			return after, true
+		}
+	case st.optionIs(w, short):
+		v = w[strings.IndexByte(w, short[1])+1:]
+		if v != "" {
+			return v, true
+		}
+	default:
+		return "", false
+	}
+	if next {
+		return words[i+1], true
+	}
+	return "", true
 }
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }

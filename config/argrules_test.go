@@ -167,7 +167,7 @@ func allowListTable() string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s |\n", progs, strings.Join(args, " "), r.Why)
 	}
-	b.WriteString("| every program | a path outside the repository, alone or as a value: `/abs`, `~/x`, `C:\\x`, a path climbing out with `..`, `--out=/tmp/x`, `file:///x`; also `!=` for `make` | reach outside the repository (an absolute path into it is refused too: write it relative) |\n")
+	b.WriteString("| every program | a path outside the repository, alone or as a value: `/abs`, `~/x`, `C:\\x`, a path climbing out with `..`, `--out=/tmp/x`, `file:///x`; also `!=`, and a `$` in a variable's value (`X=$(shell …)`), for `make`; a dotted category in `-W` (`ignore::pkg.Warning`, which pytest imports) for `pytest` | reach outside the repository (an absolute path into it is refused too: write it relative) |\n")
 	b.WriteString("\nHow each tool's options are read, so that every spelling is caught:\n\n| programs | spellings |\n| --- | --- |\n")
 	for _, k := range []string{"go", "git", "npm", "cargo", "pytest", "make", "node", ""} {
 		st := tools[k]
@@ -203,4 +203,53 @@ func allowListTable() string {
 		fmt.Fprintf(&b, "| %s | as `%s`, after the module's name |\n", strings.Join(progs, ", "), m.Tool)
 	}
 	return b.String()
+}
+
+// A make variable given on the command line is expanded by make, so a value
+// holding $ runs $(shell …), writes with $(file >…) or reads with
+// $(file <…) whatever the makefile says (GNU make 4.3 runs
+// make test 'X=$(shell touch pwned)' even when no rule reads X): it widens
+// "make test" as != does.
+func TestMakeVariableExpansionNeverWidens(t *testing.T) {
+	c := Default()
+	c.Programs.Enabled = true
+	c.Programs.Allow = []string{"make test"}
+	for _, line := range []string{
+		`make test 'X=$(shell touch pwned)'`, `make test 'X=$(file >out,hi)'`, `make test 'X=${shell id}'`,
+		`make test 'X+=$(eval include other.mk)'`, `make test 'X?=$(shell id)'`, `make test -- 'X=$(shell id)'`,
+		`make test 'X=$$(id)'`,
+	} {
+		if ok, why := c.ProgramAllowed(line, nil, false); ok || !strings.Contains(why, "would let") {
+			t.Errorf("%s: allowed %v (%s); want refused", line, ok, why)
+		}
+	}
+	for _, line := range []string{"make test V=1", "make test 'CFLAGS=-O2 -g'"} {
+		if ok, why := c.ProgramAllowed(line, nil, false); !ok {
+			t.Errorf("%s: refused (%s); want allowed", line, why)
+		}
+	}
+}
+
+// pytest's -W names a warning category, and a dotted one is imported
+// (_resolve_warning_category: __import__ of the module part), so -W
+// loads a module of the caller's choosing as -p does; a plain builtin
+// category imports nothing and stays allowed.
+func TestPytestWarningCategoryNeverImports(t *testing.T) {
+	c := Default()
+	c.Programs.Enabled = true
+	c.Programs.Allow = []string{"pytest", "python -m pytest"}
+	for _, line := range []string{
+		`pytest -W 'ignore::antigravity.X'`, `pytest -W'error::evil.Warn'`, `pytest -Werror::evil.Warn`,
+		`pytest --pythonwarnings=ignore::evil.W`, `pytest --pythonwarnings 'ignore:msg:evil.W'`,
+		`pytest -vW 'ignore::evil.W'`, `python -m pytest -W 'ignore::evil.W'`,
+	} {
+		if ok, why := c.ProgramAllowed(line, nil, false); ok || !strings.Contains(why, "would let") {
+			t.Errorf("%s: allowed %v (%s); want refused", line, ok, why)
+		}
+	}
+	for _, line := range []string{`pytest -W error`, `pytest -W 'ignore::DeprecationWarning'`, `pytest -W 'error:some.text:UserWarning'`, `pytest -k W`} {
+		if ok, why := c.ProgramAllowed(line, nil, false); !ok {
+			t.Errorf("%s: refused (%s); want allowed", line, why)
+		}
+	}
 }

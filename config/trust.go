@@ -67,6 +67,21 @@ func (d Dirs) record(path string) string {
 	return filepath.Join(d.State, "autocoder", "trusted", hex.EncodeToString(h[:16]))
 }
 
+// PolicyFiles are the files besides the repository's autocoder.toml whose
+// change changes what the repository at root may do: the user's own file
+// and the trust record of root's autocoder.toml. A session that keeps a
+// policy reads it again when one of them changed (autocoder untrust holds
+// from the next call on).
+func (d Dirs) PolicyFiles(root string) []string {
+	var out []string
+	for _, p := range []string{d.UserFile(), d.record(filepath.Join(root, FileName))} {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // Sum is the SHA-256 of a file's content, in hex: what trust records.
 func Sum(data []byte) string {
 	h := sha256.Sum256(data)
@@ -137,6 +152,7 @@ func Load(root string, dirs Dirs) (Settings, error) {
 		return Settings{}, err
 	}
 	if data == nil {
+		s.Config.Paths.Deny = append(s.Config.Paths.Deny, dirs.ownInside(root)...)
 		s.IfTrusted = s.Config
 		return s, nil
 	}
@@ -152,8 +168,51 @@ func Load(root string, dirs Dirs) (Settings, error) {
 	}
 	s.IfTrusted, _ = overlay(s.Config, c, set, true)
 	s.Config, s.Ignored = overlay(s.Config, c, set, s.Trusted)
+	// Last, so that no "!" pattern of either file re-allows them.
+	s.Config.Paths.Deny = append(s.Config.Paths.Deny, dirs.ownInside(root)...)
+	s.IfTrusted.Paths.Deny = append(s.IfTrusted.Paths.Deny, dirs.ownInside(root)...)
 	return s, nil
 }
+
+// ownInside returns deny patterns for the user's file and the trust records
+// when they lie inside the repository at root: a dotfiles repository makes
+// ~/.config/autocoder/config.toml a symlink into itself, and a step, an MCP
+// write or a model's answer there must not write what counts as the user's
+// own settings, nor a trust record.
+func (d Dirs) ownInside(root string) []string {
+	var out []string
+	roots := []string{root}
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		roots = append(roots, r)
+	}
+	for _, p := range []string{d.UserFile(), filepath.Dir(d.record(root))} {
+		if p == "" || p == "." {
+			continue
+		}
+		for range 40 { // a symlink's target, which may not exist yet
+			t, err := os.Readlink(p)
+			if err != nil {
+				break
+			}
+			if !filepath.IsAbs(t) {
+				t = filepath.Join(filepath.Dir(p), t)
+			}
+			p = t
+		}
+		if dir, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+			p = filepath.Join(dir, filepath.Base(p))
+		}
+		for _, r := range roots {
+			if rel, err := filepath.Rel(r, p); err == nil && rel != "." && filepath.IsLocal(rel) {
+				out = append(out, "/"+globEscape.Replace(filepath.ToSlash(rel)))
+				break
+			}
+		}
+	}
+	return out
+}
+
+var globEscape = strings.NewReplacer(`\`, `\\`, "*", `\*`, "?", `\?`, "[", `\[`)
 
 // Trust records that the user trusts the repository's file at path with
 // the content whose SHA-256 is sum (Settings.RepoSum: the content the user

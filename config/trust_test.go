@@ -238,3 +238,32 @@ func TestErrorsQuoteNoLine(t *testing.T) {
 		}
 	}
 }
+
+// The user's file may be a symlink into a repository (a dotfiles repository
+// managed with stow), and the trust records may live in one: a step, an MCP
+// write or a model's answer working in that repository must not write them,
+// since the user's file counts whole and a record trusts a file. Before,
+// a step creating dot/config.toml turned programs on for the next apply.
+func TestUserFileAndTrustRecordsInsideTheRepositoryAreDenied(t *testing.T) {
+	t.Parallel()
+	root := writeConfig(t, "[paths]\ndeny = [\"!dot/**\"]\n")
+	d := Dirs{Config: filepath.Join(t.TempDir(), "config"), State: filepath.Join(root, "state")}
+	if err := os.MkdirAll(filepath.Dir(d.UserFile()), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "dot", "config.toml"), d.UserFile()); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load(root, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"dot/config.toml", "state/autocoder/trusted/0123"} {
+		if _, denied := s.Denied(p); !denied {
+			t.Errorf("%s (the user's own file or trust record) is not denied: %v", p, s.Paths.Deny)
+		}
+	}
+	if _, denied := s.Denied("dot/other.toml"); denied {
+		t.Errorf("dot/other.toml is denied: %v", s.Paths.Deny)
+	}
+}

@@ -23,9 +23,21 @@ import (
 type repoState struct {
 	e         *txn.Engine
 	fromRoots bool
-	// conf is the stat of the repository's autocoder.toml once the engine
-	// was opened with it (nil: absent).
-	conf os.FileInfo
+	// conf are the stats of the files the engine's policy was read from
+	// (policyFiles) once it was opened with them (nil: absent).
+	conf []os.FileInfo
+}
+
+// policyFiles are the repository's autocoder.toml, the user's own file and
+// the trust record: a change to any of them (autocoder untrust, too)
+// changes the policy.
+func policyFiles(root string) []os.FileInfo {
+	names := append([]string{filepath.Join(root, config.FileName)}, config.UserDirs().PolicyFiles(root)...)
+	out := make([]os.FileInfo, len(names))
+	for i, n := range names {
+		out[i], _ = os.Stat(n)
+	}
+	return out
 }
 
 func (r *repoState) close() {
@@ -38,15 +50,24 @@ func (r *repoState) close() {
 // set keeps e as the session's engine, with the stat of its autocoder.toml.
 func (r *repoState) set(e *txn.Engine, fromRoots bool) {
 	r.e, r.fromRoots = e, fromRoots
-	r.conf, _ = os.Stat(filepath.Join(e.Repo.Root, config.FileName))
+	r.conf = policyFiles(e.Repo.Root)
 }
 
-// configChanged reports whether the repository's autocoder.toml changed
-// since the engine read it: the engine's policy (denied paths, programs,
-// limits) is then the user's old one, and the session opens it again.
+// configChanged reports whether the repository's autocoder.toml, the
+// user's own file or the trust record changed since the engine read them:
+// the engine's policy (denied paths, programs, limits) is then the user's
+// old one, and the session opens it again.
 func (r *repoState) configChanged() bool {
-	now, _ := os.Stat(filepath.Join(r.e.Repo.Root, config.FileName))
-	return (r.conf == nil) != (now == nil) || r.conf != nil && !gitops.Unchanged(r.conf, now)
+	now := policyFiles(r.e.Repo.Root)
+	if len(now) != len(r.conf) {
+		return true
+	}
+	for i, was := range r.conf {
+		if (was == nil) != (now[i] == nil) || was != nil && !gitops.Unchanged(was, now[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 // NotConfiguredError is a session without a repository: the server was

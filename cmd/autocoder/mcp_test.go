@@ -661,3 +661,26 @@ func TestMCPWrittenConfigurationDoesNotWiden(t *testing.T) {
 		}
 	}
 }
+
+// autocoder untrust during a session holds from the next call on, as a
+// changed autocoder.toml does: the trust record is part of the policy.
+// Before, a session opened while the file was trusted kept running its
+// programs until the file itself changed.
+func TestMCPSessionHonoursUntrust(t *testing.T) {
+	t.Parallel()
+	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n", "autocoder.toml": "[programs]\nenabled = true\nallow = [\"touch\"]\n"})
+	if out, err := exec.Command("autocoder", "-C", g.Dir, "trust").CombinedOutput(); err != nil {
+		t.Fatalf("autocoder trust: %v\n%s", err, out)
+	}
+	m := startMCP(t, g.Dir, nil)
+	m.mustCall("shell_exec", map[string]any{"command": "touch one.txt"})
+	if out, err := exec.Command("autocoder", "-C", g.Dir, "untrust").CombinedOutput(); err != nil {
+		t.Fatalf("autocoder untrust: %v\n%s", err, out)
+	}
+	if text, isErr := m.call("shell_exec", map[string]any{"command": "touch two.txt"}); !isErr || !strings.Contains(text, "autocoder trust") {
+		t.Fatalf("a program of a file no longer trusted: %v %q", isErr, text)
+	}
+	if _, ok := g.Read("two.txt"); ok {
+		t.Fatal("two.txt was made after autocoder untrust")
+	}
+}
