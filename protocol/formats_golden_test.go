@@ -38,7 +38,6 @@ import (
 // nothing. The source of each case (a peer's test it was ported from, or
 // what it demonstrates) is the first line of its comment.
 func TestFormatGolden(t *testing.T) {
-	gittest.Isolate(t) // sets HOME: the cases run one after another
 	dirs, _ := filepath.Glob("testdata/formats/*")
 	if len(dirs) == 0 {
 		t.Fatal("no golden cases under testdata/formats")
@@ -51,6 +50,7 @@ func TestFormatGolden(t *testing.T) {
 		for _, f := range files {
 			name := filepath.Base(dir) + "/" + strings.TrimSuffix(filepath.Base(f), ".txtar")
 			t.Run(name, func(t *testing.T) {
+				t.Parallel()
 				runGolden(t, f, filepath.Base(dir))
 			})
 		}

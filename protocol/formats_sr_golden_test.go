@@ -34,7 +34,6 @@ import (
 // transcript). An applied answer is applied a second time and must change
 // nothing then: no commit, the same files.
 func TestFormatsGolden(t *testing.T) {
-	gittest.Isolate(t)
 	// The apply_patch and udiff cases are TestFormatGolden's (their own
 	// header lines); this harness reads the others.
 	all, _ := filepath.Glob("testdata/formats/*/*.txtar")
@@ -49,6 +48,7 @@ func TestFormatsGolden(t *testing.T) {
 	}
 	for _, name := range files {
 		t.Run(strings.TrimSuffix(strings.TrimPrefix(name, "testdata/formats/"), ".txtar"), func(t *testing.T) {
+			t.Parallel()
 			ar, err := txtar.ParseFile(name)
 			if err != nil {
 				t.Fatal(err)

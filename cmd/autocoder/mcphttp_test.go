@@ -312,6 +312,9 @@ func TestMCPHTTPRefusesToExpose(t *testing.T) {
 // commit. It is installed from the npm registry with the committed lock
 // file into a temporary folder; without npm there is no such client to run.
 func TestMCPHTTPTypeScriptClient(t *testing.T) {
+	if testing.Short() {
+		t.Skip("installs the TypeScript SDK with npm ci: slow; runs without -short")
+	}
 	npm, err := exec.LookPath("npm")
 	if err != nil {
 		t.Skip("npm is not installed: the TypeScript SDK's client cannot be installed here (the Go SDK's client is tested above)")
