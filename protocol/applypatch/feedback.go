@@ -54,7 +54,7 @@ func writeResult(b *strings.Builder, r step.Result) {
 		writeFiles(b, files)
 		writeNotes(b, r)
 	case step.StatusUnchanged:
-		if noop(r) {
+		if step.StepOutcome(r) == step.OutcomeNoOp {
 			b.WriteString("Success, but no file changed: the patch's removed and added lines are equal, so it changes nothing.\n")
 		} else {
 			b.WriteString("Success. No file changed: the patch is already applied.\n")
@@ -86,19 +86,6 @@ func writeResult(b *strings.Builder, r step.Result) {
 		}
 		b.WriteString("No files were modified by this patch: fix it and send the whole patch again.\n")
 	}
-}
-
-// noop reports whether an unchanged result changed nothing because its
-// edits were no-ops (rather than already applied).
-func noop(r step.Result) bool {
-	for _, op := range r.Ops {
-		for _, rr := range op.Replaces {
-			if rr.NoOp {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 func writeFiles(b *strings.Builder, files []File) {

@@ -119,13 +119,7 @@ func answer(r step.Result, src Source) (string, bool) {
 		case step.StatusUnchanged:
 			b = strings.Builder{}
 			fmt.Fprintf(&b, "No change to %s: ", p)
-			noop := false
-			for _, o := range r.Ops {
-				for _, rr := range o.Replaces {
-					noop = noop || rr.NoOp
-				}
-			}
-			if noop {
+			if step.StepOutcome(r) == step.OutcomeNoOp {
 				b.WriteString("old_str and new_str are equal (a no-op; send only edits that change something).")
 			} else {
 				b.WriteString("the file already holds this edit.")

@@ -112,11 +112,11 @@ func outcome(r step.Result, p string) string {
 	if len(short) > 12 {
 		short = short[:12]
 	}
-	already, noop := false, false
+	noop := step.StepOutcome(r) == step.OutcomeNoOp
+	already := false // an edit already in the file, not a write whose file holds its content
 	for _, o := range r.Ops {
 		for _, rr := range o.Replaces {
 			already = already || rr.AlreadyApplied
-			noop = noop || rr.NoOp
 		}
 	}
 	if p == "" {

@@ -62,7 +62,7 @@ func writeResult(b *strings.Builder, r step.Result) {
 		}
 		writeNotes(b, r)
 	case step.StatusUnchanged:
-		if noop(r) {
+		if step.StepOutcome(r) == step.OutcomeNoOp {
 			b.WriteString("The diff changes nothing: its removed and added lines are equal. Nothing was changed.\n")
 		} else {
 			b.WriteString("The diff is already applied: nothing was changed.\n")
@@ -90,19 +90,6 @@ func writeResult(b *strings.Builder, r step.Result) {
 		}
 		b.WriteString("Nothing of this diff was applied: fix it and send the whole diff again. Hunks are placed by their lines, not their numbers: give enough context lines to make each hunk unique.\n")
 	}
-}
-
-// noop reports whether an unchanged result changed nothing because its
-// hunks were no-ops (rather than already applied).
-func noop(r step.Result) bool {
-	for _, op := range r.Ops {
-		for _, rr := range op.Replaces {
-			if rr.NoOp {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // writeNotes adds what the model should know of a diff that applied:
