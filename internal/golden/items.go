@@ -1,6 +1,7 @@
 package golden
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/autocoder/autocoder/step"
@@ -50,6 +51,51 @@ func CheckItems(t testing.TB, dialect string, text []byte, items []step.Item) {
 			}
 			if p.Offset < it.Start || p.Offset > it.End {
 				t.Fatalf("item %d: position %+v outside [%d,%d)", i, p, it.Start, it.End)
+			}
+		}
+	}
+}
+
+// CheckQuotes asserts that every edit a reader returns quotes the answer:
+// each line of a path, target, content, old and new text and anchor stands
+// in the item's span (a span holding JSON escapes is not the answer's
+// bytes and is passed over), with items in order, inside the text, and
+// errors at a position in it.
+func CheckQuotes(t testing.TB, text []byte, items []step.Item) {
+	t.Helper()
+	end := 0
+	for _, it := range items {
+		if it.Start < end || it.End < it.Start || it.End > len(text) || (it.Step == nil) == (it.Err == nil) {
+			t.Fatalf("item [%d,%d) after %d of %d bytes: %+v", it.Start, it.End, end, len(text), it)
+		}
+		end = it.End
+		if it.Err != nil {
+			if it.Err.Pos.Offset > len(text) || it.Err.Pos.Line < 1 {
+				t.Fatalf("error position %+v", it.Err.Pos)
+			}
+			continue
+		}
+		span := string(text[it.Start:it.End])
+		if strings.Contains(span, `\`) {
+			continue // a JSON string's escapes: its text is not the answer's bytes
+		}
+		quoted := func(what, s string) {
+			for _, l := range strings.Split(strings.TrimSuffix(s, "\n"), "\n") {
+				if !strings.Contains(span, strings.TrimSpace(l)) {
+					t.Fatalf("%s line %q is not in the block %q", what, l, span)
+				}
+			}
+		}
+		for _, op := range it.Step.Ops {
+			quoted("path", op.Path)
+			quoted("target", op.To)
+			quoted("content", string(op.Content))
+			for _, e := range op.Edits {
+				quoted("old", e.Old)
+				quoted("new", e.New)
+				for _, a := range e.Anchors {
+					quoted("anchor", a)
+				}
 			}
 		}
 	}

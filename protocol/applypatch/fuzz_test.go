@@ -7,6 +7,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/txtar"
 
+	"github.com/autocoder/autocoder/internal/golden"
 	"github.com/autocoder/autocoder/step"
 )
 
@@ -29,7 +30,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("*** Begin Patch\n*** Update File: a\n@@ x\n@@\n-y\n+z\n*** End of File\n*** End Patch\n"))
 	f.Fuzz(func(t *testing.T, text []byte) {
 		items := Parse(text)
-		checkQuotes(t, text, items)
+		golden.CheckQuotes(t, text, items)
 		for _, it := range items {
 			if it.Step != nil {
 				checkRenders(t, it.Step)
@@ -103,46 +104,6 @@ func checkRenders(t *testing.T, s *step.Step) {
 			ge := g.Edits[j]
 			if ge.Old != e.Old || ge.New != e.New || ge.AtEnd != e.AtEnd || strings.Join(ge.Anchors, "\n") != strings.Join(e.Anchors, "\n") {
 				t.Fatalf("op %d edit %d reads back as %+v, want %+v (from %q)", i, j, ge, e, text)
-			}
-		}
-	}
-}
-
-func checkQuotes(t *testing.T, text []byte, items []step.Item) {
-	t.Helper()
-	end := 0
-	for _, it := range items {
-		if it.Start < end || it.End < it.Start || it.End > len(text) || (it.Step == nil) == (it.Err == nil) {
-			t.Fatalf("item [%d,%d) after %d of %d bytes: %+v", it.Start, it.End, end, len(text), it)
-		}
-		end = it.End
-		if it.Err != nil {
-			if it.Err.Pos.Offset > len(text) || it.Err.Pos.Line < 1 {
-				t.Fatalf("error position %+v", it.Err.Pos)
-			}
-			continue
-		}
-		span := string(text[it.Start:it.End])
-		if strings.Contains(span, `\`) {
-			continue // a JSON string's escapes: its text is not the answer's bytes
-		}
-		quoted := func(what, s string) {
-			for _, l := range strings.Split(strings.TrimSuffix(s, "\n"), "\n") {
-				if !strings.Contains(span, strings.TrimSpace(l)) {
-					t.Fatalf("%s line %q is not in the block %q", what, l, span)
-				}
-			}
-		}
-		for _, op := range it.Step.Ops {
-			quoted("path", op.Path)
-			quoted("target", op.To)
-			quoted("content", string(op.Content))
-			for _, e := range op.Edits {
-				quoted("old", e.Old)
-				quoted("new", e.New)
-				for _, a := range e.Anchors {
-					quoted("anchor", a)
-				}
 			}
 		}
 	}

@@ -2,12 +2,11 @@ package udiff
 
 import (
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/txtar"
 
-	"github.com/autocoder/autocoder/step"
+	"github.com/autocoder/autocoder/internal/golden"
 )
 
 // FuzzParse: Parse never panics; its items lie in the text, in order and
@@ -28,48 +27,8 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte("```diff\n--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n\\ No newline at end of file\n```\n--- y\n+++ y\n@@\n-q\n"))
 	f.Fuzz(func(t *testing.T, text []byte) {
-		checkQuotes(t, text, Parse(text))
+		golden.CheckQuotes(t, text, Parse(text))
 	})
-}
-
-func checkQuotes(t *testing.T, text []byte, items []step.Item) {
-	t.Helper()
-	end := 0
-	for _, it := range items {
-		if it.Start < end || it.End < it.Start || it.End > len(text) || (it.Step == nil) == (it.Err == nil) {
-			t.Fatalf("item [%d,%d) after %d of %d bytes: %+v", it.Start, it.End, end, len(text), it)
-		}
-		end = it.End
-		if it.Err != nil {
-			if it.Err.Pos.Offset > len(text) || it.Err.Pos.Line < 1 {
-				t.Fatalf("error position %+v", it.Err.Pos)
-			}
-			continue
-		}
-		span := string(text[it.Start:it.End])
-		if strings.Contains(span, `\`) {
-			continue // a JSON string's escapes: its text is not the answer's bytes
-		}
-		quoted := func(what, s string) {
-			for _, l := range strings.Split(strings.TrimSuffix(s, "\n"), "\n") {
-				if !strings.Contains(span, strings.TrimSpace(l)) {
-					t.Fatalf("%s line %q is not in the block %q", what, l, span)
-				}
-			}
-		}
-		for _, op := range it.Step.Ops {
-			quoted("path", op.Path)
-			quoted("target", op.To)
-			quoted("content", string(op.Content))
-			for _, e := range op.Edits {
-				quoted("old", e.Old)
-				quoted("new", e.New)
-				for _, a := range e.Anchors {
-					quoted("anchor", a)
-				}
-			}
-		}
-	}
 }
 
 // The seeds of the fuzz target are the golden answers: they must be there.
