@@ -1,8 +1,11 @@
 package golden
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/textpos"
@@ -98,5 +101,26 @@ func CheckQuotes(t testing.TB, text []byte, items []step.Item) {
 				}
 			}
 		}
+	}
+}
+
+// SeedAnswers adds the answer (answer.md) of every golden case in dir (a
+// folder of txtar archives) to f's seed corpus; no case is an error, so
+// that a moved folder never leaves a fuzz target without its seeds.
+func SeedAnswers(f *testing.F, dir string) {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.txtar"))
+	for _, name := range files {
+		ar, err := txtar.ParseFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, fl := range ar.Files {
+			if fl.Name == "answer.md" {
+				f.Add(fl.Data)
+			}
+		}
+	}
+	if len(files) == 0 {
+		f.Fatalf("no golden cases in %s to seed the corpus", dir)
 	}
 }

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rogpeppe/go-internal/txtar"
-
 	"github.com/autocoder/autocoder/internal/golden"
 	"github.com/autocoder/autocoder/step"
 )
@@ -17,16 +15,7 @@ import (
 // content) quotes the answer, unless it came through a JSON string's
 // escapes; and a step written back as a patch reads as the same step.
 func FuzzParse(f *testing.F) {
-	files, _ := filepath.Glob("../testdata/formats/apply_patch/*.txtar")
-	for _, name := range files {
-		if a, err := txtar.ParseFile(name); err == nil {
-			for _, file := range a.Files {
-				if file.Name == "answer.md" {
-					f.Add(file.Data)
-				}
-			}
-		}
-	}
+	golden.SeedAnswers(f, "../testdata/formats/apply_patch")
 	f.Add([]byte("*** Begin Patch\n*** Update File: a\n@@ x\n@@\n-y\n+z\n*** End of File\n*** End Patch\n"))
 	f.Fuzz(func(t *testing.T, text []byte) {
 		items := Parse(text)

@@ -3,14 +3,12 @@ package editorjson
 import (
 	"bytes"
 	"encoding/json"
-	"path/filepath"
 	"testing"
 
 	"github.com/autocoder/autocoder/internal/golden"
 	"github.com/autocoder/autocoder/protocol/tjson"
 	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/textpos"
-	"github.com/rogpeppe/go-internal/txtar"
 )
 
 // render writes a step back as the tool's input object.
@@ -39,21 +37,7 @@ func render(s *step.Step) []byte {
 // decoded), and a step written back as the tool's input object reading as
 // the same op.
 func FuzzParse(f *testing.F) {
-	files, _ := filepath.Glob("../testdata/formats/editorjson/*.txtar")
-	for _, name := range files {
-		ar, err := txtar.ParseFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		for _, fl := range ar.Files {
-			if fl.Name == "answer.md" {
-				f.Add(fl.Data)
-			}
-		}
-	}
-	if len(files) == 0 {
-		f.Fatal("no seeds")
-	}
+	golden.SeedAnswers(f, "../testdata/formats/editorjson")
 	f.Fuzz(func(t *testing.T, text []byte) {
 		items := Parse(text)
 		golden.CheckItems(t, Dialect, text, items)

@@ -2,33 +2,12 @@ package searchreplace
 
 import (
 	"bytes"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/autocoder/autocoder/internal/golden"
 	"github.com/autocoder/autocoder/step"
-	"github.com/rogpeppe/go-internal/txtar"
 )
-
-// seeds are the answers of the golden cases (protocol/testdata/formats).
-func seeds(f *testing.F) {
-	files, _ := filepath.Glob("../testdata/formats/searchreplace/*.txtar")
-	for _, name := range files {
-		ar, err := txtar.ParseFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		for _, fl := range ar.Files {
-			if fl.Name == "answer.md" {
-				f.Add(fl.Data)
-			}
-		}
-	}
-	if len(files) == 0 {
-		f.Fatal("no seeds")
-	}
-}
 
 // render writes a step back as a Roo apply_diff call (the one form that
 // can quote any line: marker lines are escaped), or a write_to_file.
@@ -87,7 +66,7 @@ func renderable(op step.Op, r string) bool {
 // items (golden.CheckItems), every line of an edit's texts quoted from its
 // block, and a step written back as a Cline call reads as the same op.
 func FuzzParse(f *testing.F) {
-	seeds(f)
+	golden.SeedAnswers(f, "../testdata/formats/searchreplace")
 	f.Fuzz(func(t *testing.T, text []byte) {
 		items := Parse(text)
 		golden.CheckItems(t, Dialect, text, items)

@@ -4,8 +4,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rogpeppe/go-internal/txtar"
-
 	"github.com/autocoder/autocoder/internal/golden"
 )
 
@@ -15,16 +13,7 @@ import (
 // content) quotes the answer, unless it came through a JSON string's
 // escapes.
 func FuzzParse(f *testing.F) {
-	files, _ := filepath.Glob("../testdata/formats/udiff/*.txtar")
-	for _, name := range files {
-		if a, err := txtar.ParseFile(name); err == nil {
-			for _, file := range a.Files {
-				if file.Name == "answer.md" {
-					f.Add(file.Data)
-				}
-			}
-		}
-	}
+	golden.SeedAnswers(f, "../testdata/formats/udiff")
 	f.Add([]byte("```diff\n--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n\\ No newline at end of file\n```\n--- y\n+++ y\n@@\n-q\n"))
 	f.Fuzz(func(t *testing.T, text []byte) {
 		golden.CheckQuotes(t, text, Parse(text))

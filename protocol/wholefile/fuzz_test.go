@@ -2,13 +2,11 @@ package wholefile
 
 import (
 	"bytes"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/autocoder/autocoder/internal/golden"
 	"github.com/autocoder/autocoder/protocol/fence"
-	"github.com/rogpeppe/go-internal/txtar"
 )
 
 // FuzzParse checks Parse's properties on any text: no panic, well-formed
@@ -16,21 +14,7 @@ import (
 // (path line, a fence longer than any run in the content, the content)
 // reading as the same write.
 func FuzzParse(f *testing.F) {
-	files, _ := filepath.Glob("../testdata/formats/wholefile/*.txtar")
-	for _, name := range files {
-		ar, err := txtar.ParseFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		for _, fl := range ar.Files {
-			if fl.Name == "answer.md" {
-				f.Add(fl.Data)
-			}
-		}
-	}
-	if len(files) == 0 {
-		f.Fatal("no seeds")
-	}
+	golden.SeedAnswers(f, "../testdata/formats/wholefile")
 	f.Fuzz(func(t *testing.T, text []byte) {
 		items := Parse(text)
 		golden.CheckItems(t, Dialect, text, items)
