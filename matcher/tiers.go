@@ -342,30 +342,11 @@ func findShifted(d *doc, lines [][]byte, endNL bool, tier Tier) []match {
 				return match{}, false
 			}
 		}
-		if endNL {
-			r.end = d.lineStart(c + m + 1)
-			r.virtualNL = !bytes.HasSuffix(d.line(c+m), nl)
-		} else {
-			r.end = d.lineStart(c+m) + len(d.content(c+m))
-		}
+		d.setEnd(&r, c+m, endNL)
 		return r, true
 	}
 	// Every line is compared whole once its indentation is set aside.
-	keys := make([]uint64, len(tl))
-	for j, l := range tl {
-		keys[j] = hashKey2(l)
-	}
-	win := d.windowsOf(true, keys)
-	var out []match
-	d.eachKey(true, hashKey2(tl[anchor]), func(c int) {
-		if first := c - anchor; len(out) >= maxMatches || first < 0 || first >= len(win) || !win[first] {
-			return
-		}
-		if r, ok := check(c - anchor); ok {
-			out = append(out, r)
-		}
-	})
-	return out
+	return d.trimmedCandidates(tl, anchor, check)
 }
 
 // oneChar reports whether s is made of a single repeated byte: an
@@ -589,16 +570,18 @@ func findLevels(d *doc, lines [][]byte, endNL bool) []match {
 			}
 		}
 		r := match{tier: IndentLevels, start: d.lineStart(c), levels: lv}
-		if endNL {
-			r.end = d.lineStart(c + m + 1)
-			r.virtualNL = !bytes.HasSuffix(d.line(c+m), nl)
-		} else {
-			r.end = d.lineStart(c+m) + len(d.content(c+m))
-		}
+		d.setEnd(&r, c+m, endNL)
 		return r, true
 	}
 	// As in findShifted: every line is compared whole once its indentation
 	// is set aside, so the trimmed hashes find the candidates.
+	return d.trimmedCandidates(tl, anchor, check)
+}
+
+// trimmedCandidates runs check on every place whose lines, with their
+// indentation set aside, hash as tl's do (anchored on tl[anchor], the
+// rarest line), and gathers the matches it accepts, at most maxMatches.
+func (d *doc) trimmedCandidates(tl [][]byte, anchor int, check func(c int) (match, bool)) []match {
 	keys := make([]uint64, len(tl))
 	for j, l := range tl {
 		keys[j] = hashKey2(l)
@@ -614,6 +597,18 @@ func findLevels(d *doc, lines [][]byte, endNL bool) []match {
 		}
 	})
 	return out
+}
+
+// setEnd ends r at line last: after its line break when the old text ends
+// with one (virtualNL when the file's last line has none), else at the
+// line's end.
+func (d *doc) setEnd(r *match, last int, endNL bool) {
+	if endNL {
+		r.end = d.lineStart(last + 1)
+		r.virtualNL = !bytes.HasSuffix(d.line(last), nl)
+	} else {
+		r.end = d.lineStart(last) + len(d.content(last))
+	}
 }
 
 // relevel writes the new text of an IndentLevels match in the file's
