@@ -62,7 +62,7 @@ func toolDefs(programs bool) []openai.ChatCompletionToolUnionParam {
 				"insert_line": map[string]any{"type": "integer", "description": "insert: the line after which new_str goes (0: the start)"},
 				"view_range":  map[string]any{"type": "array", "items": map[string]any{"type": "integer"}, "description": "view: [first, last] lines"},
 			})},
-		{Name: toolRead, Description: openai.String("Read a file, or list a folder's tree (a path ending in / or naming a folder)."),
+		{Name: toolRead, Description: openai.String("Read a file, or list a folder's tree (a path ending in /; . is the root)."),
 			Parameters: obj([]string{"path"}, map[string]any{"path": str("relative to the repository root; . is the root")})},
 		{Name: toolFinish, Description: openai.String("End the task: say what you did and how to use it. Call it alone, once the task is done."),
 			Parameters: obj([]string{"summary"}, map[string]any{"summary": str("what was done, for the user")})},
