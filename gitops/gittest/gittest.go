@@ -241,7 +241,10 @@ func NewWithCommit(t testing.TB, files map[string]string) *Repo {
 		r.Write(p, c)
 	}
 	r.Git("add", "-A")
-	r.Git("commit", "-q", "-m", "initial")
+	// Without maintenance.auto=false, every commit starts a second git
+	// process (git maintenance run --auto) that finds nothing to do in a
+	// repository this small.
+	r.Git("-c", "maintenance.auto=false", "commit", "-q", "-m", "initial")
 	return r
 }
 
