@@ -396,11 +396,13 @@ func TakeSnapshot(dir string) (Snapshot, error) {
 		s.Files[rel] = fmt.Sprintf("%v %x", fi.Mode(), sum)
 		return nil
 	})
-	gd, err := git("rev-parse", "--absolute-git-dir")
+	// One git process answers both folders (a snapshot is taken before
+	// and after every operation a test makes).
+	dirs, err := git("rev-parse", "--absolute-git-dir", "--git-common-dir")
 	if err != nil {
 		return s, err
 	}
-	gitDir := strings.TrimSpace(gd)
+	gitDir, common, _ := strings.Cut(strings.TrimSpace(dirs), "\n")
 	if b, err := os.ReadFile(filepath.Join(gitDir, "index")); err == nil {
 		s.Index = fmt.Sprintf("%x", sha256.Sum256(b))
 	}
@@ -411,8 +413,6 @@ func TakeSnapshot(dir string) (Snapshot, error) {
 	if s.Status, err = git("status", "--porcelain", "--untracked-files=all"); err != nil {
 		return s, err
 	}
-	common, _ := git("rev-parse", "--git-common-dir")
-	common = strings.TrimSpace(common)
 	if !filepath.IsAbs(common) {
 		common = filepath.Join(dir, common)
 	}

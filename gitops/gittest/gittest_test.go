@@ -113,3 +113,34 @@ func tree(t *testing.T, dir string) map[string]string {
 	}
 	return m
 }
+
+// A snapshot sees a lock file in the repository's common folder, also from
+// a linked worktree (whose git folder is not the common one), and the
+// index of the worktree's own git folder.
+func TestSnapshotSeesLocksAndTheIndex(t *testing.T) {
+	t.Parallel()
+	r := NewWithCommit(t, map[string]string{"a.txt": "a\n"})
+	wt := filepath.Join(t.TempDir(), "wt")
+	r.Git("worktree", "add", "-q", "-b", "side", wt)
+	for _, dir := range []string{r.Dir, wt} {
+		before, err := TakeSnapshot(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if before.Index == "" {
+			t.Errorf("%s: the snapshot holds no index", dir)
+		}
+		lock := filepath.Join(r.Dir, ".git", "refs", "heads", "main.lock")
+		if err := os.WriteFile(lock, nil, 0o666); err != nil {
+			t.Fatal(err)
+		}
+		after, err := TakeSnapshot(dir)
+		os.Remove(lock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := before.Diff(after, true); len(d) != 1 || !strings.HasPrefix(d[0], "lock files: ") {
+			t.Errorf("%s: a lock file taken after the snapshot: %q", dir, d)
+		}
+	}
+}
