@@ -128,7 +128,7 @@ func gitOut(ts *testscript.TestScript, args ...string) string {
 }
 
 func fsck(ts *testscript.TestScript) {
-	if out := gitOut(ts, "fsck", "--strict", "--no-progress", "--no-dangling"); strings.TrimSpace(out) != "" {
+	if out := gitOut(ts, gittest.FsckArgs(ts.MkAbs("."))...); strings.TrimSpace(out) != "" {
 		ts.Fatalf("git fsck --strict:\n%s", out)
 	}
 }

@@ -1,6 +1,7 @@
 package gittest
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -142,5 +143,57 @@ func TestSnapshotSeesLocksAndTheIndex(t *testing.T) {
 		if d := before.Diff(after, true); len(d) != 1 || !strings.HasPrefix(d[0], "lock files: ") {
 			t.Errorf("%s: a lock file taken after the snapshot: %q", dir, d)
 		}
+	}
+}
+
+// FsckArgs leaves out fsck's commit-graph and multi-pack-index checks only
+// where there is no such file: a damaged object is still found, and so is
+// a damaged commit graph once there is one.
+func TestFsckArgsCheckWhatThereIs(t *testing.T) {
+	t.Parallel()
+	fsck := func(r *Repo) error {
+		out, err := r.GitErr(FsckArgs(r.Dir)...)
+		if err == nil && strings.TrimSpace(out) != "" {
+			return errors.New(out)
+		}
+		return err
+	}
+	r := NewWithCommit(t, map[string]string{"a.txt": "a\n"})
+	if args := FsckArgs(r.Dir); args[0] != "-c" {
+		t.Errorf("no commit graph: %q, want the verify children switched off", args)
+	}
+	if err := fsck(r); err != nil {
+		t.Fatalf("a sound repository: %v", err)
+	}
+	blob := filepath.Join(r.Dir, ".git", "objects", strings.TrimSpace(r.Git("rev-parse", "HEAD:a.txt"))[:2],
+		strings.TrimSpace(r.Git("rev-parse", "HEAD:a.txt"))[2:])
+	os.Chmod(blob, 0o666)
+	if err := os.WriteFile(blob, []byte("not an object"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if fsck(r) == nil {
+		t.Error("fsck passed a damaged object")
+	}
+
+	g := NewWithCommit(t, map[string]string{"a.txt": "a\n"})
+	g.Git("commit-graph", "write", "--reachable")
+	if args := FsckArgs(g.Dir); args[0] != "fsck" {
+		t.Errorf("with a commit graph: %q, want git's own checks", args)
+	}
+	if err := fsck(g); err != nil {
+		t.Fatalf("a sound commit graph: %v", err)
+	}
+	cg := filepath.Join(g.Dir, ".git", "objects", "info", "commit-graph")
+	b, err := os.ReadFile(cg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)-1] ^= 0xff // its checksum
+	os.Chmod(cg, 0o666)
+	if err := os.WriteFile(cg, b, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if fsck(g) == nil {
+		t.Error("fsck passed a damaged commit graph")
 	}
 }
