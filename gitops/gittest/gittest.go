@@ -417,13 +417,10 @@ func TakeSnapshot(dir string) (Snapshot, error) {
 		s.Files[rel] = fmt.Sprintf("%v %x", fi.Mode(), sum)
 		return nil
 	})
-	// One git process answers both folders (a snapshot is taken before
-	// and after every operation a test makes).
-	dirs, err := git("rev-parse", "--absolute-git-dir", "--git-common-dir")
+	gitDir, common, err := gitDirs(dir, git)
 	if err != nil {
 		return s, err
 	}
-	gitDir, common, _ := strings.Cut(strings.TrimSpace(dirs), "\n")
 	if b, err := os.ReadFile(filepath.Join(gitDir, "index")); err == nil {
 		s.Index = fmt.Sprintf("%x", sha256.Sum256(b))
 	}
@@ -445,6 +442,27 @@ func TakeSnapshot(dir string) (Snapshot, error) {
 	})
 	sort.Strings(s.Locks)
 	return s, nil
+}
+
+// gitDirs returns the git folder of the worktree dir and the common one
+// (they differ in a linked worktree). A snapshot is taken before and after
+// every operation a test checks, so it spares a git process where it can:
+// where dir/.git is a folder without a commondir file (a repository's own
+// worktree, the usual case) both are that folder, as git finds them;
+// anywhere else (a .git file, a subfolder) one git rev-parse answers both.
+func gitDirs(dir string, git func(...string) (string, error)) (gitDir, common string, err error) {
+	d := filepath.Join(dir, ".git")
+	if fi, err := os.Lstat(d); err == nil && fi.IsDir() && filepath.IsAbs(d) {
+		if _, err := os.Lstat(filepath.Join(d, "commondir")); errors.Is(err, fs.ErrNotExist) {
+			return d, d, nil
+		}
+	}
+	dirs, err := git("rev-parse", "--absolute-git-dir", "--git-common-dir")
+	if err != nil {
+		return "", "", err
+	}
+	gitDir, common, _ = strings.Cut(strings.TrimSpace(dirs), "\n")
+	return gitDir, common, nil
 }
 
 // AssertUnchanged fails when anything differs from before, the index
