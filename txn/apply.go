@@ -12,13 +12,13 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/autocoder/autocoder/reads"
 	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/suggest"
-	"github.com/autocoder/autocoder/txn/reads"
 
-	"github.com/autocoder/autocoder/checks"
 	"github.com/autocoder/autocoder/gitops"
 	"github.com/autocoder/autocoder/matcher"
+	"github.com/autocoder/autocoder/pathpolicy"
 )
 
 // DirtyError is a step that would touch the user's uncommitted work: a
@@ -155,7 +155,7 @@ func (w *workspace) get(rel string) (*file, error) {
 			f.origExists, f.origLink, f.origData, f.origMode = true, true, []byte(target), gitops.ModeSymlink
 		case fi.Mode().IsRegular():
 			if fi.Size() > w.e.opts.MaxFileBytes {
-				return nil, &checks.RefusedError{Path: rel, Why: fmt.Sprintf("the file has %d bytes, over the limit of %d", fi.Size(), w.e.opts.MaxFileBytes),
+				return nil, &pathpolicy.RefusedError{Path: rel, Why: fmt.Sprintf("the file has %d bytes, over the limit of %d", fi.Size(), w.e.opts.MaxFileBytes),
 					Fix: "edit large files by hand, or raise [apply] max_file_bytes in autocoder.toml"}
 			}
 			data, err := os.ReadFile(full)
@@ -168,7 +168,7 @@ func (w *workspace) get(rel string) (*file, error) {
 				f.origMode = gitops.ModeExec
 			}
 		default:
-			return nil, &checks.RefusedError{Path: rel, Why: "it is not a regular file", Fix: "steps change regular files only"}
+			return nil, &pathpolicy.RefusedError{Path: rel, Why: "it is not a regular file", Fix: "steps change regular files only"}
 		}
 	}
 	f.exists, f.data, f.mode, f.dir = f.origExists, f.origData, f.origMode, f.origDir
@@ -188,14 +188,14 @@ func (w *workspace) setContent(f *file, data []byte) error {
 		return &KindError{Path: f.rel, Is: "a folder", Fix: "write to a file inside it, or delete the folder first in its own step"}
 	}
 	if f.origLink {
-		return &checks.RefusedError{Path: f.rel, Why: "it is a symbolic link; autocoder never writes through one",
+		return &pathpolicy.RefusedError{Path: f.rel, Why: "it is a symbolic link; autocoder never writes through one",
 			Fix: "write to the file the link points to, if it is inside the repository"}
 	}
 	if err := w.parentsAreFolders(f.rel); err != nil {
 		return err
 	}
 	if int64(len(data)) > w.e.opts.MaxFileBytes {
-		return &checks.RefusedError{Path: f.rel, Why: fmt.Sprintf("the new content has %d bytes, over the limit of %d ([apply] max_file_bytes)", len(data), w.e.opts.MaxFileBytes),
+		return &pathpolicy.RefusedError{Path: f.rel, Why: fmt.Sprintf("the new content has %d bytes, over the limit of %d ([apply] max_file_bytes)", len(data), w.e.opts.MaxFileBytes),
 			Fix: "write large files by hand, or raise [apply] max_file_bytes in autocoder.toml"}
 	}
 	if !f.exists {
@@ -248,9 +248,9 @@ func (w *workspace) resolve(s *step.Step, res *step.Result) error {
 		var err error
 		switch c.Kind {
 		case step.CheckFilesExist:
-			err = checks.FilesExist(w.e.Policy, c.Paths)
+			err = filesExist(w.e.Policy, c.Paths)
 		case step.CheckCwdMatch:
-			err = checks.CwdMatch(w.e.Repo.Root, c.Want)
+			err = cwdMatch(w.e.Repo.Root, c.Want)
 		default:
 			err = &step.Error{C: step.ClassUsage, Msg: fmt.Sprintf("unknown check %q", c.Kind),
 				Fix: "the checks are " + string(step.CheckFilesExist) + " and " + string(step.CheckCwdMatch)}
@@ -304,7 +304,7 @@ func (w *workspace) resolveOp(op *step.Op, r *step.OpResult) error {
 		return err
 	}
 	if op.ExpectedSHA256 != "" {
-		if err := checks.SHA256(rel, f.data, f.exists, op.ExpectedSHA256); err != nil {
+		if err := checkSHA256(rel, f.data, f.exists, op.ExpectedSHA256); err != nil {
 			return err
 		}
 	}
