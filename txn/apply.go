@@ -139,7 +139,7 @@ func (w *workspace) get(rel string) (*file, error) {
 	if o, ok := w.overlay[rel]; ok {
 		f.origExists, f.origData, f.origMode = o.exists, o.data, o.mode
 	} else {
-		full := w.e.Repo.Abs(rel)
+		full := w.e.repo.Abs(rel)
 		fi, err := os.Lstat(full)
 		switch {
 		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
@@ -214,7 +214,7 @@ func (w *workspace) parentsAreFolders(rel string) error {
 		if o, ok := w.overlay[d]; ok && o.exists {
 			return &ConflictPathError{Path: rel, File: d}
 		}
-		fi, err := os.Lstat(w.e.Repo.Abs(d))
+		fi, err := os.Lstat(w.e.repo.Abs(d))
 		if err == nil && !fi.IsDir() {
 			if f, ok := w.files[d]; ok && !f.exists {
 				continue // deleted by this step
@@ -250,7 +250,7 @@ func (w *workspace) resolve(s *step.Step, res *step.Result) error {
 		case step.CheckFilesExist:
 			err = filesExist(w.e.Policy, c.Paths)
 		case step.CheckCwdMatch:
-			err = cwdMatch(w.e.Repo.Root, c.Want)
+			err = cwdMatch(w.e.repo.Root, c.Want)
 		default:
 			err = &step.Error{C: step.ClassUsage, Msg: fmt.Sprintf("unknown check %q", c.Kind),
 				Fix: "the checks are " + string(step.CheckFilesExist) + " and " + string(step.CheckCwdMatch)}
@@ -537,12 +537,12 @@ func (w *workspace) untrackedIn(rel string, tracked []string) error {
 	for _, p := range tracked {
 		isTracked[p] = true
 	}
-	root := w.e.Repo.Abs(rel)
+	root := w.e.repo.Abs(rel)
 	walkDir(root, func(p string, d fs.DirEntry) {
 		if d.IsDir() {
 			return
 		}
-		if rp, ok := w.e.Repo.Rel(p); ok && !isTracked[rp] {
+		if rp, ok := w.e.repo.Rel(p); ok && !isTracked[rp] {
 			untracked = append(untracked, rp)
 		}
 	})
@@ -560,11 +560,11 @@ func (w *workspace) untrackedIn(rel string, tracked []string) error {
 // own writes are not on disk yet, so this is the repository as the step
 // found it.
 func (w *workspace) status(r *step.OpResult) error {
-	head, err := w.e.Repo.ReadHEAD()
+	head, err := w.e.repo.ReadHEAD()
 	if err != nil {
 		return err
 	}
-	dirty, err := w.e.Repo.Dirty()
+	dirty, err := w.e.repo.Dirty()
 	if err != nil {
 		return err
 	}
@@ -794,7 +794,7 @@ func (w *workspace) changes(headTree gitops.Hash) ([]pathChange, error) {
 	sort.Strings(w.order)
 	for _, rel := range w.order {
 		f := w.files[rel]
-		old, ok, err := w.e.Repo.Lookup(headTree, rel)
+		old, ok, err := w.e.repo.Lookup(headTree, rel)
 		if err != nil {
 			return nil, err
 		}
@@ -924,7 +924,7 @@ func (e *Engine) trackedUnder(dir string) ([]string, error) {
 	if e.held != nil {
 		return e.held.ix.HasPrefix(dir), nil
 	}
-	ix, err := e.Repo.ReadIndex()
+	ix, err := e.repo.ReadIndex()
 	if err != nil {
 		return nil, err
 	}

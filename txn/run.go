@@ -27,6 +27,9 @@ type RunOptions struct {
 	// ctx ends before Run returns: `autocoder run` applies one model answer
 	// per Run, and Ctrl-C must not leave half an answer on the branch.
 	UndoOnCancel bool
+	// StopLive, when set, ends the programs that keep running with the
+	// run (Execute), each result saying StopLive: one-shot callers.
+	StopLive string
 }
 
 // Run applies items in document order and stops at the first failure: a
@@ -58,7 +61,7 @@ func (e *Engine) run(ctx context.Context, items []step.Item, o RunOptions) (resu
 			patch = p.patch(overlay)
 		}
 	}()
-	start, startErr := e.Repo.ReadHEAD()
+	start, startErr := e.repo.ReadHEAD()
 	if !o.DryRun {
 		absent := e.absentOwnFiles()
 		defer func() { e.clearTraces(absent, results) }()
@@ -67,7 +70,7 @@ func (e *Engine) run(ctx context.Context, items []step.Item, o RunOptions) (resu
 	defer func() { e.batch = false }()
 	// --atomic: a failed run must leave even the redo stack as it was.
 	savedRedo := e.readRedo(start.Branch)
-	notesStart, _, _ := e.Repo.ResolveRef(gitops.NotesRef)
+	notesStart, _, _ := e.repo.ResolveRef(gitops.NotesRef)
 	for _, it := range items {
 		if failed {
 			r := step.Result{Status: step.StatusSkipped}
@@ -196,7 +199,7 @@ func (e *Engine) apply(ctx context.Context, s *step.Step) step.Result {
 	}
 	if s.WritesFiles() || len(s.Programs) > 0 {
 		// Before anything is read: a rebase or merge under way is git's.
-		if err := e.Repo.InProgress(); err != nil {
+		if err := e.repo.InProgress(); err != nil {
 			return fail(err)
 		}
 	}
@@ -206,7 +209,7 @@ func (e *Engine) apply(ctx context.Context, s *step.Step) step.Result {
 	}
 	if len(ch) == 0 {
 		for _, d := range w.dirs {
-			if err := mkdirAll(e.Repo.Abs(d)); err != nil {
+			if err := mkdirAll(e.repo.Abs(d)); err != nil {
 				return fail(err)
 			}
 		}
@@ -238,7 +241,7 @@ func (e *Engine) apply(ctx context.Context, s *step.Step) step.Result {
 	}
 	if e.opts.Verify != nil {
 		p.verify = func() error {
-			out, err := e.opts.Verify(ctx, e.Repo.Root)
+			out, err := e.opts.Verify(ctx, e.repo.Root)
 			if err != nil {
 				return &VerifyError{Output: out, Err: err}
 			}
@@ -253,9 +256,9 @@ func (e *Engine) apply(ctx context.Context, s *step.Step) step.Result {
 	for _, c := range ch {
 		switch path.Base(c.Path) {
 		case ".gitattributes":
-			e.Repo.ForgetAttributes() // later steps see the rules as git will
+			e.repo.ForgetAttributes() // later steps see the rules as git will
 		case ".gitignore":
-			e.Repo.ForgetIgnores()
+			e.repo.ForgetIgnores()
 		}
 	}
 	res.Status, res.Commit = step.StatusApplied, commit.String()
@@ -270,7 +273,7 @@ func (e *Engine) apply(ctx context.Context, s *step.Step) step.Result {
 // read HEAD, resolve every op in memory (overlay: files as earlier planned
 // steps leave them), and list the paths whose state changes.
 func (e *Engine) resolveStep(s *step.Step, overlay map[string]*file, res *step.Result) (w *workspace, head gitops.Head, headTree gitops.Hash, ch []pathChange, err error) {
-	if head, err = e.Repo.ReadHEAD(); err != nil {
+	if head, err = e.repo.ReadHEAD(); err != nil {
 		return
 	}
 	if headTree, err = e.treeOf(head.Hash); err != nil {
@@ -296,7 +299,7 @@ func (e *Engine) refuseIgnored(ch []pathChange) error {
 			created = append(created, c.Path)
 		}
 	}
-	ignored, err := e.Repo.Ignored(created)
+	ignored, err := e.repo.Ignored(created)
 	if err != nil {
 		return err
 	}
@@ -495,7 +498,7 @@ func (e *Engine) treeOf(commit gitops.Hash) (gitops.Hash, error) {
 	if commit.IsZero() {
 		return gitops.ZeroHash, nil
 	}
-	c, err := e.Repo.ReadCommit(commit)
+	c, err := e.repo.ReadCommit(commit)
 	if err != nil {
 		return gitops.ZeroHash, err
 	}
@@ -528,13 +531,13 @@ func (e *Engine) buildCommit(s *step.Step, head gitops.Head, headTree gitops.Has
 			continue
 		}
 		f := w.files[c.Path]
-		if _, err := e.Repo.WriteBlob(f.blob); err != nil {
+		if _, err := e.repo.WriteBlob(f.blob); err != nil {
 			return gitops.ZeroHash, nil, err
 		}
 		content[c.Path] = f.data
 		tc = append(tc, gitops.Change{Path: c.Path, Mode: c.New.Mode, Hash: c.New.Hash})
 	}
-	tree, err := e.Repo.EditTree(headTree, tc)
+	tree, err := e.repo.EditTree(headTree, tc)
 	if err != nil {
 		return gitops.ZeroHash, nil, err
 	}
@@ -542,8 +545,8 @@ func (e *Engine) buildCommit(s *step.Step, head gitops.Head, headTree gitops.Has
 	if !head.Hash.IsZero() {
 		parents = []gitops.Hash{head.Hash}
 	}
-	msg := CommitMessage(s, ch, e.Repo.Root)
-	commit, err := e.Repo.WriteCommit(tree, parents, author, committer, msg)
+	msg := CommitMessage(s, ch, e.repo.Root)
+	commit, err := e.repo.WriteCommit(tree, parents, author, committer, msg)
 	if err != nil {
 		return gitops.ZeroHash, nil, err
 	}
@@ -571,7 +574,7 @@ func (e *Engine) missingDirs(ch []pathChange, mkdirs []string) []string {
 		var chain []string
 		for d := dir; d != "." && d != "" && !seen[d]; d = path.Dir(d) {
 			seen[d] = true
-			if _, err := os.Lstat(e.Repo.Abs(d)); err == nil {
+			if _, err := os.Lstat(e.repo.Abs(d)); err == nil {
 				break
 			}
 			chain = append(chain, d)
@@ -637,7 +640,7 @@ func (e *Engine) WorkBranchesFrom(base string) []string {
 	var names []string
 	for n := 1; ; n++ {
 		name := workBranchName(e.opts.BranchPrefix, base, n)
-		if !e.Repo.BranchExists(name) {
+		if !e.repo.BranchExists(name) {
 			return names
 		}
 		names = append(names, name)
@@ -664,7 +667,7 @@ func (e *Engine) workBranch(head gitops.Head) (ref string, old gitops.Hash, newH
 		return "", gitops.ZeroHash, "", err
 	}
 	ref = "refs/heads/" + want
-	tip, exists, err := e.Repo.ResolveRef(ref)
+	tip, exists, err := e.repo.ResolveRef(ref)
 	if err != nil {
 		return "", gitops.ZeroHash, "", err
 	}
@@ -702,7 +705,7 @@ func (e *Engine) dryRun(s *step.Step, overlay map[string]*file, p *dryPlan) step
 			fresh = append(fresh, c)
 		}
 	}
-	ix, err := e.Repo.ReadIndex()
+	ix, err := e.repo.ReadIndex()
 	if err != nil {
 		return fail(err)
 	}
@@ -836,7 +839,7 @@ func (e *Engine) addNote(commit gitops.Hash, s *step.Step) {
 		if !strings.HasSuffix(text, "\n") {
 			text += "\n"
 		}
-		err = e.Repo.AddNote(gitops.NotesRef, commit, []byte(text), who, e.priv)
+		err = e.repo.AddNote(gitops.NotesRef, commit, []byte(text), who, e.priv)
 	}
 	if err != nil {
 		fmt.Fprintf(e.opts.Log, "autocoder: warning: step %s: its block was not stored as a note on %s: %v\n", s.ID, commit.String()[:12], err)
@@ -846,13 +849,13 @@ func (e *Engine) addNote(commit gitops.Hash, s *step.Step) {
 // resetNotes moves the notes ref back to where a run found it, when the run
 // took its steps back: their notes go with them.
 func (e *Engine) resetNotes(to gitops.Hash) {
-	cur, _, err := e.Repo.ResolveRef(gitops.NotesRef)
+	cur, _, err := e.repo.ResolveRef(gitops.NotesRef)
 	if err != nil || cur == to {
 		return
 	}
 	_, who, err := e.identity()
 	if err == nil {
-		err = e.Repo.UpdateRef(gitops.RefUpdate{Name: gitops.NotesRef, Old: cur, New: to, Who: who,
+		err = e.repo.UpdateRef(gitops.RefUpdate{Name: gitops.NotesRef, Old: cur, New: to, Who: who,
 			Message: "autocoder: notes of steps taken back"}, e.priv)
 	}
 	if err != nil {

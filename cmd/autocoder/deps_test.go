@@ -125,6 +125,14 @@ func TestCmdIsThin(t *testing.T) {
 				t.Errorf("%s imports encoding/json: render results in report", name)
 			}
 		}
+		// Where HEAD is and where a run took it are the engine's to say
+		// (txn.Report, Engine.Head): cmd once read HEAD itself, four ways.
+		ast.Inspect(f, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok && (sel.Sel.Name == "ReadHEAD" || sel.Sel.Name == "ResolveRef") {
+				t.Errorf("%s: cmd calls %s: ask the engine (txn.Report, Engine.Head)", fset.Position(sel.Pos()), sel.Sel.Name)
+			}
+			return true
+		})
 	}
 }
 
