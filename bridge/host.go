@@ -302,8 +302,7 @@ func (o Options) applyAnswer(ctx context.Context, e *txn.Engine, pol Policy, req
 		report.Unreadable(&buf, errs, step.ClassNoBlock.ExitCode(), "no instruction block in this answer", "")
 		var results []step.Result
 		for _, it := range items {
-			results = append(results, step.Result{ParseErr: it.Err, Status: step.StatusFailed,
-				Error: it.Err.Error(), Hint: step.HintOf(it.Err), Class: step.ClassNoBlock, Reason: step.ReasonInvalid})
+			results = append(results, step.Unreadable(it.Err, true))
 		}
 		rep.OK, rep.Outcome, rep.Report, rep.Summary = true, "no_block", buf.Bytes(), &Summary{Files: []string{}}
 		rep.Feedback = string(protocol.Feedback(results))

@@ -141,3 +141,16 @@ const (
 	ReasonInternal     = "internal"     // anything else
 	ReasonRolledBack   = "rolled_back"  // applied, then taken back by --atomic
 )
+
+// Unreadable is the result of a block that could not be read: failed, with
+// the reader's error and hint. Among readable blocks it is a failed step
+// (exit code 1); when no block of the response is readable (none) the
+// response has no instruction block (exit code 2). One rule for apply,
+// the engine's run and the bridge.
+func Unreadable(err *ParseError, none bool) Result {
+	c := ClassStepFailed
+	if none {
+		c = ClassNoBlock
+	}
+	return Result{ParseErr: err, Status: StatusFailed, Error: err.Error(), Hint: HintOf(err), Class: c, Reason: ReasonInvalid}
+}

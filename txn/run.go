@@ -88,8 +88,7 @@ func (e *Engine) run(ctx context.Context, items []step.Item, o RunOptions) (resu
 		case it.Err != nil:
 			// Among readable blocks, an unreadable one is a failed step
 			// (exit code 1); it is no_block only when no block is readable.
-			r = step.Result{ParseErr: it.Err, Status: step.StatusFailed, Error: it.Err.Error(), Hint: step.HintOf(it.Err),
-				Class: step.ClassStepFailed, Reason: step.ReasonInvalid}
+			r = step.Unreadable(it.Err, false)
 		case o.DryRun:
 			r = e.dryRun(it.Step, overlay, p)
 		default:

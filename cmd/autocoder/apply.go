@@ -98,8 +98,7 @@ func runApply(c *cli.Context) (err error) {
 		// own dialect (an MCP request's error carries the request's id).
 		var results []step.Result
 		for _, it := range items {
-			results = append(results, step.Result{ParseErr: it.Err, Status: step.StatusFailed,
-				Error: it.Err.Error(), Hint: step.HintOf(it.Err), Class: step.ClassNoBlock, Reason: step.ReasonInvalid})
+			results = append(results, step.Unreadable(it.Err, true))
 		}
 		if err := writeFeedback(c, results); err != nil {
 			return err
