@@ -110,7 +110,7 @@ type Result struct {
 	// Class is the class of a failure (step.ClassOf of its error): cmd maps
 	// it to the exit code and each dialect's feedback to its own codes. It
 	// means nothing unless Status is failed; its zero value is internal, so
-	// JSON leaves it out then (protocol/report writes it for every failure).
+	// JSON leaves it out then (report writes it for every failure).
 	Class Class `json:"class,omitempty"`
 	// Runtime marks the report on live programs between turns (seed 001's
 	// program_runtime_feedback): Programs only, no ops, no commit but

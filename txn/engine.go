@@ -11,12 +11,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/autocoder/autocoder/reads"
 	"github.com/autocoder/autocoder/step"
-	"github.com/autocoder/autocoder/txn/reads"
 
-	"github.com/autocoder/autocoder/checks"
 	"github.com/autocoder/autocoder/gitops"
 	"github.com/autocoder/autocoder/matcher"
+	"github.com/autocoder/autocoder/pathpolicy"
 )
 
 // Options configure an Engine.
@@ -24,7 +24,7 @@ type Options struct {
 	BranchPrefix string // "autocoder/"
 	Branch       string // --branch: the work branch to use or create; "" picks one
 	MaxFileBytes int64  // files larger than this are never edited (0: 10 MiB)
-	// Deny reports paths the configuration denies (see checks.Policy).
+	// Deny reports paths the configuration denies (see pathpolicy.Policy).
 	Deny func(rel string) (pattern string, denied bool)
 	// Programs decides whether a program may run and runs it. Nil: every
 	// program is refused by the policy (programs are off by default).
@@ -52,7 +52,7 @@ type Options struct {
 // autocoder lock from Open to Close, so one process works at a time.
 type Engine struct {
 	Repo   *gitops.Repo
-	Policy *checks.Policy
+	Policy *pathpolicy.Policy
 	opts   Options
 	priv   *gitops.Private // autocoder's folder under .git: journal, lock, redo stacks
 	plock  *gitops.ProcessLock
@@ -135,7 +135,7 @@ func Open(ctx context.Context, repo *gitops.Repo, opts Options) (*Engine, error)
 	}
 	e := &Engine{Repo: repo, opts: opts}
 	e.fileMode = repo.TrustsExecutableBit()
-	e.Policy = &checks.Policy{Root: repo.Root, Deny: opts.Deny, Gitlink: e.isGitlink}
+	e.Policy = &pathpolicy.Policy{Root: repo.Root, Deny: opts.Deny, Gitlink: e.isGitlink}
 	e.crash = crashFromEnv()
 	var err error
 	if e.priv, err = repo.Private(); err != nil {

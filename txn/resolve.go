@@ -7,10 +7,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/autocoder/autocoder/checks"
+	"github.com/autocoder/autocoder/reads"
 	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/suggest"
-	"github.com/autocoder/autocoder/txn/reads"
 )
 
 // resolve runs the checks and computes every op in memory. It changes
@@ -21,9 +20,9 @@ func (w *workspace) resolve(s *step.Step, res *step.Result) error {
 		var err error
 		switch c.Kind {
 		case step.CheckFilesExist:
-			err = checks.FilesExist(w.e.Policy, c.Paths)
+			err = filesExist(w.e.Policy, c.Paths)
 		case step.CheckCwdMatch:
-			err = checks.CwdMatch(w.e.Repo.Root, c.Want)
+			err = cwdMatch(w.e.Repo.Root, c.Want)
 		default:
 			err = &step.Error{C: step.ClassUsage, Msg: fmt.Sprintf("unknown check %q", c.Kind),
 				Fix: "the checks are " + string(step.CheckFilesExist) + " and " + string(step.CheckCwdMatch)}
@@ -81,7 +80,7 @@ func (w *workspace) resolveOp(op *step.Op, r *step.OpResult) error {
 		return err
 	}
 	if op.ExpectedSHA256 != "" {
-		if err := checks.SHA256(rel, f.data, f.exists, op.ExpectedSHA256); err != nil {
+		if err := checkSHA256(rel, f.data, f.exists, op.ExpectedSHA256); err != nil {
 			return err
 		}
 	}

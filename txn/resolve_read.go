@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/autocoder/autocoder/reads"
 	"github.com/autocoder/autocoder/step"
-	"github.com/autocoder/autocoder/txn/reads"
 )
 
 // status reports the branch and what git status calls changed. The step's

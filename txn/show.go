@@ -11,7 +11,7 @@ import (
 )
 
 // StepInfo is what `autocoder show` tells about one step (see
-// step.CommitInfo, where it lives so that protocol/report can write it).
+// step.CommitInfo, where it lives so that report can write it).
 type StepInfo = step.CommitInfo
 
 // Show finds a step of the current work branch by its step id, or by its

@@ -36,7 +36,7 @@ func (e *NothingError) Hint() string { return e.Fix }
 func (e *NothingError) Class() step.Class { return step.ClassStepFailed }
 
 // LogEntry is one commit on the work branch (see step.LogEntry, where it
-// lives so that protocol/report can write it without the engine).
+// lives so that report can write it without the engine).
 type LogEntry = step.LogEntry
 
 func logEntry(c *gitops.Commit) LogEntry {

@@ -10,8 +10,8 @@ import (
 	"sort"
 	"syscall"
 
-	"github.com/autocoder/autocoder/checks"
 	"github.com/autocoder/autocoder/gitops"
+	"github.com/autocoder/autocoder/pathpolicy"
 	"github.com/autocoder/autocoder/step"
 )
 
@@ -67,7 +67,7 @@ func (w *workspace) get(rel string) (*file, error) {
 			f.origExists, f.origLink, f.origData, f.origMode = true, true, []byte(target), gitops.ModeSymlink
 		case fi.Mode().IsRegular():
 			if fi.Size() > w.e.opts.MaxFileBytes {
-				return nil, &checks.RefusedError{Path: rel, Why: fmt.Sprintf("the file has %d bytes, over the limit of %d", fi.Size(), w.e.opts.MaxFileBytes),
+				return nil, &pathpolicy.RefusedError{Path: rel, Why: fmt.Sprintf("the file has %d bytes, over the limit of %d", fi.Size(), w.e.opts.MaxFileBytes),
 					Fix: "edit large files by hand, or raise [apply] max_file_bytes in autocoder.toml"}
 			}
 			data, err := os.ReadFile(full)
@@ -80,7 +80,7 @@ func (w *workspace) get(rel string) (*file, error) {
 				f.origMode = gitops.ModeExec
 			}
 		default:
-			return nil, &checks.RefusedError{Path: rel, Why: "it is not a regular file", Fix: "steps change regular files only"}
+			return nil, &pathpolicy.RefusedError{Path: rel, Why: "it is not a regular file", Fix: "steps change regular files only"}
 		}
 	}
 	f.exists, f.data, f.mode, f.dir = f.origExists, f.origData, f.origMode, f.origDir
@@ -100,14 +100,14 @@ func (w *workspace) setContent(f *file, data []byte) error {
 		return &KindError{Path: f.rel, Is: "a folder", Fix: "write to a file inside it, or delete the folder first in its own step"}
 	}
 	if f.origLink {
-		return &checks.RefusedError{Path: f.rel, Why: "it is a symbolic link; autocoder never writes through one",
+		return &pathpolicy.RefusedError{Path: f.rel, Why: "it is a symbolic link; autocoder never writes through one",
 			Fix: "write to the file the link points to, if it is inside the repository"}
 	}
 	if err := w.parentsAreFolders(f.rel); err != nil {
 		return err
 	}
 	if int64(len(data)) > w.e.opts.MaxFileBytes {
-		return &checks.RefusedError{Path: f.rel, Why: fmt.Sprintf("the new content has %d bytes, over the limit of %d ([apply] max_file_bytes)", len(data), w.e.opts.MaxFileBytes),
+		return &pathpolicy.RefusedError{Path: f.rel, Why: fmt.Sprintf("the new content has %d bytes, over the limit of %d ([apply] max_file_bytes)", len(data), w.e.opts.MaxFileBytes),
 			Fix: "write large files by hand, or raise [apply] max_file_bytes in autocoder.toml"}
 	}
 	if !f.exists {

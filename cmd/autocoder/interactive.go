@@ -8,7 +8,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/autocoder/autocoder/protocol/report"
+	"github.com/autocoder/autocoder/report"
 	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/txn"
 	"github.com/urfave/cli/v2"

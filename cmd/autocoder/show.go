@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/autocoder/autocoder/agent"
-	"github.com/autocoder/autocoder/protocol/report"
+	"github.com/autocoder/autocoder/report"
 	"github.com/autocoder/autocoder/txn"
 	"github.com/urfave/cli/v2"
 )
