@@ -123,12 +123,12 @@ func (e *Engine) runPrograms(ctx context.Context, s *step.Step, res *step.Result
 	// Programs (and git status, below) see the repository as git does: the
 	// index goes to disk first.
 	if err := e.Flush(); err != nil {
-		res.Programs = append(res.Programs, step.ProgramResult{Name: "(all)", Status: "failure", Error: err.Error()})
+		res.Programs = append(res.Programs, step.ProgramResult{Name: "(all)", Status: step.ProgramFailure, Error: err.Error()})
 		return
 	}
 	before, err := e.dirtyState()
 	if err != nil {
-		res.Programs = append(res.Programs, step.ProgramResult{Name: "(all)", Status: "failure", Error: err.Error()})
+		res.Programs = append(res.Programs, step.ProgramResult{Name: "(all)", Status: step.ProgramFailure, Error: err.Error()})
 		return
 	}
 	for i, p := range s.Programs {
@@ -163,7 +163,7 @@ func (e *Engine) runPrograms(ctx context.Context, s *step.Step, res *step.Result
 	}
 	after, err := e.dirtyState()
 	if err != nil {
-		res.Programs = append(res.Programs, step.ProgramResult{Name: "(all)", Status: "failure", Error: err.Error()})
+		res.Programs = append(res.Programs, step.ProgramResult{Name: "(all)", Status: step.ProgramFailure, Error: err.Error()})
 		return
 	}
 	var mine, theirs, big []string

@@ -114,17 +114,17 @@ func programResult(spec runner.Spec, r runner.Result, err error) step.ProgramRes
 		Runtime: r.Duration.Round(time.Millisecond).Seconds()}
 	switch {
 	case err != nil:
-		out.Status, out.Error = "failure", err.Error()
+		out.Status, out.Error = step.ProgramFailure, err.Error()
 		if h := step.HintOf(err); h != "" {
 			out.Error += "; hint: " + h
 		}
 	case r.TimedOut:
-		out.Status = "timeout"
+		out.Status = step.ProgramTimeout
 		out.Error = fmt.Sprintf("stopped after %s", spec.Timeout)
 	case r.ExitCode == 0:
-		out.Status = "success"
+		out.Status = step.ProgramSuccess
 	default:
-		out.Status = "failure"
+		out.Status = step.ProgramFailure
 	}
 	if r.Truncated {
 		out.Error = strings.TrimSpace(out.Error + fmt.Sprintf(" (the output was longer than %d bytes: its start and end are kept)", spec.MaxOutput))
