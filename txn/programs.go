@@ -12,8 +12,8 @@ import (
 	"strings"
 )
 
-// ProgramPolicy decides whether a step's program may run and runs it.
-// cmd/autocoder implements it over autocoder.toml and the runner package.
+// ProgramPolicy decides whether a step's program may run and runs it:
+// runner.Policy, over autocoder.toml's [programs] (runner.New).
 type ProgramPolicy interface {
 	// Allowed reports whether p may run; reason says why not.
 	Allowed(p step.Program) (ok bool, reason string)

@@ -11,6 +11,7 @@ import (
 	"github.com/autocoder/autocoder/gitops"
 	"github.com/autocoder/autocoder/protocol"
 	"github.com/autocoder/autocoder/protocol/report"
+	"github.com/autocoder/autocoder/runner"
 	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/termsafe"
 	"github.com/autocoder/autocoder/txn"
@@ -136,10 +137,11 @@ func runApply(c *cli.Context) (err error) {
 	if err := writeFeedback(c, results); err != nil {
 		return err
 	}
+	programs, _ := runner.New(cfg, c.Bool("allow-programs"))
 	out := report.Run{Branch: branch, DryRun: c.Bool("dry-run"), Results: results, Code: exitOf(fail),
 		Subject: func(s *step.Step) string { return txn.Subject(s, e.Repo.Root) },
-		Patch:   patch, PatchRaw: !stdoutTerminal(c) && c.String("feedback") != "-", Allowed: newPrograms(cfg, c.Bool("allow-programs")).Allowed,
-		RefusedHint: programs{cfg: cfg.Config}.refusedHint("apply"),
+		Patch:   patch, PatchRaw: !stdoutTerminal(c) && c.String("feedback") != "-", Allowed: programs.Allowed,
+		RefusedHint: programs.RefusedHint("apply"),
 		Quiet:       c.Bool("quiet")}
 	if branch != "" && "refs/heads/"+branch != before.Branch {
 		// The run moved HEAD to a new work branch: say from where, and how
