@@ -12,8 +12,8 @@ import (
 	"strings"
 )
 
-// ProgramPolicy decides whether a step's program may run and runs it.
-// cmd/autocoder implements it over autocoder.toml and the runner package.
+// ProgramPolicy decides whether a step's program may run and runs it:
+// runner.Policy, over autocoder.toml's [programs] (runner.New).
 type ProgramPolicy interface {
 	// Allowed reports whether p may run; reason says why not.
 	Allowed(p step.Program) (ok bool, reason string)
@@ -123,12 +123,12 @@ func (e *Engine) runPrograms(ctx context.Context, s *step.Step, res *step.Result
 	// Programs (and git status, below) see the repository as git does: the
 	// index goes to disk first.
 	if err := e.Flush(); err != nil {
-		res.Programs = append(res.Programs, step.ProgramResult{Name: "(all)", Status: "failure", Error: err.Error()})
+		res.Programs = append(res.Programs, step.ProgramResult{Name: "(all)", Status: step.ProgramFailure, Error: err.Error()})
 		return
 	}
 	before, err := e.dirtyState()
 	if err != nil {
-		res.Programs = append(res.Programs, step.ProgramResult{Name: "(all)", Status: "failure", Error: err.Error()})
+		res.Programs = append(res.Programs, step.ProgramResult{Name: "(all)", Status: step.ProgramFailure, Error: err.Error()})
 		return
 	}
 	for i, p := range s.Programs {
@@ -163,7 +163,7 @@ func (e *Engine) runPrograms(ctx context.Context, s *step.Step, res *step.Result
 	}
 	after, err := e.dirtyState()
 	if err != nil {
-		res.Programs = append(res.Programs, step.ProgramResult{Name: "(all)", Status: "failure", Error: err.Error()})
+		res.Programs = append(res.Programs, step.ProgramResult{Name: "(all)", Status: step.ProgramFailure, Error: err.Error()})
 		return
 	}
 	var mine, theirs, big []string

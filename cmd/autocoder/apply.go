@@ -8,6 +8,7 @@ import (
 
 	"github.com/autocoder/autocoder/protocol"
 	"github.com/autocoder/autocoder/report"
+	"github.com/autocoder/autocoder/runner"
 	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/termsafe"
 	"github.com/autocoder/autocoder/txn"
@@ -122,10 +123,11 @@ func runApply(c *cli.Context) (err error) {
 	if err := writeFeedback(c, results); err != nil {
 		return err
 	}
+	programs, _ := runner.New(cfg, c.Bool("allow-programs"))
 	out := report.Run{Branch: rep.Branch, DryRun: c.Bool("dry-run"), Results: results, Code: exitOf(fail),
 		Subject: e.Subject, Patch: rep.Patch, PatchRaw: !stdoutTerminal(c) && c.String("feedback") != "-",
-		Allowed:     newPrograms(cfg, c.Bool("allow-programs")).Allowed,
-		RefusedHint: programs{cfg: cfg.Config}.refusedHint("apply"),
+		Allowed:     programs.Allowed,
+		RefusedHint: programs.RefusedHint("apply"),
 		Quiet:       c.Bool("quiet"), SwitchedFrom: rep.From, Earlier: rep.Earlier, StartCommit: rep.StartCommit}
 	// The step lines go where the report goes, but a dry run's go to
 	// standard error; the patch goes where the report goes.

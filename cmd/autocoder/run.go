@@ -11,6 +11,7 @@ import (
 	"github.com/autocoder/autocoder/agent"
 	"github.com/autocoder/autocoder/config"
 	"github.com/autocoder/autocoder/prompt"
+	"github.com/autocoder/autocoder/runner"
 	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/termsafe"
 	"github.com/urfave/cli/v2"
@@ -78,7 +79,8 @@ func runRun(c *cli.Context) (err error) {
 	// whole runes (a decoded JSON string).
 	out := termsafe.Writer{W: c.App.Writer}
 	ac.Out, ac.Progress = out, c.App.ErrWriter
-	ac.RefusedHint = programs{cfg: cfg.Config}.refusedHint("run")
+	programs, _ := runner.New(cfg, c.Bool("allow-programs"))
+	ac.RefusedHint = programs.RefusedHint("run")
 	_, base := e.Head()
 	rep, runErr := agent.Run(c.Context, e, ac, task)
 	if err := e.Flush(); err != nil && runErr == nil {
@@ -179,7 +181,7 @@ func agentConfig(c *cli.Context, cfg config.Config, allowPrograms bool) (agent.C
 		AnswerTimeout:  m.AnswerTimeout,
 	}
 	if m.APIKeyEnv != "" {
-		ac.APIKey, ac.APIKeyEnv = apiKey(m.APIKeyEnv), m.APIKeyEnv
+		ac.APIKey, ac.APIKeyEnv = runner.APIKey(m.APIKeyEnv), m.APIKeyEnv
 	}
 	if c.IsSet("max-turns") {
 		ac.MaxTurns = c.Int("max-turns")
