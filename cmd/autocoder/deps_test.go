@@ -191,6 +191,9 @@ func TestLayoutTableNamesEveryPackage(t *testing.T) {
 	for _, pkg := range strings.Fields(string(out)) {
 		dir := strings.TrimPrefix(strings.TrimPrefix(pkg, "github.com/autocoder/autocoder"), "/")
 		named := false
+		if dir == "" {
+			dir = "autocoder.go" // the module root's package: the library entry point
+		}
 		for d := dir; d != "." && d != ""; d = path.Dir(d) {
 			if strings.Contains(table, "`"+d+"`") {
 				named = true
