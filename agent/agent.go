@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/autocoder/autocoder/protocol"
-	"github.com/autocoder/autocoder/protocol/report"
+	"github.com/autocoder/autocoder/report"
 	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/termsafe"
 	"github.com/autocoder/autocoder/txn"

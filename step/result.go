@@ -114,7 +114,7 @@ type Result struct {
 	// Class is the class of a failure (step.ClassOf of its error): cmd maps
 	// it to the exit code and each dialect's feedback to its own codes. It
 	// means nothing unless Status is failed; its zero value is internal, so
-	// JSON leaves it out then (protocol/report writes it for every failure).
+	// JSON leaves it out then (report writes it for every failure).
 	Class Class `json:"class,omitempty"`
 	// Runtime marks the report on live programs between turns (seed 001's
 	// program_runtime_feedback): Programs only, no ops, no commit but
@@ -145,3 +145,16 @@ const (
 	ReasonInternal     = "internal"     // anything else
 	ReasonRolledBack   = "rolled_back"  // applied, then taken back by --atomic
 )
+
+// Unreadable is the result of a block that could not be read: failed, with
+// the reader's error and hint. Among readable blocks it is a failed step
+// (exit code 1); when no block of the response is readable (none) the
+// response has no instruction block (exit code 2). One rule for apply,
+// the engine's run and the bridge.
+func Unreadable(err *ParseError, none bool) Result {
+	c := ClassStepFailed
+	if none {
+		c = ClassNoBlock
+	}
+	return Result{ParseErr: err, Status: StatusFailed, Error: err.Error(), Hint: HintOf(err), Class: c, Reason: ReasonInvalid}
+}

@@ -17,10 +17,6 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// runsDir is where `autocoder run` keeps its conversations, in autocoder's
-// own folder under the git directory (gitops.Private).
-const runsDir = "runs"
-
 func runCommand() *cli.Command {
 	def := config.Default().Model
 	return &cli.Command{
@@ -85,24 +81,19 @@ func runRun(c *cli.Context) (err error) {
 	ac.Out, ac.Progress = out, c.App.ErrWriter
 	programs, _ := runner.New(cfg, c.Bool("allow-programs"))
 	ac.RefusedHint = programs.RefusedHint("run")
-	base := ""
-	if h, err := e.Repo.ReadHEAD(); err == nil && !h.Hash.IsZero() {
-		base = h.Hash.String()
-	}
+	_, base := e.Head()
 	rep, runErr := agent.Run(c.Context, e, ac, task)
 	if err := e.Flush(); err != nil && runErr == nil {
 		runErr = err
 	}
-	rep.Print(out, currentBranch(e), base)
+	branch, _ := e.Head()
+	rep.Print(out, branch, base)
 	// The conversation is kept with the repository's own data, where
 	// `autocoder show` finds the turn a step came from.
-	if p, err := e.Repo.Private(); err == nil {
-		path := p.Path(runsDir + "/" + time.Now().UTC().Format("20060102T150405Z") + fmt.Sprintf("-%d.json", os.Getpid()))
-		if err := rep.Save(path); err != nil {
-			fmt.Fprintf(c.App.ErrWriter, "autocoder: warning: %v\n", err)
-		} else {
-			fmt.Fprintf(c.App.Writer, "conversation: %s\n", path)
-		}
+	if path, err := rep.Keep(e.Private(), time.Now()); err != nil {
+		fmt.Fprintf(c.App.ErrWriter, "autocoder: warning: %v\n", err)
+	} else {
+		fmt.Fprintf(c.App.Writer, "conversation: %s\n", path)
 	}
 	if runErr != nil {
 		return runErr

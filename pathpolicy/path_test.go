@@ -1,4 +1,4 @@
-package checks_test
+package pathpolicy_test
 
 import (
 	"errors"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/autocoder/autocoder/checks"
+	"github.com/autocoder/autocoder/pathpolicy"
 )
 
 func TestResolve(t *testing.T) {
@@ -16,7 +16,7 @@ func TestResolve(t *testing.T) {
 	os.MkdirAll(filepath.Join(root, "real"), 0o777)
 	os.Symlink(outside, filepath.Join(root, "link"))
 	os.Symlink("real", filepath.Join(root, "inner-link"))
-	p := &checks.Policy{Root: root,
+	p := &pathpolicy.Policy{Root: root,
 		Deny:    func(rel string) (string, bool) { return "*.pem", strings.HasSuffix(rel, ".pem") },
 		Gitlink: func(rel string) bool { return rel == "vendor/sub" },
 	}
@@ -44,7 +44,7 @@ func TestResolve(t *testing.T) {
 		filepath.Dir(root) + "/" + filepath.Base(root) + "2/x"}
 	for _, raw := range refused {
 		_, err := p.Resolve(raw)
-		var re *checks.RefusedError
+		var re *pathpolicy.RefusedError
 		if !errors.As(err, &re) || re.Hint() == "" {
 			t.Errorf("Resolve(%q) = %v, want a refusal with a hint", raw, err)
 		}
@@ -54,43 +54,5 @@ func TestResolve(t *testing.T) {
 	}
 	if err := p.NotSymlink("real"); err != nil {
 		t.Errorf("NotSymlink refused a folder: %v", err)
-	}
-}
-
-func TestPreconditions(t *testing.T) {
-	root := t.TempDir()
-	os.WriteFile(filepath.Join(root, "here.txt"), []byte("x"), 0o666)
-	p := &checks.Policy{Root: root}
-	if err := checks.FilesExist(p, []string{"here.txt"}); err != nil {
-		t.Fatal(err)
-	}
-	err := checks.FilesExist(p, []string{"here.txt", "gone.txt", "also/gone"})
-	var pe *checks.PreconditionError
-	if !errors.As(err, &pe) || !strings.Contains(err.Error(), "gone.txt, also/gone") || pe.Hint() == "" {
-		t.Fatalf("FilesExist: %v", err)
-	}
-	if err := checks.CwdMatch(root, root+"/"); err != nil {
-		t.Fatalf("CwdMatch with a trailing slash: %v", err)
-	}
-	// Whole path components: the reference's prefix test would pass these.
-	for _, want := range []string{root + "2", filepath.Dir(root), "relative"} {
-		if err := checks.CwdMatch(root, want); !errors.As(err, &pe) {
-			t.Fatalf("CwdMatch(%q): %v", want, err)
-		}
-	}
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	if err := checks.CwdMatch(filepath.Join(home, "proj"), "~/proj"); err != nil {
-		t.Fatalf("~ does not expand: %v", err)
-	}
-	const sumOfX = "2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881"
-	if err := checks.SHA256("f", []byte("x"), true, strings.ToUpper(sumOfX)); err != nil {
-		t.Fatal(err)
-	}
-	if err := checks.SHA256("f", []byte("y"), true, sumOfX); !errors.As(err, &pe) {
-		t.Fatalf("SHA256 mismatch: %v", err)
-	}
-	if err := checks.SHA256("f", nil, false, sumOfX); !errors.As(err, &pe) {
-		t.Fatalf("SHA256 of a missing file: %v", err)
 	}
 }

@@ -1,8 +1,7 @@
-package reads
+package step
 
 import (
 	"fmt"
-	"github.com/autocoder/autocoder/step"
 	"path"
 	"regexp"
 	"strconv"
@@ -10,7 +9,35 @@ import (
 	"time"
 )
 
-// CheckOptions reports the first option of o that kind cannot use, as an
+// The read options are checked here, beside their type, so that every
+// reader of a response (protocol) refuses a bad option as the engine
+// would, without importing the engine.
+
+// OptionError reports an option whose value cannot be used (a malformed
+// range, two options that exclude each other, a directory where a file is
+// needed, a line past the end of the file). Option names the option as
+// autocoder calls it (the JSON name of step.ReadOptions, or "path").
+type OptionError struct {
+	Option string
+	Value  string
+	Reason string
+	Fix    string // what to write instead: the hint
+}
+
+func (e *OptionError) Error() string {
+	if e.Value == "" {
+		return fmt.Sprintf("invalid %s: %s", e.Option, e.Reason)
+	}
+	return fmt.Sprintf("invalid %s %q: %s", e.Option, e.Value, e.Reason)
+}
+
+// Class is usage: the op's arguments cannot be used as written.
+func (e *OptionError) Class() Class { return ClassUsage }
+
+// Hint says what to write instead.
+func (e *OptionError) Hint() string { return e.Fix }
+
+// CheckReadOptions reports the first option of o that kind cannot use, as an
 // *OptionError. Zero values are the defaults and always pass. The rules:
 //   - read: at most one of Range, Line, Lines; Line and Lines only with
 //     the utf-8 encoding; Range is head:N, tail:N or start:end; Lines is a-b
@@ -20,14 +47,14 @@ import (
 //     MinBytes, MaxBytes >= 0 and MinBytes <= MaxBytes when both are set;
 //     MtimeFrom and MtimeTo are RFC 3339 times or YYYY-MM-DD dates.
 //   - diff: ContextLines >= 0.
-func CheckOptions(kind step.OpKind, o *step.ReadOptions) error {
+func CheckReadOptions(kind OpKind, o *ReadOptions) error {
 	if o == nil {
-		o = &step.ReadOptions{}
+		o = &ReadOptions{}
 	}
 	switch kind {
-	case step.OpRead:
+	case OpRead:
 		return checkRead(o)
-	case step.OpList:
+	case OpList:
 		if o.Depth < 0 {
 			return negative("depth", o.Depth)
 		}
@@ -35,9 +62,9 @@ func CheckOptions(kind step.OpKind, o *step.ReadOptions) error {
 			return negative("limit", o.Limit)
 		}
 		return checkGlob(o.Glob)
-	case step.OpSearch:
+	case OpSearch:
 		return checkSearch(o)
-	case step.OpDiff:
+	case OpDiff:
 		if o.ContextLines < 0 {
 			return negative("contextLines", o.ContextLines)
 		}
@@ -49,7 +76,7 @@ func negative(option string, v int) error {
 	return &OptionError{Option: option, Value: strconv.Itoa(v), Reason: "must not be negative", Fix: "give 0 or more"}
 }
 
-func checkRead(o *step.ReadOptions) error {
+func checkRead(o *ReadOptions) error {
 	set := 0
 	var names []string
 	if o.Range != "" {
@@ -82,19 +109,19 @@ func checkRead(o *step.ReadOptions) error {
 		return &OptionError{Option: "line", Value: strconv.Itoa(o.Line), Reason: "lines are numbered from 1", Fix: "the first line is 1"}
 	}
 	if o.Range != "" {
-		if _, err := parseRange(o.Range); err != nil {
+		if _, err := ParseRange(o.Range); err != nil {
 			return err
 		}
 	}
 	if o.Lines != "" {
-		if _, _, err := parseLines(o.Lines); err != nil {
+		if _, _, err := ParseLines(o.Lines); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func checkSearch(o *step.ReadOptions) error {
+func checkSearch(o *ReadOptions) error {
 	if o.Query == "" {
 		return &OptionError{Option: "query", Reason: "empty", Fix: "give the text (or, with regex, the pattern) to search for"}
 	}
@@ -121,10 +148,10 @@ func checkSearch(o *step.ReadOptions) error {
 			return &OptionError{Option: "extensions", Value: ext, Reason: "not a file extension", Fix: `write extensions like "go" or ".ts"`}
 		}
 	}
-	if _, err := parseMtime("mtimeFrom", o.MtimeFrom, false); err != nil {
+	if _, err := ParseMtime("mtimeFrom", o.MtimeFrom, false); err != nil {
 		return err
 	}
-	if _, err := parseMtime("mtimeTo", o.MtimeTo, true); err != nil {
+	if _, err := ParseMtime("mtimeTo", o.MtimeTo, true); err != nil {
 		return err
 	}
 	return checkGlob(o.Glob)
@@ -141,15 +168,16 @@ func checkGlob(g string) error {
 	return nil
 }
 
-// rangeSpec is a parsed range: head:N, tail:N or start:end (end exclusive).
-type rangeSpec struct {
-	kind       string // head, tail, slice
-	start, end int
+// Range is a parsed range option: head:N, tail:N or start:end (end exclusive).
+type Range struct {
+	Kind       string // head, tail, slice
+	Start, End int
 }
 
-func parseRange(s string) (rangeSpec, error) {
-	bad := func(reason string) (rangeSpec, error) {
-		return rangeSpec{}, &OptionError{Option: "range", Value: s, Reason: reason,
+// ParseRange reads a range option: head:N, tail:N or start:end.
+func ParseRange(s string) (Range, error) {
+	bad := func(reason string) (Range, error) {
+		return Range{}, &OptionError{Option: "range", Value: s, Reason: reason,
 			Fix: `write "head:N", "tail:N" or "start:end" (characters, start counted from 0, end excluded)`}
 	}
 	a, b, ok := strings.Cut(s, ":")
@@ -166,7 +194,7 @@ func parseRange(s string) (rangeSpec, error) {
 		if !ok {
 			return bad("N must be a whole number, 0 or more")
 		}
-		return rangeSpec{kind: a, end: n}, nil
+		return Range{Kind: a, End: n}, nil
 	}
 	start, ok1 := num(a)
 	end, ok2 := num(b)
@@ -176,11 +204,11 @@ func parseRange(s string) (rangeSpec, error) {
 	if start > end {
 		return bad("start is after end")
 	}
-	return rangeSpec{kind: "slice", start: start, end: end}, nil
+	return Range{Kind: "slice", Start: start, End: end}, nil
 }
 
-// parseLines reads "a-b" (or a lone "a"), 1-based and inclusive.
-func parseLines(s string) (int, int, error) {
+// ParseLines reads "a-b" (or a lone "a"), 1-based and inclusive.
+func ParseLines(s string) (int, int, error) {
 	bad := func(reason string) (int, int, error) {
 		return 0, 0, &OptionError{Option: "lines", Value: s, Reason: reason,
 			Fix: `write "a-b": first and last line, counted from 1, e.g. "10-20"`}
@@ -203,10 +231,10 @@ func parseLines(s string) (int, int, error) {
 	return first, last, nil
 }
 
-// parseMtime reads an RFC 3339 time or a YYYY-MM-DD date (UTC). A date as
+// ParseMtime reads an RFC 3339 time or a YYYY-MM-DD date (UTC). A date as
 // an upper bound means the end of that day, so "mtimeTo": "2024-05-01"
 // includes files changed on May 1.
-func parseMtime(option, s string, upper bool) (time.Time, error) {
+func ParseMtime(option, s string, upper bool) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
 	}

@@ -1,4 +1,4 @@
-package checks
+package pathpolicy
 
 import (
 	"io/fs"

@@ -1,4 +1,7 @@
-package checks
+package txn
+
+// The preconditions a step can carry (check_files_exist, check_cwd_match,
+// expectedSha256), checked before anything of the step is written.
 
 import (
 	"crypto/sha256"
@@ -8,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/autocoder/autocoder/pathpolicy"
 	"github.com/autocoder/autocoder/step"
 )
 
@@ -27,9 +31,9 @@ func (e *PreconditionError) Hint() string { return e.Fix }
 // Class is precondition: a check the step asked for did not hold.
 func (e *PreconditionError) Class() step.Class { return step.ClassPrecondition }
 
-// FilesExist checks that every path exists. missing gets the paths that do
+// filesExist checks that every path exists. missing gets the paths that do
 // not, in order.
-func FilesExist(p *Policy, paths []string) error {
+func filesExist(p *pathpolicy.Policy, paths []string) error {
 	var missing []string
 	for _, raw := range paths {
 		rel, err := p.ResolveRead(raw)
@@ -48,10 +52,10 @@ func FilesExist(p *Policy, paths []string) error {
 	return nil
 }
 
-// CwdMatch checks that the repository root is want, comparing whole path
+// cwdMatch checks that the repository root is want, comparing whole path
 // components (so /repo2 does not pass for /repo); "~" expands to $HOME and
 // symlinks are resolved on both sides.
-func CwdMatch(root, want string) error {
+func cwdMatch(root, want string) error {
 	w := strings.TrimSpace(want)
 	if w == "~" || strings.HasPrefix(w, "~/") {
 		home, _ := os.UserHomeDir()
@@ -69,9 +73,9 @@ func CwdMatch(root, want string) error {
 		Fix: "the plan was written for another folder; check the path, or drop check_cwd_match if the plan fits this repository"}
 }
 
-// SHA256 checks a file's current content against an expected hex SHA-256.
+// checkSHA256 checks a file's current content against an expected hex SHA-256.
 // A missing file has no hash and never matches.
-func SHA256(rel string, content []byte, exists bool, want string) error {
+func checkSHA256(rel string, content []byte, exists bool, want string) error {
 	want = strings.ToLower(strings.TrimSpace(want))
 	if !exists {
 		return &PreconditionError{Check: "expectedSha256", Why: rel + " does not exist",

@@ -37,7 +37,7 @@ func readFile(fsys fs.FS, name string, o *step.ReadOptions, max int64) (string, 
 		return "", notFound(name, err)
 	}
 	if info.IsDir() {
-		return "", &OptionError{Option: "path", Value: name, Reason: "is a directory",
+		return "", &step.OptionError{Option: "path", Value: name, Reason: "is a directory",
 			Fix: "it is a folder: list it, then read the files in it one by one"}
 	}
 	if err := notRegular(name, info); err != nil {
@@ -58,7 +58,7 @@ func readFile(fsys fs.FS, name string, o *step.ReadOptions, max int64) (string, 
 	case "base64", "hex":
 		part := data
 		if o.Range != "" {
-			sp, _ := parseRange(o.Range) // checked by CheckOptions
+			sp, _ := step.ParseRange(o.Range) // checked by step.CheckReadOptions
 			part = cut(data, len(data), sp, func(i int) int { return i })
 		}
 		if o.Encoding == "base64" {
@@ -88,14 +88,14 @@ func notRegular(name string, info fs.FileInfo) error {
 	if info.Mode().IsRegular() {
 		return nil
 	}
-	return &OptionError{Option: "path", Value: name, Reason: "is not a regular file (a pipe, a device or a socket)",
+	return &step.OptionError{Option: "path", Value: name, Reason: "is not a regular file (a pipe, a device or a socket)",
 		Fix: "read regular files only"}
 }
 
 func selectText(data []byte, o *step.ReadOptions) (string, error) {
 	switch {
 	case o.Range != "":
-		sp, _ := parseRange(o.Range)
+		sp, _ := step.ParseRange(o.Range)
 		// offsets[i] is the byte offset of rune i; offsets[n] = len(data).
 		n := utf8.RuneCount(data)
 		offsets := make([]int, 0, n+1)
@@ -107,7 +107,7 @@ func selectText(data []byte, o *step.ReadOptions) (string, error) {
 	case o.Line != 0:
 		return lineSpan(data, o.Line, o.Line, "line")
 	case o.Lines != "":
-		first, last, _ := parseLines(o.Lines)
+		first, last, _ := step.ParseLines(o.Lines)
 		return lineSpan(data, first, last, "lines")
 	}
 	return string(data), nil
@@ -115,15 +115,15 @@ func selectText(data []byte, o *step.ReadOptions) (string, error) {
 
 // cut applies a span to n units (runes or bytes); at maps a unit index to a
 // byte offset in data.
-func cut(data []byte, n int, sp rangeSpec, at func(int) int) []byte {
+func cut(data []byte, n int, sp step.Range, at func(int) int) []byte {
 	start, end := 0, n
-	switch sp.kind {
+	switch sp.Kind {
 	case "head":
-		end = min(sp.end, n)
+		end = min(sp.End, n)
 	case "tail":
-		start = max(n-sp.end, 0)
+		start = max(n-sp.End, 0)
 	default:
-		start, end = min(sp.start, n), min(sp.end, n)
+		start, end = min(sp.Start, n), min(sp.End, n)
 	}
 	return data[at(start):at(end)]
 }
@@ -145,7 +145,7 @@ func lineSpan(data []byte, first, last int, option string) (string, error) {
 		if option == "lines" {
 			value = fmt.Sprintf("%d-%d", first, last)
 		}
-		return "", &OptionError{Option: option, Value: value,
+		return "", &step.OptionError{Option: option, Value: value,
 			Reason: fmt.Sprintf("past the end: the file has %d lines", len(lines)),
 			Fix:    fmt.Sprintf("ask for lines 1 to %d", len(lines))}
 	}

@@ -17,7 +17,7 @@ import (
 // that write it (jsonschema.ForType, with the field descriptions of their
 // jsonschema tags), so it cannot drift from the output; schema/ holds it
 // as golden files, so a change to what scripts read shows in review as a
-// diff of the schema (go test ./protocol/report -update rewrites them).
+// diff of the schema (go test ./report -update rewrites them).
 // cmd/autocoder's TestJSONOutputsMatchTheirSchemas checks the real output
 // of each command against these files.
 func TestJSONSchemasGolden(t *testing.T) {

@@ -19,7 +19,7 @@ import (
 // a field to add to step.ReadOptions.)
 func diff(fsys fs.FS, name string, op step.Op, o *step.ReadOptions, max int64) (string, error) {
 	if (op.To != "") == op.HasContent {
-		return "", &OptionError{Option: "to", Reason: "give exactly one right-hand side: a path (To) or Content",
+		return "", &step.OptionError{Option: "to", Reason: "give exactly one right-hand side: a path (To) or Content",
 			Fix: "fs.diff takes leftPath and exactly one of rightPath, rightContent"}
 	}
 	left, err := readText(fsys, name, max)
@@ -55,7 +55,7 @@ func readText(fsys fs.FS, name string, max int64) ([]byte, error) {
 		return nil, notFound(name, err)
 	}
 	if info.IsDir() {
-		return nil, &OptionError{Option: "path", Value: name, Reason: "is a directory", Fix: "diff compares two files"}
+		return nil, &step.OptionError{Option: "path", Value: name, Reason: "is a directory", Fix: "diff compares two files"}
 	}
 	if err := notRegular(name, info); err != nil {
 		return nil, err

@@ -156,13 +156,13 @@ func TestReadErrors(t *testing.T) {
 }
 
 // checkErr asserts the class of err: "" not found, "binary", or the
-// option an *OptionError names. Every error must carry a hint or name
+// option an *step.OptionError names. Every error must carry a hint or name
 // what to fix.
 func checkErr(t *testing.T, err error, option string) {
 	t.Helper()
 	var nf *NotFoundError
 	var be *BinaryError
-	var oe *OptionError
+	var oe *step.OptionError
 	switch {
 	case option == "":
 		if !errors.As(err, &nf) || !errors.Is(err, fs.ErrNotExist) {
@@ -174,7 +174,7 @@ func checkErr(t *testing.T, err error, option string) {
 		}
 	default:
 		if !errors.As(err, &oe) || oe.Option != option {
-			t.Fatalf("want OptionError on %q, got %T %v", option, err, err)
+			t.Fatalf("want step.OptionError on %q, got %T %v", option, err, err)
 		}
 	}
 	if msg := err.Error(); msg == "" || unicode.IsUpper([]rune(msg)[0]) {

@@ -1,12 +1,11 @@
-// Package checks holds the preconditions a step can carry (check_files_exist,
-// check_cwd_match, expectedSha256) and the one path policy every path of a
-// step passes, in a write mode (the files a step changes) and a read mode
+// Package pathpolicy holds the one path policy every path of a step
+// passes, in a write mode (the files a step changes) and a read mode
 // (reads, listings, searches, diffs, a program's working folder): inside the
 // repository, not in .git, not in a submodule or another repository's work
 // tree, no control characters or shell spellings, not through a symlink that
 // leaves the repository, not denied by the configuration. Start with
 // Policy.Resolve; fs.go holds the file system that reads and walkers see.
-package checks
+package pathpolicy
 
 import (
 	"errors"

@@ -42,8 +42,8 @@ func search(fsys fs.FS, name string, o *step.ReadOptions, max int64, advice stri
 	if err != nil {
 		return "", err
 	}
-	from, _ := parseMtime("mtimeFrom", o.MtimeFrom, false)
-	to, _ := parseMtime("mtimeTo", o.MtimeTo, true)
+	from, _ := step.ParseMtime("mtimeFrom", o.MtimeFrom, false)
+	to, _ := step.ParseMtime("mtimeTo", o.MtimeTo, true)
 	limit := o.Limit
 	if limit == 0 {
 		limit = defaultLimit
@@ -148,7 +148,7 @@ func matcher(o *step.ReadOptions) (func([]byte) bool, error) {
 	if o.Regex {
 		re, err := regexp.Compile(o.Query)
 		if err != nil {
-			return nil, err // CheckOptions has already refused it
+			return nil, err // step.CheckReadOptions has already refused it
 		}
 		return re.Match, nil
 	}

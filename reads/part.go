@@ -22,7 +22,7 @@ const DefaultMaxBytes = 10 << 20
 
 // overLimit refuses a file over the limit before its content is read.
 func overLimit(name string, size, max int64, fix string) error {
-	return &OptionError{Option: "path", Value: name,
+	return &step.OptionError{Option: "path", Value: name,
 		Reason: fmt.Sprintf("the file has %d bytes, over the limit of %d ([apply] max_file_bytes)", size, max), Fix: fix}
 }
 
@@ -66,7 +66,7 @@ func readPart(fsys fs.FS, name string, info fs.FileInfo, o *step.ReadOptions, ma
 				}
 				carry = sel.feed(in, rerr == io.EOF)
 				if sel.size() > max {
-					return "", &OptionError{Option: "range/line/lines", Value: o.Range + o.Lines,
+					return "", &step.OptionError{Option: "range/line/lines", Value: o.Range + o.Lines,
 						Reason: fmt.Sprintf("the part asked for has more than %d bytes ([apply] max_file_bytes)", max),
 						Fix:    "ask for a smaller part"}
 				}
@@ -125,15 +125,15 @@ func newSelector(o *step.ReadOptions, binary bool) *selector {
 	s := &selector{bytes: binary}
 	switch {
 	case o.Range != "":
-		sp, _ := parseRange(o.Range) // checked by CheckOptions
-		s.units, s.kind, s.start, s.end = true, sp.kind, int64(sp.start), int64(sp.end)
-		if sp.kind == "head" {
+		sp, _ := step.ParseRange(o.Range) // checked by step.CheckReadOptions
+		s.units, s.kind, s.start, s.end = true, sp.Kind, int64(sp.Start), int64(sp.End)
+		if sp.Kind == "head" {
 			s.kind, s.start = "slice", 0
 		}
 	case o.Line != 0:
 		s.first, s.last = int64(o.Line), int64(o.Line)
 	default:
-		a, b, _ := parseLines(o.Lines)
+		a, b, _ := step.ParseLines(o.Lines)
 		s.first, s.last = int64(a), int64(b)
 	}
 	return s
@@ -251,7 +251,7 @@ func (s *selector) result(o *step.ReadOptions) (string, error) {
 		if o.Lines != "" {
 			option, value = "lines", fmt.Sprintf("%d-%d", s.first, s.last)
 		}
-		return "", &OptionError{Option: option, Value: value,
+		return "", &step.OptionError{Option: option, Value: value,
 			Reason: fmt.Sprintf("past the end: the file has %d lines", s.n),
 			Fix:    fmt.Sprintf("ask for lines 1 to %d", s.n)}
 	}

@@ -2,7 +2,7 @@
 // OpList, OpSearch and OpDiff) against a file system rooted at the
 // repository root, and returns their output as text for the feedback.
 //
-// Start with Run, which dispatches on the op kind; CheckOptions holds the
+// Start with Run, which dispatches on the op kind; step.CheckReadOptions holds the
 // option rules, so that dialect readers can refuse a bad request at parse
 // time with the same words the executor would use. Each kind lives in its
 // own file: read.go, list.go, search.go, diff.go.
@@ -24,7 +24,7 @@ import (
 // which is rooted at the repository root; op paths are already cleaned,
 // slash-separated and relative to that root ("" and "." name the root).
 // It returns the output for the feedback, or a *NotFoundError,
-// *OptionError or *BinaryError.
+// *step.OptionError or *BinaryError.
 //
 // maxBytes ([apply] max_file_bytes; 0 means DefaultMaxBytes) bounds what a
 // read holds in memory, whatever the files' sizes: a file over it is read
@@ -39,7 +39,7 @@ func Run(fsys fs.FS, op step.Op, maxBytes int64) (string, error) {
 	if op.Read != nil {
 		o = *op.Read
 	}
-	if err := CheckOptions(op.Kind, &o); err != nil {
+	if err := step.CheckReadOptions(op.Kind, &o); err != nil {
 		return "", err
 	}
 	name, err := fsPath(op.Path, "path")
@@ -56,7 +56,7 @@ func Run(fsys fs.FS, op step.Op, maxBytes int64) (string, error) {
 	case step.OpDiff:
 		return diff(fsys, name, op, &o, maxBytes)
 	}
-	return "", &OptionError{Option: "kind", Value: string(op.Kind), Reason: "not a read operation",
+	return "", &step.OptionError{Option: "kind", Value: string(op.Kind), Reason: "not a read operation",
 		Fix: "only read, list, search and diff are executed here; the engine applies write kinds"}
 }
 
@@ -96,30 +96,6 @@ func (e *NotFoundError) Class() step.Class { return step.ClassStepFailed }
 // Hint says what to do.
 func (e *NotFoundError) Hint() string { return e.Fix }
 
-// OptionError reports an option whose value cannot be used (a malformed
-// range, two options that exclude each other, a directory where a file is
-// needed, a line past the end of the file). Option names the option as
-// autocoder calls it (the JSON name of step.ReadOptions, or "path").
-type OptionError struct {
-	Option string
-	Value  string
-	Reason string
-	Fix    string // what to write instead: the hint
-}
-
-func (e *OptionError) Error() string {
-	if e.Value == "" {
-		return fmt.Sprintf("invalid %s: %s", e.Option, e.Reason)
-	}
-	return fmt.Sprintf("invalid %s %q: %s", e.Option, e.Value, e.Reason)
-}
-
-// Class is usage: the op's arguments cannot be used as written.
-func (e *OptionError) Class() step.Class { return step.ClassUsage }
-
-// Hint says what to write instead.
-func (e *OptionError) Hint() string { return e.Fix }
-
 // BinaryError reports a file that holds a NUL byte and so cannot be shown
 // or compared as text.
 type BinaryError struct {
@@ -143,7 +119,7 @@ func fsPath(p, option string) (string, error) {
 		return ".", nil
 	}
 	if !fs.ValidPath(p) {
-		return "", &OptionError{Option: option, Value: p, Reason: "not a clean path relative to the repository root",
+		return "", &step.OptionError{Option: option, Value: p, Reason: "not a clean path relative to the repository root",
 			Fix: "the engine passes cleaned, slash-separated paths without a leading slash or .. elements"}
 	}
 	return p, nil
