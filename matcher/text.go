@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"unicode/utf8"
 
+	"github.com/autocoder/autocoder/textkind"
 	"github.com/autocoder/autocoder/textpos"
 )
 
@@ -18,7 +19,11 @@ func CheckText(content []byte) error { return checkText("file", content) }
 func checkText(in string, content []byte) error {
 	// UTF-16 holds NUL bytes for every ASCII character, so it is recognised
 	// before the NUL test: "binary" would be the wrong advice for it.
-	if looks := utf16Guess(content); looks != "" {
+	if bigEndian, _, ok := textkind.UTF16(content); ok {
+		looks := "UTF-16LE"
+		if bigEndian {
+			looks = "UTF-16BE"
+		}
 		return encodingError(in, content, 0, looks)
 	}
 	if i := bytes.IndexByte(content, 0); i >= 0 {
@@ -53,38 +58,6 @@ func encodingError(in string, content []byte, off int, looks string) error {
 		Quote: fmt.Sprintf("%q", content[lo:hi]),
 		Looks: looks,
 	}
-}
-
-// utf16Guess recognises UTF-16 by its byte order mark, or by NUL bytes in
-// every other position of the first bytes (ASCII text in UTF-16).
-func utf16Guess(b []byte) string {
-	switch {
-	case bytes.HasPrefix(b, []byte{0xFF, 0xFE}):
-		return "UTF-16LE"
-	case bytes.HasPrefix(b, []byte{0xFE, 0xFF}):
-		return "UTF-16BE"
-	}
-	n := min(len(b)&^1, 64)
-	if n < 4 {
-		return ""
-	}
-	evenNUL, oddNUL := 0, 0
-	for i := 0; i < n; i += 2 {
-		if b[i] == 0 {
-			evenNUL++
-		}
-		if b[i+1] == 0 {
-			oddNUL++
-		}
-	}
-	half := n / 2
-	switch {
-	case oddNUL == half && evenNUL == 0:
-		return "UTF-16LE"
-	case evenNUL == half && oddNUL == 0:
-		return "UTF-16BE"
-	}
-	return ""
 }
 
 // latin1Like reports whether every invalid byte is a lone high byte, as
