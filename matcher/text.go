@@ -26,7 +26,7 @@ func checkText(in string, content []byte) error {
 		}
 		return encodingError(in, content, 0, looks)
 	}
-	if i := bytes.IndexByte(content, 0); i >= 0 {
+	if i := textkind.Binary(content, 0); i >= 0 {
 		return &BinaryError{In: in, Offset: i, Line: textpos.Of(content, i).Line}
 	}
 	if utf8.Valid(content) {
@@ -83,7 +83,7 @@ func latin1Like(b []byte) bool {
 // top of it.
 func KeepLineEndings(old, content []byte) []byte {
 	crlf, ok := lineStyle(old)
-	if !ok || bytes.IndexByte(content, 0) >= 0 {
+	if !ok || textkind.Binary(content, 0) >= 0 {
 		return content
 	}
 	lf := bytes.ReplaceAll(content, []byte("\r\n"), []byte("\n"))
@@ -97,7 +97,7 @@ func KeepLineEndings(old, content []byte) []byte {
 // every one "\n"; ok is false when b has none, has both, or is binary.
 func lineStyle(b []byte) (crlf, ok bool) {
 	n := bytes.Count(b, []byte("\n"))
-	if n == 0 || bytes.IndexByte(b, 0) >= 0 {
+	if n == 0 || textkind.Binary(b, 0) >= 0 {
 		return false, false
 	}
 	switch bytes.Count(b, []byte("\r\n")) {

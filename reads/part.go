@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/autocoder/autocoder/step"
+	"github.com/autocoder/autocoder/textkind"
 )
 
 // DefaultMaxBytes is the size limit Run uses when given none: the default
@@ -51,7 +52,7 @@ func readPart(fsys fs.FS, name string, info fs.FileInfo, o *step.ReadOptions, ma
 		n, rerr := r.Read(buf)
 		chunk := buf[:n]
 		if n > 0 {
-			if !binary && bytes.IndexByte(chunk, 0) >= 0 {
+			if !binary && textkind.Binary(chunk, 0) >= 0 {
 				return "", binaryErr(name)
 			}
 			if o.IncludeMeta {
