@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"encoding/base64"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 	"github.com/autocoder/autocoder/protocol"
 	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/termsafe"
+	"github.com/autocoder/autocoder/textkind"
 )
 
 // Count is how many of items are steps and how many unreadable blocks.
@@ -168,8 +168,8 @@ func opView(op step.Op) opJSON {
 }
 
 // isBinary reports content that a JSON string cannot carry as it is: bytes
-// that are not UTF-8 (encoding/json would replace them) or a NUL byte (no
-// text holds one; git takes it as the sign of a binary file too).
+// that are not UTF-8 (encoding/json would replace them) or binary content
+// (textkind.Binary: a NUL byte anywhere).
 func isBinary(b []byte) bool {
-	return !utf8.Valid(b) || bytes.IndexByte(b, 0) >= 0
+	return !utf8.Valid(b) || textkind.Binary(b, 0) >= 0
 }

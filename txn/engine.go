@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/autocoder/autocoder/config"
 	"github.com/autocoder/autocoder/reads"
 	"github.com/autocoder/autocoder/step"
 
@@ -113,10 +114,10 @@ func (e *BusyError) Class() step.Class { return step.ClassRefused }
 // ends when ctx does (Ctrl-C), with a *CancelledError.
 func Open(ctx context.Context, repo *gitops.Repo, opts Options) (*Engine, error) {
 	if opts.BranchPrefix == "" {
-		opts.BranchPrefix = "autocoder/"
+		opts.BranchPrefix = config.DefaultBranchPrefix
 	}
 	if opts.MaxFileBytes == 0 {
-		opts.MaxFileBytes = 10 << 20
+		opts.MaxFileBytes = config.DefaultMaxFileBytes
 	}
 	if opts.Log == nil {
 		opts.Log = io.Discard

@@ -68,7 +68,7 @@ func TestLayering(t *testing.T) {
 	// The readers sit below the engine: protocol imports step and its own
 	// helpers (the leaf packages every reader shares), never the engine,
 	// the reads it runs, or the reports of the CLI.
-	helpers := map[string]bool{mod + "/step": true, mod + "/textpos": true, mod + "/suggest": true, mod + "/shellwords": true}
+	helpers := map[string]bool{mod + "/step": true, mod + "/textpos": true, mod + "/textkind": true, mod + "/suggest": true, mod + "/shellwords": true}
 	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}: {{join .Imports \" \"}}", mod+"/protocol/...").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
