@@ -526,6 +526,11 @@ func TestExtensionInABrowser(t *testing.T) {
 	g.AssertClean()
 	g.Fsck()
 
+	// Applied again after the Undo: the answer's steps are back.
+	b.click(tab, p, "Apply")
+	p = b.panelWith(tab, "applied: 2 commit(s)")
+	chatgpt, chatgptPanel := tab, p
+
 	// The other sites: each adapter reads its site's answer exactly
 	// (indentation and tabs kept; DeepSeek's and Gemini's language from
 	// their code block's header), and Apply fills its input box.
@@ -537,8 +542,20 @@ func TestExtensionInABrowser(t *testing.T) {
 		if n := b.count("preview", answer); n != 1 {
 			t.Fatalf("%s: the answer was not read exactly once, as written: %d; log %+v", site, n, b.bridgeLog())
 		}
-		b.click(tab, p, "Apply")
-		b.panelWith(tab, "applied: 1 commit(s)")
+		if site == "claude.ai" {
+			// The page rewrites the answer between the preview and the
+			// click: Apply applies what the panel showed, not the page's
+			// new text (which gets a panel of its own once read).
+			eval[bool](b, tab, `(() => { for (const c of document.querySelectorAll("code")) c.textContent = c.textContent.replace("sites/claude.ai.txt", "pwned.txt"); return true; })()`)
+			b.click(tab, p, "Apply")
+			b.waitFor("the apply of the previewed answer", func() (bool, string) { return b.count("apply", answer) == 1, fmt.Sprint(b.bridgeLog()) })
+			if _, ok := g.Read("pwned.txt"); ok || b.count("apply", "") != 4 {
+				t.Fatalf("the page's rewritten answer was applied: %+v", b.bridgeLog())
+			}
+		} else {
+			b.click(tab, p, "Apply")
+			b.panelWith(tab, "applied: 1 commit(s)")
+		}
 		if got := g.MustRead("sites/" + site + ".txt"); got != "    indented, for "+site+"\n\ttab\n" {
 			t.Fatalf("%s: %q", site, got)
 		}
@@ -553,8 +570,19 @@ func TestExtensionInABrowser(t *testing.T) {
 			t.Fatalf("%s: the input box got no input event: the site's framework would not see the text", site)
 		}
 	}
-	if n := len(b.steps()); n != 4 {
-		t.Fatalf("%d steps after the four sites' answers", n)
+	if n := len(b.steps()); n != 6 {
+		t.Fatalf("%d steps after the four sites' answers and ChatGPT's", n)
+	}
+	// ChatGPT's Undo, now that later steps are on top of its own: refused,
+	// nothing taken back.
+	head = g.Git("rev-parse", "HEAD")
+	b.click(chatgpt, chatgptPanel, "Undo")
+	b.waitFor("the refused Undo", func() (bool, string) {
+		ps := b.panels(chatgpt)
+		return len(ps) > 0 && strings.Contains(ps[0].text, "no longer the newest"), fmt.Sprint(ps)
+	})
+	if g.Git("rev-parse", "HEAD") != head || len(b.steps()) != 6 {
+		t.Fatal("Undo took back other answers' steps")
 	}
 	g.AssertClean()
 	g.Fsck()
