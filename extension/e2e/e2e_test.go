@@ -28,6 +28,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -79,10 +80,7 @@ func setup(t *testing.T) *browserTest {
 	gittest.Isolate(t) // HOME, and the registry under it, are the test's; the browser and the host it starts inherit them
 	tmp := t.TempDir()
 
-	exe := filepath.Join(tmp, "autocoder")
-	if out, err := exec.Command("go", "build", "-o", exe, "github.com/autocoder/autocoder/cmd/autocoder").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	exe := buildAutocoder(t)
 	repo := gittest.NewWithCommit(t, map[string]string{"src/main.py": "print(\"hi\")\n"})
 	profile := filepath.Join(tmp, "profile")
 	for _, args := range [][]string{
@@ -134,6 +132,40 @@ func setup(t *testing.T) *browserTest {
 		t.Fatalf("starting chromium: %v", err)
 	}
 	return &browserTest{t: t, repo: repo, exe: exe, browser: browser}
+}
+
+var build struct {
+	sync.Once
+	exe string
+	err error
+	out []byte
+}
+
+// buildAutocoder builds the binary once for the package's tests, into a
+// folder that lives as long as the test binary.
+func buildAutocoder(t *testing.T) string {
+	t.Helper()
+	build.Do(func() {
+		dir, err := os.MkdirTemp("", "autocoder-e2e-")
+		if err != nil {
+			build.err = err
+			return
+		}
+		build.exe = filepath.Join(dir, "autocoder")
+		build.out, build.err = exec.Command("go", "build", "-o", build.exe, "github.com/autocoder/autocoder/cmd/autocoder").CombinedOutput()
+	})
+	if build.err != nil {
+		t.Fatalf("go build: %v\n%s", build.err, build.out)
+	}
+	return build.exe
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if build.exe != "" {
+		os.RemoveAll(filepath.Dir(build.exe))
+	}
+	os.Exit(code)
 }
 
 func serveFixture(w http.ResponseWriter, r *http.Request) {
