@@ -1,4 +1,4 @@
-package gitops
+package index
 
 // git's split index (gitformat-index, "Split index"; git's split-index.c):
 // the entries live in <gitdir>/sharedindex.<hash>, a full index without
@@ -61,6 +61,11 @@ func (ix *Index) SetSplit(on bool, maxPercentChange int) {
 	}
 	ix.maxPercent = maxPercentChange
 }
+
+// SetSharedExpire sets git's splitIndex.sharedIndexExpire (ParseExpiry):
+// how long a shared index file nobody used is kept before a write of a new
+// one removes it.
+func (ix *Index) SetSharedExpire(d time.Duration) { ix.sharedExpire = d }
 
 // Split reports whether WriteIndex writes ix as a split index: the file
 // read was one (and nobody called SetSplit since), or SetSplit(true).
@@ -275,7 +280,7 @@ func (ix *Index) splitDiff() (del, repl []int, replaced, added []IndexEntry) {
 // writeSplit writes ix into lock as a split index: first a new shared
 // index when there is none, too much is not shared (git's
 // too_many_not_shared_entries) or its file is gone, then the small index.
-func (ix *Index) writeSplit(lock *LockFile) error {
+func (ix *Index) writeSplit(lock LockFile) error {
 	if ix.hashDone != nil {
 		<-ix.hashDone
 	}
