@@ -16,6 +16,7 @@ import (
 	"github.com/autocoder/autocoder/step"
 
 	"github.com/autocoder/autocoder/gitops"
+	"github.com/autocoder/autocoder/gitops/index"
 	"github.com/autocoder/autocoder/matcher"
 	"github.com/autocoder/autocoder/pathpolicy"
 )
@@ -68,7 +69,7 @@ type Engine struct {
 
 	// ixCache is the index as this engine last wrote it, with the file's
 	// stat then (see lockIndex).
-	ixCache *gitops.Index
+	ixCache *index.Index
 	ixStat  os.FileInfo
 	// held is index.lock with the index, kept across the steps of a run;
 	// debt lists the paths whose entries are only in held (see Flush).
