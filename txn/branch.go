@@ -51,7 +51,7 @@ func (e *Engine) WorkBranchesFrom(base string) []string {
 	var names []string
 	for n := 1; ; n++ {
 		name := workBranchName(e.opts.BranchPrefix, base, n)
-		if !e.Repo.BranchExists(name) {
+		if !e.repo.BranchExists(name) {
 			return names
 		}
 		names = append(names, name)
@@ -78,7 +78,7 @@ func (e *Engine) workBranch(head gitops.Head) (ref string, old gitops.Hash, newH
 		return "", gitops.ZeroHash, "", err
 	}
 	ref = "refs/heads/" + want
-	tip, exists, err := e.Repo.ResolveRef(ref)
+	tip, exists, err := e.repo.ResolveRef(ref)
 	if err != nil {
 		return "", gitops.ZeroHash, "", err
 	}

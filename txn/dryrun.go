@@ -29,7 +29,7 @@ func (e *Engine) dryRun(s *step.Step, overlay map[string]*file, p *dryPlan) step
 			fresh = append(fresh, c)
 		}
 	}
-	ix, err := e.Repo.ReadIndex()
+	ix, err := e.repo.ReadIndex()
 	if err != nil {
 		return fail(err)
 	}

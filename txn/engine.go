@@ -16,6 +16,7 @@ import (
 	"github.com/autocoder/autocoder/step"
 
 	"github.com/autocoder/autocoder/gitops"
+	"github.com/autocoder/autocoder/gitops/index"
 	"github.com/autocoder/autocoder/matcher"
 	"github.com/autocoder/autocoder/pathpolicy"
 )
@@ -52,7 +53,7 @@ type Options struct {
 // Engine applies steps to one repository. It holds the repository's
 // autocoder lock from Open to Close, so one process works at a time.
 type Engine struct {
-	Repo   *gitops.Repo
+	repo   *gitops.Repo
 	Policy *pathpolicy.Policy
 	opts   Options
 	priv   *gitops.Private // autocoder's folder under .git: journal, lock, redo stacks
@@ -68,7 +69,7 @@ type Engine struct {
 
 	// ixCache is the index as this engine last wrote it, with the file's
 	// stat then (see lockIndex).
-	ixCache *gitops.Index
+	ixCache *index.Index
 	ixStat  os.FileInfo
 	// held is index.lock with the index, kept across the steps of a run;
 	// debt lists the paths whose entries are only in held (see Flush).
@@ -134,7 +135,7 @@ func Open(ctx context.Context, repo *gitops.Repo, opts Options) (*Engine, error)
 			return nil, err
 		}
 	}
-	e := &Engine{Repo: repo, opts: opts}
+	e := &Engine{repo: repo, opts: opts}
 	e.fileMode = repo.TrustsExecutableBit()
 	e.Policy = &pathpolicy.Policy{Root: repo.Root, Deny: opts.Deny, Gitlink: e.isGitlink}
 	e.crash = crashFromEnv()
@@ -211,7 +212,7 @@ func (e *Engine) Close() error {
 	e.Policy.Close()
 	e.plock.Unlock()
 	e.plock = nil
-	if err := e.Repo.Close(); ferr == nil {
+	if err := e.repo.Close(); ferr == nil {
 		ferr = err
 	}
 	return ferr
@@ -220,7 +221,7 @@ func (e *Engine) Close() error {
 // identity resolves the user's identity once, on the first commit.
 func (e *Engine) identity() (author, committer gitops.Signature, err error) {
 	if e.author.Email == "" && e.identErr == nil {
-		e.author, e.committer, e.identErr = e.Repo.Identity()
+		e.author, e.committer, e.identErr = e.repo.Identity()
 	}
 	if e.identErr != nil {
 		return author, committer, e.identErr
@@ -240,8 +241,8 @@ func (e *Engine) isGitlink(rel string) bool {
 	if e.gitlinks == nil {
 		// One scan of the index per engine, on the first path it checks
 		// (again in a session when the index changed: see Acquire).
-		e.gitlinksAt, _ = e.Repo.IndexStat()
-		e.gitlinks = e.Repo.Gitlinks()
+		e.gitlinksAt, _ = e.repo.IndexStat()
+		e.gitlinks = e.repo.Gitlinks()
 	}
 	return e.gitlinks[rel]
 }

@@ -22,7 +22,7 @@ func (e *Engine) addNote(commit gitops.Hash, s *step.Step) {
 		if !strings.HasSuffix(text, "\n") {
 			text += "\n"
 		}
-		err = e.Repo.AddNote(gitops.NotesRef, commit, []byte(text), who, e.priv)
+		err = e.repo.AddNote(gitops.NotesRef, commit, []byte(text), who, e.priv)
 	}
 	if err != nil {
 		fmt.Fprintf(e.opts.Log, "autocoder: warning: step %s: its block was not stored as a note on %s: %v\n", s.ID, commit.String()[:12], err)
@@ -32,13 +32,13 @@ func (e *Engine) addNote(commit gitops.Hash, s *step.Step) {
 // resetNotes moves the notes ref back to where a run found it, when the run
 // took its steps back: their notes go with them.
 func (e *Engine) resetNotes(to gitops.Hash) {
-	cur, _, err := e.Repo.ResolveRef(gitops.NotesRef)
+	cur, _, err := e.repo.ResolveRef(gitops.NotesRef)
 	if err != nil || cur == to {
 		return
 	}
 	_, who, err := e.identity()
 	if err == nil {
-		err = e.Repo.UpdateRef(gitops.RefUpdate{Name: gitops.NotesRef, Old: cur, New: to, Who: who,
+		err = e.repo.UpdateRef(gitops.RefUpdate{Name: gitops.NotesRef, Old: cur, New: to, Who: who,
 			Message: "autocoder: notes of steps taken back"}, e.priv)
 	}
 	if err != nil {

@@ -22,7 +22,7 @@ func (w *workspace) resolve(s *step.Step, res *step.Result) error {
 		case step.CheckFilesExist:
 			err = filesExist(w.e.Policy, c.Paths)
 		case step.CheckCwdMatch:
-			err = cwdMatch(w.e.Repo.Root, c.Want)
+			err = cwdMatch(w.e.repo.Root, c.Want)
 		default:
 			err = &step.Error{C: step.ClassUsage, Msg: fmt.Sprintf("unknown check %q", c.Kind),
 				Fix: "the checks are " + string(step.CheckFilesExist) + " and " + string(step.CheckCwdMatch)}

@@ -79,12 +79,12 @@ func (w *workspace) untrackedIn(rel string, tracked []string) error {
 	for _, p := range tracked {
 		isTracked[p] = true
 	}
-	root := w.e.Repo.Abs(rel)
+	root := w.e.repo.Abs(rel)
 	walkDir(root, func(p string, d fs.DirEntry) {
 		if d.IsDir() {
 			return
 		}
-		if rp, ok := w.e.Repo.Rel(p); ok && !isTracked[rp] {
+		if rp, ok := w.e.repo.Rel(p); ok && !isTracked[rp] {
 			untracked = append(untracked, rp)
 		}
 	})

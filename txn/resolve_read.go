@@ -12,11 +12,11 @@ import (
 // own writes are not on disk yet, so this is the repository as the step
 // found it.
 func (w *workspace) status(r *step.OpResult) error {
-	head, err := w.e.Repo.ReadHEAD()
+	head, err := w.e.repo.ReadHEAD()
 	if err != nil {
 		return err
 	}
-	dirty, err := w.e.Repo.Dirty()
+	dirty, err := w.e.repo.Dirty()
 	if err != nil {
 		return err
 	}

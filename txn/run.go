@@ -18,6 +18,9 @@ type RunOptions struct {
 	// ctx ends before Run returns: `autocoder run` applies one model answer
 	// per Run, and Ctrl-C must not leave half an answer on the branch.
 	UndoOnCancel bool
+	// StopLive, when set, ends the programs that keep running with the
+	// run (Execute), each result saying StopLive: one-shot callers.
+	StopLive string
 }
 
 // Run applies items in document order and stops at the first failure: a
@@ -49,7 +52,7 @@ func (e *Engine) run(ctx context.Context, items []step.Item, o RunOptions) (resu
 			patch = p.patch(overlay)
 		}
 	}()
-	start, startErr := e.Repo.ReadHEAD()
+	start, startErr := e.repo.ReadHEAD()
 	if !o.DryRun {
 		absent := e.absentOwnFiles()
 		defer func() { e.clearTraces(absent, results) }()
@@ -58,7 +61,7 @@ func (e *Engine) run(ctx context.Context, items []step.Item, o RunOptions) (resu
 	defer func() { e.batch = false }()
 	// --atomic: a failed run must leave even the redo stack as it was.
 	savedRedo := e.readRedo(start.Branch)
-	notesStart, _, _ := e.Repo.ResolveRef(gitops.NotesRef)
+	notesStart, _, _ := e.repo.ResolveRef(gitops.NotesRef)
 	for _, it := range items {
 		if failed {
 			r := step.Result{Status: step.StatusSkipped}
@@ -76,8 +79,7 @@ func (e *Engine) run(ctx context.Context, items []step.Item, o RunOptions) (resu
 		case it.Err != nil:
 			// Among readable blocks, an unreadable one is a failed step
 			// (exit code 1); it is no_block only when no block is readable.
-			r = step.Result{ParseErr: it.Err, Status: step.StatusFailed, Error: it.Err.Error(), Hint: step.HintOf(it.Err),
-				Class: step.ClassStepFailed, Reason: step.ReasonInvalid}
+			r = step.Unreadable(it.Err, false)
 		case o.DryRun:
 			r = e.dryRun(it.Step, overlay, p)
 		default:

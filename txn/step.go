@@ -47,7 +47,7 @@ func (e *Engine) apply(ctx context.Context, s *step.Step) step.Result {
 	}
 	if s.WritesFiles() || len(s.Programs) > 0 {
 		// Before anything is read: a rebase or merge under way is git's.
-		if err := e.Repo.InProgress(); err != nil {
+		if err := e.repo.InProgress(); err != nil {
 			return fail(err)
 		}
 	}
@@ -57,7 +57,7 @@ func (e *Engine) apply(ctx context.Context, s *step.Step) step.Result {
 	}
 	if len(ch) == 0 {
 		for _, d := range w.dirs {
-			if err := mkdirAll(e.Repo.Abs(d)); err != nil {
+			if err := mkdirAll(e.repo.Abs(d)); err != nil {
 				return fail(err)
 			}
 		}
@@ -89,7 +89,7 @@ func (e *Engine) apply(ctx context.Context, s *step.Step) step.Result {
 	}
 	if e.opts.Verify != nil {
 		p.verify = func() error {
-			out, err := e.opts.Verify(ctx, e.Repo.Root)
+			out, err := e.opts.Verify(ctx, e.repo.Root)
 			if err != nil {
 				return &VerifyError{Output: out, Err: err}
 			}
@@ -104,9 +104,9 @@ func (e *Engine) apply(ctx context.Context, s *step.Step) step.Result {
 	for _, c := range ch {
 		switch path.Base(c.Path) {
 		case ".gitattributes":
-			e.Repo.ForgetAttributes() // later steps see the rules as git will
+			e.repo.ForgetAttributes() // later steps see the rules as git will
 		case ".gitignore":
-			e.Repo.ForgetIgnores()
+			e.repo.ForgetIgnores()
 		}
 	}
 	res.Status, res.Commit = step.StatusApplied, commit.String()
@@ -121,7 +121,7 @@ func (e *Engine) apply(ctx context.Context, s *step.Step) step.Result {
 // read HEAD, resolve every op in memory (overlay: files as earlier planned
 // steps leave them), and list the paths whose state changes.
 func (e *Engine) resolveStep(s *step.Step, overlay map[string]*file, res *step.Result) (w *workspace, head gitops.Head, headTree gitops.Hash, ch []pathChange, err error) {
-	if head, err = e.Repo.ReadHEAD(); err != nil {
+	if head, err = e.repo.ReadHEAD(); err != nil {
 		return
 	}
 	if headTree, err = e.treeOf(head.Hash); err != nil {
@@ -147,7 +147,7 @@ func (e *Engine) refuseIgnored(ch []pathChange) error {
 			created = append(created, c.Path)
 		}
 	}
-	ignored, err := e.Repo.Ignored(created)
+	ignored, err := e.repo.Ignored(created)
 	if err != nil {
 		return err
 	}
@@ -189,7 +189,7 @@ func (e *Engine) treeOf(commit gitops.Hash) (gitops.Hash, error) {
 	if commit.IsZero() {
 		return gitops.ZeroHash, nil
 	}
-	c, err := e.Repo.ReadCommit(commit)
+	c, err := e.repo.ReadCommit(commit)
 	if err != nil {
 		return gitops.ZeroHash, err
 	}
@@ -222,13 +222,13 @@ func (e *Engine) buildCommit(s *step.Step, head gitops.Head, headTree gitops.Has
 			continue
 		}
 		f := w.files[c.Path]
-		if _, err := e.Repo.WriteBlob(f.blob); err != nil {
+		if _, err := e.repo.WriteBlob(f.blob); err != nil {
 			return gitops.ZeroHash, nil, err
 		}
 		content[c.Path] = f.data
 		tc = append(tc, gitops.Change{Path: c.Path, Mode: c.New.Mode, Hash: c.New.Hash})
 	}
-	tree, err := e.Repo.EditTree(headTree, tc)
+	tree, err := e.repo.EditTree(headTree, tc)
 	if err != nil {
 		return gitops.ZeroHash, nil, err
 	}
@@ -236,8 +236,8 @@ func (e *Engine) buildCommit(s *step.Step, head gitops.Head, headTree gitops.Has
 	if !head.Hash.IsZero() {
 		parents = []gitops.Hash{head.Hash}
 	}
-	msg := CommitMessage(s, ch, e.Repo.Root)
-	commit, err := e.Repo.WriteCommit(tree, parents, author, committer, msg)
+	msg := CommitMessage(s, ch, e.repo.Root)
+	commit, err := e.repo.WriteCommit(tree, parents, author, committer, msg)
 	if err != nil {
 		return gitops.ZeroHash, nil, err
 	}
@@ -265,7 +265,7 @@ func (e *Engine) missingDirs(ch []pathChange, mkdirs []string) []string {
 		var chain []string
 		for d := dir; d != "." && d != "" && !seen[d]; d = path.Dir(d) {
 			seen[d] = true
-			if _, err := os.Lstat(e.Repo.Abs(d)); err == nil {
+			if _, err := os.Lstat(e.repo.Abs(d)); err == nil {
 				break
 			}
 			chain = append(chain, d)

@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/autocoder/autocoder/gitops"
+	"github.com/autocoder/autocoder/gitops/index"
 	"github.com/autocoder/autocoder/pathpolicy"
 	"github.com/autocoder/autocoder/step"
 )
@@ -51,7 +52,7 @@ func (w *workspace) get(rel string) (*file, error) {
 	if o, ok := w.overlay[rel]; ok {
 		f.origExists, f.origData, f.origMode = o.exists, o.data, o.mode
 	} else {
-		full := w.e.Repo.Abs(rel)
+		full := w.e.repo.Abs(rel)
 		fi, err := os.Lstat(full)
 		switch {
 		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
@@ -126,7 +127,7 @@ func (w *workspace) parentsAreFolders(rel string) error {
 		if o, ok := w.overlay[d]; ok && o.exists {
 			return &ConflictPathError{Path: rel, File: d}
 		}
-		fi, err := os.Lstat(w.e.Repo.Abs(d))
+		fi, err := os.Lstat(w.e.repo.Abs(d))
 		if err == nil && !fi.IsDir() {
 			if f, ok := w.files[d]; ok && !f.exists {
 				continue // deleted by this step
@@ -166,7 +167,7 @@ func (w *workspace) changes(headTree gitops.Hash) ([]pathChange, error) {
 	sort.Strings(w.order)
 	for _, rel := range w.order {
 		f := w.files[rel]
-		old, ok, err := w.e.Repo.Lookup(headTree, rel)
+		old, ok, err := w.e.repo.Lookup(headTree, rel)
 		if err != nil {
 			return nil, err
 		}
@@ -198,7 +199,7 @@ func (w *workspace) changes(headTree gitops.Hash) ([]pathChange, error) {
 
 // guard refuses a step that would touch the user's uncommitted work: every
 // changed path must be the same in the worktree, the index and HEAD.
-func (w *workspace) guard(ch []pathChange, ix *gitops.Index) error {
+func (w *workspace) guard(ch []pathChange, ix *index.Index) error {
 	for _, c := range ch {
 		f := w.files[c.Path]
 		for _, st := range ix.Stages(c.Path) {
@@ -240,7 +241,7 @@ func (e *Engine) trackedUnder(dir string) ([]string, error) {
 	if e.held != nil {
 		return e.held.ix.HasPrefix(dir), nil
 	}
-	ix, err := e.Repo.ReadIndex()
+	ix, err := e.repo.ReadIndex()
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package main
+package runner
 
 import (
 	"regexp"
@@ -42,10 +42,10 @@ func TestRefusedHintSuggestsAnEntryThatWorks(t *testing.T) {
 			t.Fatalf("%s: not one step with one program: %+v", c.name, items)
 		}
 		pr := items[0].Step.Programs[0]
-		if ok, _ := (programs{cfg: cfg}).Allowed(pr); ok {
+		if ok, _ := (&Policy{cfg: cfg}).Allowed(pr); ok {
 			t.Fatalf("%s: allowed by %q", c.name, cfg.Programs.Allow)
 		}
-		h := programs{cfg: cfg}.refusedHint("apply")(pr)
+		h := (&Policy{cfg: cfg}).RefusedHint("apply")(pr)
 		m := entryRe.FindStringSubmatch(h)
 		if m == nil {
 			t.Errorf("%s: the hint suggests no allow entry: %s", c.name, h)
@@ -61,7 +61,7 @@ func TestRefusedHintSuggestsAnEntryThatWorks(t *testing.T) {
 		}
 		try := cfg
 		try.Programs.Allow = []string{entry}
-		if ok, why := (programs{cfg: try}).Allowed(pr); !ok {
+		if ok, why := (&Policy{cfg: try}).Allowed(pr); !ok {
 			t.Errorf("%s: the suggested entry %q does not let it run: %s", c.name, entry, why)
 		}
 	}

@@ -1,4 +1,4 @@
-package main
+package runner
 
 import (
 	"context"
@@ -17,21 +17,21 @@ import (
 // environment instead (tr '\0' '\n' < /proc/$PPID/environ) unless
 // autocoder's /proc files are root's, and refused to the user's programs
 // (root itself, which may read any process's, cannot be kept out). run
-// still reads the key with apiKey.
+// still reads the key with APIKey.
 func TestWithdrawKeysSealsTheEnviron(t *testing.T) {
 	const name = "AUTOCODER_TEST_WITHDRAWN_KEY"
 	t.Setenv(name, "sk-secret-withdrawn")
 	t.Cleanup(func() { withdrawnKeys.Delete(name) })
 	cfg := config.Default()
 	cfg.Model.APIKeyEnv = name
-	withdrawKeys(cfg)
+	withdrawKeys(config.Settings{Config: cfg})
 	if v, ok := os.LookupEnv(name); ok {
 		t.Errorf("%s is still in autocoder's environment: %q", name, v)
 	}
-	if got := apiKey(name); got != "sk-secret-withdrawn" {
-		t.Errorf("apiKey(%s) = %q, want the withdrawn value", name, got)
+	if got := APIKey(name); got != "sk-secret-withdrawn" {
+		t.Errorf("APIKey(%s) = %q, want the withdrawn value", name, got)
 	}
-	r := programs{cfg: cfg, allowAll: true}.Run(context.Background(), t.TempDir(),
+	r := (&Policy{cfg: cfg, allowAll: true}).Run(context.Background(), t.TempDir(),
 		step.Program{Name: "p", Command: "echo key=[$" + name + "]", Shell: true})
 	if r.Status != "success" || strings.TrimSpace(r.Stdout) != "key=[]" {
 		t.Fatalf("program: %+v", r)

@@ -1,10 +1,12 @@
-package config
+package runner
 
 import (
 	"fmt"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/autocoder/autocoder/config"
 )
 
 // TestArgRuleRows tries every row of the allow-list tables (each is a row
@@ -23,18 +25,18 @@ func TestArgRuleRows(t *testing.T) {
 			sub = strings.Fields(r.Sub)[0]
 		}
 		for _, prog := range programs {
-			c := Default()
+			c := config.Default()
 			c.Programs.Enabled = true
 			entry := prog + " " + sub
 			c.Programs.Allow = []string{entry}
-			if ok, why := c.ProgramAllowed(entry+" harmless", nil, false); !ok {
+			if ok, why := programAllowed(c, entry+" harmless", nil, false); !ok {
 				t.Errorf("%s: a harmless argument is refused: %s", entry, why)
 			}
 			for _, o := range strings.Fields(r.Options) {
 				for _, w := range spellings(st, o) {
 					for _, args := range [][]string{{w}, {w, "value"}, {w + "=value"}} {
 						line := entry + " " + strings.Join(args, " ")
-						ok, why := c.ProgramAllowed(prog, append([]string{sub}, args...), false)
+						ok, why := programAllowed(c, prog, append([]string{sub}, args...), false)
 						if ok || !strings.Contains(why, "would let") || !strings.Contains(why, entry) {
 							t.Errorf("%s: allowed %v (%s); want refused, naming the entry", line, ok, why)
 						}
@@ -43,7 +45,7 @@ func TestArgRuleRows(t *testing.T) {
 			}
 			for _, v := range strings.Fields(r.Vars) {
 				for _, w := range []string{v + "=./x.sh", v + ":=x", v + "+=x", v + "?=x", "override " + v + "=x"} {
-					ok, why := c.ProgramAllowed(prog, []string{sub, w}, false)
+					ok, why := programAllowed(c, prog, []string{sub, w}, false)
 					if ok || !strings.Contains(why, v) {
 						t.Errorf("%s %q: allowed %v (%s); want refused, naming %s", entry, w, ok, why, v)
 					}
@@ -78,7 +80,7 @@ func spellings(st argStyle, o string) []string {
 // The findings of issue 18, each refused, and the uses the entries are for,
 // each allowed.
 func TestAllowEntriesNeverWiden(t *testing.T) {
-	c := Default()
+	c := config.Default()
 	c.Programs.Enabled = true
 	c.Programs.Allow = []string{"npm test", "npx jest", "pnpm test", "yarn test", "cargo test", "pytest",
 		"python -m pytest", "make test", "go test", "go vet", "node scripts/check.js", "mytool run", "git log"}
@@ -102,7 +104,7 @@ func TestAllowEntriesNeverWiden(t *testing.T) {
 		"git log --output=/tmp/x", "git log -- ../x",
 	}
 	for _, line := range refused {
-		if ok, why := c.ProgramAllowed(line, nil, false); ok || !strings.Contains(why, "would let") {
+		if ok, why := programAllowed(c, line, nil, false); ok || !strings.Contains(why, "would let") {
 			t.Errorf("%s: allowed %v (%s); want refused", line, ok, why)
 		}
 	}
@@ -114,7 +116,7 @@ func TestAllowEntriesNeverWiden(t *testing.T) {
 		"git log --oneline HEAD~3..HEAD", "git log main...HEAD -- src",
 	}
 	for _, line := range allowed {
-		if ok, why := c.ProgramAllowed(line, nil, false); !ok {
+		if ok, why := programAllowed(c, line, nil, false); !ok {
 			t.Errorf("%s: refused (%s); want allowed", line, why)
 		}
 	}
@@ -123,7 +125,7 @@ func TestAllowEntriesNeverWiden(t *testing.T) {
 // TestREADMEAllowListTable: the README's table of allow-list rules is the
 // one argRules makes (AUTOCODER_UPDATE_README=1 writes it).
 func TestREADMEAllowListTable(t *testing.T) {
-	const begin, end = "<!-- allow-list rules: made from config/argrules.go by TestREADMEAllowListTable -->\n", "<!-- end of allow-list rules -->"
+	const begin, end = "<!-- allow-list rules: made from runner/argrules.go by TestREADMEAllowListTable -->\n", "<!-- end of allow-list rules -->"
 	b, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)
@@ -211,7 +213,7 @@ func allowListTable() string {
 // make test 'X=$(shell touch pwned)' even when no rule reads X): it widens
 // "make test" as != does.
 func TestMakeVariableExpansionNeverWidens(t *testing.T) {
-	c := Default()
+	c := config.Default()
 	c.Programs.Enabled = true
 	c.Programs.Allow = []string{"make test"}
 	for _, line := range []string{
@@ -219,12 +221,12 @@ func TestMakeVariableExpansionNeverWidens(t *testing.T) {
 		`make test 'X+=$(eval include other.mk)'`, `make test 'X?=$(shell id)'`, `make test -- 'X=$(shell id)'`,
 		`make test 'X=$$(id)'`,
 	} {
-		if ok, why := c.ProgramAllowed(line, nil, false); ok || !strings.Contains(why, "would let") {
+		if ok, why := programAllowed(c, line, nil, false); ok || !strings.Contains(why, "would let") {
 			t.Errorf("%s: allowed %v (%s); want refused", line, ok, why)
 		}
 	}
 	for _, line := range []string{"make test V=1", "make test 'CFLAGS=-O2 -g'"} {
-		if ok, why := c.ProgramAllowed(line, nil, false); !ok {
+		if ok, why := programAllowed(c, line, nil, false); !ok {
 			t.Errorf("%s: refused (%s); want allowed", line, why)
 		}
 	}
@@ -235,7 +237,7 @@ func TestMakeVariableExpansionNeverWidens(t *testing.T) {
 // loads a module of the caller's choosing as -p does; a plain builtin
 // category imports nothing and stays allowed.
 func TestPytestWarningCategoryNeverImports(t *testing.T) {
-	c := Default()
+	c := config.Default()
 	c.Programs.Enabled = true
 	c.Programs.Allow = []string{"pytest", "python -m pytest"}
 	for _, line := range []string{
@@ -243,12 +245,12 @@ func TestPytestWarningCategoryNeverImports(t *testing.T) {
 		`pytest --pythonwarnings=ignore::evil.W`, `pytest --pythonwarnings 'ignore:msg:evil.W'`,
 		`pytest -vW 'ignore::evil.W'`, `python -m pytest -W 'ignore::evil.W'`,
 	} {
-		if ok, why := c.ProgramAllowed(line, nil, false); ok || !strings.Contains(why, "would let") {
+		if ok, why := programAllowed(c, line, nil, false); ok || !strings.Contains(why, "would let") {
 			t.Errorf("%s: allowed %v (%s); want refused", line, ok, why)
 		}
 	}
 	for _, line := range []string{`pytest -W error`, `pytest -W 'ignore::DeprecationWarning'`, `pytest -W 'error:some.text:UserWarning'`, `pytest -k W`} {
-		if ok, why := c.ProgramAllowed(line, nil, false); !ok {
+		if ok, why := programAllowed(c, line, nil, false); !ok {
 			t.Errorf("%s: refused (%s); want allowed", line, why)
 		}
 	}

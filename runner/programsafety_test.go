@@ -1,14 +1,16 @@
-package config
+package runner
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/autocoder/autocoder/config"
 )
 
 // An allowed program must not be able to widen its own permission: run or
 // write something other than what the allow entry names.
 func TestProgramArgumentsCannotWidenTheAllowEntry(t *testing.T) {
-	on := Default()
+	on := config.Default()
 	on.Programs.Enabled = true
 	on.Programs.Allow = []string{"go test", "git status", "git diff", "git log", "git fetch", "go vet -vettool=/usr/bin/myvet"}
 	cases := []struct {
@@ -49,7 +51,7 @@ func TestProgramArgumentsCannotWidenTheAllowEntry(t *testing.T) {
 		{"go vet -vettool=/usr/bin/myvet ./...", nil, true, "go vet -vettool"},
 	}
 	for _, tc := range cases {
-		got, reason := on.ProgramAllowed(tc.command, tc.args, false)
+		got, reason := programAllowed(on, tc.command, tc.args, false)
 		if got != tc.want || !strings.Contains(reason, tc.reason) {
 			t.Errorf("ProgramAllowed(%q, %q) = %v (%s), want %v saying %q", tc.command, tc.args, got, reason, tc.want, tc.reason)
 		}
@@ -57,7 +59,7 @@ func TestProgramArgumentsCannotWidenTheAllowEntry(t *testing.T) {
 }
 
 func TestProgramEnvironmentIsAnAllowList(t *testing.T) {
-	c := Default()
+	c := config.Default()
 	for _, env := range []map[string]string{
 		{"PATH": "tools:/usr/bin"},
 		{"LD_PRELOAD": "./x.so"},
@@ -72,22 +74,22 @@ func TestProgramEnvironmentIsAnAllowList(t *testing.T) {
 		{"SOME_UNKNOWN_KEY": "1"},
 		{"path": "tools"},
 	} {
-		ok, why := c.ProgramEnvAllowed(env)
+		ok, why := envAllowed(c, env)
 		if ok || !strings.Contains(why, "env") {
 			t.Errorf("env %v: allowed %v (%s); want refused, saying why", env, ok, why)
 		}
 	}
 	for _, env := range []map[string]string{nil, {"CI": "1"}, {"NODE_ENV": "test", "RUST_BACKTRACE": "1", "LC_ALL": "C"}} {
-		if ok, why := c.ProgramEnvAllowed(env); !ok {
+		if ok, why := envAllowed(c, env); !ok {
 			t.Errorf("env %v refused: %s", env, why)
 		}
 	}
 	// The configuration may add a key, but never one that changes what runs.
 	c.Programs.Env = append(c.Programs.Env, "MY_FLAG", "PATH")
-	if ok, why := c.ProgramEnvAllowed(map[string]string{"MY_FLAG": "1"}); !ok {
+	if ok, why := envAllowed(c, map[string]string{"MY_FLAG": "1"}); !ok {
 		t.Errorf("a configured key is refused: %s", why)
 	}
-	if ok, _ := c.ProgramEnvAllowed(map[string]string{"PATH": "x"}); ok {
+	if ok, _ := envAllowed(c, map[string]string{"PATH": "x"}); ok {
 		t.Error("PATH is allowed because the configuration lists it")
 	}
 }
