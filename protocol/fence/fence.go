@@ -175,6 +175,15 @@ func content(raw []byte, indent, lines int) []byte {
 		return []byte{}
 	}
 	out := make([]byte, 0, len(raw)+1)
+	if indent == 0 && bytes.IndexByte(raw, '\r') < 0 {
+		// Nothing to change but the final line ending: one copy, not one
+		// append per line (a 10 MB answer is mostly fence content).
+		out = append(out, raw...)
+		if len(raw) > 0 && raw[len(raw)-1] != '\n' {
+			out = append(out, '\n')
+		}
+		return out
+	}
 	for pos := 0; pos < len(raw); {
 		end, next := lineEnd(raw, pos)
 		l := raw[pos:end]
