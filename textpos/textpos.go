@@ -78,13 +78,19 @@ type Index struct {
 
 // NewIndex reads the line starts of text, once.
 func NewIndex(text []byte) *Index {
-	x := &Index{text: text, starts: []int{0}}
-	for i, c := range text {
-		if c == '\n' {
-			x.starts = append(x.starts, i+1)
+	// Counted first and found with IndexByte: both run many bytes at a
+	// time, and the slice is allocated once (a 10 MB text has 150,000
+	// lines, and four readers index it).
+	starts := make([]int, 1, bytes.Count(text, []byte{'\n'})+1)
+	for i := 0; ; {
+		j := bytes.IndexByte(text[i:], '\n')
+		if j < 0 {
+			break
 		}
+		i += j + 1
+		starts = append(starts, i)
 	}
-	return x
+	return &Index{text: text, starts: starts}
 }
 
 // Pos returns the position of byte offset off (clamped to the text).
