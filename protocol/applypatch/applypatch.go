@@ -11,7 +11,7 @@
 // with the chunk's "@@" anchors, after the previous chunk (Follows), and at
 // the end of the file when it says "*** End of File" or only adds lines.
 //
-// Start with Parse; body.go reads the operations, calls.go the JSON forms,
+// Start with ParseText; body.go reads the operations, calls.go the JSON forms,
 // feedback.go answers as the apply_patch tool does.
 package applypatch
 
@@ -82,9 +82,10 @@ func splitLines(data []byte, base int) []line {
 
 // reader holds the response being read.
 type reader struct {
-	text  []byte
-	cur   step.Pos // the last position computed, to move from (textpos.Locate)
-	lines []line
+	text   []byte
+	cur    step.Pos // the last position computed, to move from (textpos.Locate)
+	lines  []line
+	blocks []fence.Block // the fenced blocks of text
 	// at, when set, gives every position of a patch read from a JSON
 	// string: the string's lines have no offsets in the response.
 	at *step.Pos
@@ -125,10 +126,10 @@ func quote(s string) string {
 	return s
 }
 
-// Parse finds every apply_patch block in text and reads each into one step
-// (or the error that kept it from being read), in document order.
-func Parse(text []byte) []step.Item {
-	r := &reader{text: text, cur: textpos.Start, lines: splitLines(text, 0)}
+// ParseText finds every apply_patch block in the text and reads each into
+// one step (or the error that kept it from being read), in document order.
+func ParseText(t *fence.Text) []step.Item {
+	r := &reader{text: t.Bytes, cur: textpos.Start, lines: splitLines(t.Bytes, 0), blocks: t.Blocks}
 	items := r.envelopes()
 	items = append(items, r.calls(items)...)
 	sort.SliceStable(items, func(i, j int) bool { return items[i].Start < items[j].Start })
@@ -146,7 +147,7 @@ func Parse(text []byte) []step.Item {
 // whose first line is an operation header (the operations without the
 // envelope).
 func (r *reader) envelopes() []step.Item {
-	blocks := fence.Scan(r.text)
+	blocks := r.blocks
 	var items []step.Item
 	covered := 0 // the end of the last item: items never overlap
 	for i := 0; i < len(r.lines); i++ {

@@ -36,7 +36,7 @@ func isReplace(l []byte) bool { return aiderMarker(l, '>', "REPLACE") }
 // calls (sorted, disjoint items) starts one.
 func (p *parser) aider(calls []step.Item) []step.Item {
 	var items []step.Item
-	fences := fence.Scan(p.text)
+	fences := p.fences
 	floor := 0 // the first line a block may use: after the previous item
 	c := 0     // the next call that may lie ahead
 	prevPath := ""

@@ -10,7 +10,7 @@
 // it), renames, mode changes; a binary patch is refused. A header with no
 // hunk, or a hunk cut off, is an error with its line.
 //
-// Start with Parse; diff.go reads one diff's lines, feedback.go answers as
+// Start with ParseText; diff.go reads one diff's lines, feedback.go answers as
 // git apply does.
 package udiff
 
@@ -68,12 +68,12 @@ func splitLines(data []byte) []line {
 // diffInfos are the info strings of a fence that holds a diff.
 var diffInfos = map[string]bool{"diff": true, "patch": true, "udiff": true, "git": true}
 
-// Parse finds every unified diff in text and reads each into one step (or
-// the error that kept it from being read), in document order.
-func Parse(text []byte) []step.Item {
-	r := &reader{text: text, cur: textpos.Start, lines: splitLines(text)}
+// ParseText finds every unified diff in the text and reads each into one
+// step (or the error that kept it from being read), in document order.
+func ParseText(t *fence.Text) []step.Item {
+	r := &reader{text: t.Bytes, cur: textpos.Start, lines: splitLines(t.Bytes)}
 	var items []step.Item
-	blocks := fence.Scan(text)
+	blocks := t.Blocks
 	bi := 0
 	for i := 0; i < len(r.lines); i++ {
 		off := r.lines[i].off
