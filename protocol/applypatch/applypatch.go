@@ -16,10 +16,12 @@
 package applypatch
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/autocoder/autocoder/protocol/fence"
 	"github.com/autocoder/autocoder/step"
@@ -129,6 +131,12 @@ func quote(s string) string {
 // ParseText finds every apply_patch block in the text and reads each into
 // one step (or the error that kept it from being read), in document order.
 func ParseText(t *fence.Text) []step.Item {
+	// Every envelope marker and operation header holds "*** ", and every
+	// tool call a begin marker or "apply_patch_call": a text with neither
+	// is read no further.
+	if !bytes.Contains(t.Bytes, []byte("*** ")) && indexKey(t.Bytes, callKeys[0]) < 0 {
+		return nil
+	}
 	r := &reader{text: t.Bytes, cur: textpos.Start, lines: splitLines(t.Bytes, 0), blocks: t.Blocks}
 	items := r.envelopes()
 	items = append(items, r.calls(items)...)
@@ -156,6 +164,9 @@ func (r *reader) envelopes() []step.Item {
 		}
 		if r.lines[i].off < covered {
 			continue
+		}
+		if !mayMark(r.lines[i].s) {
+			continue // no marker: the cases below all need one
 		}
 		t := strings.TrimSpace(r.lines[i].s)
 		b := enclosing(blocks, r.lines[i].off)
@@ -198,7 +209,7 @@ func (r *reader) envelopes() []step.Item {
 			start = r.lines[prev].off
 		}
 		j := i + 1
-		for j < len(r.lines) && strings.TrimSpace(r.lines[j].s) != endPatch && strings.TrimSpace(r.lines[j].s) != beginPatch {
+		for j < len(r.lines) && (!mayMark(r.lines[j].s) || strings.TrimSpace(r.lines[j].s) != endPatch && strings.TrimSpace(r.lines[j].s) != beginPatch) {
 			j++
 		}
 		var it step.Item
@@ -255,6 +266,23 @@ func (r *reader) envelopes() []step.Item {
 
 // heredocEnd is a heredoc's terminator line (EOF, PATCH, …).
 var heredocEnd = regexp.MustCompile(`(?m)^[A-Z_]+\r?$`)
+
+// mayMark reports whether line s may be a marker line (or a blank one):
+// whether, white space trimmed, it can start with "*". Most lines are told
+// by their first byte, without strings.TrimSpace, which decodes the runes
+// at the end of every line that ends in a non-ASCII character.
+func mayMark(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case ' ', '\t', '\n', '\v', '\f', '\r':
+		default:
+			// A non-ASCII byte may start a Unicode space that TrimSpace
+			// trims: TrimSpace decides.
+			return c == '*' || c >= utf8.RuneSelf
+		}
+	}
+	return true
+}
 
 // onlyBlank reports whether b holds only white space.
 func onlyBlank(b []byte) bool { return len(strings.TrimSpace(string(b))) == 0 }

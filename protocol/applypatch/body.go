@@ -88,6 +88,9 @@ var opHeader = regexp.MustCompile(`^\*\*\* \w+ \w+:`)
 
 // isMarker reports whether a line is one of the envelope's marker lines.
 func isMarker(s string) bool {
+	if !mayMark(s) {
+		return false
+	}
 	t := strings.TrimSpace(s)
 	if !strings.HasPrefix(t, "*** ") {
 		return false // most lines: no regular expression run
@@ -102,8 +105,11 @@ var udiffHeader = regexp.MustCompile(`^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@ ?(.*)$
 
 // chunk is one chunk of an Update being read.
 type chunk struct {
-	anchors  []string
-	old, new []string
+	anchors []string
+	// old and new are the lines (indexes in the Update's lines) of the
+	// old and the new text: indexes, not strings, so that a 10 MB patch's
+	// lines are no garbage for the collector to scan.
+	old, new []int
 	changes  bool // a line was read (context, - or +)
 	// tail says of each line read whether it was an empty line (an empty
 	// context line, or a blank line between chunks).
@@ -116,6 +122,13 @@ type chunk struct {
 // operation or the end of the patch, into edits.
 func (r *reader) chunks(ls []line, i int, path string) (edits []step.Edit, next int, repairs []step.Repair, err *step.ParseError) {
 	var c *chunk
+	// The buffers of the chunk being read, reused by the next: joinLines
+	// copies the text out.
+	var oldBuf, newBuf []int
+	var tailBuf []bool
+	newChunk := func(pos step.Pos) *chunk {
+		return &chunk{pos: pos, old: oldBuf[:0], new: newBuf[:0], tail: tailBuf[:0]}
+	}
 	flush := func() {
 		if c == nil || !c.changes {
 			return
@@ -130,16 +143,16 @@ func (r *reader) chunks(ls []line, i int, path string) (edits []step.Edit, next 
 			drop := len(c.tail) - n
 			c.old, c.new = c.old[:len(c.old)-drop], c.new[:len(c.new)-drop]
 		}
-		e := step.Edit{Old: joinLines(c.old), New: joinLines(c.new), Anchors: c.anchors, Follows: true, Pos: c.pos}
+		e := step.Edit{Old: joinLines(ls, c.old), New: joinLines(ls, c.new), Anchors: c.anchors, Follows: true, Pos: c.pos}
 		e.AtEnd = c.atEnd || len(c.old) == 0
 		edits = append(edits, e)
+		oldBuf, newBuf, tailBuf = c.old, c.new, c.tail
 		c = nil
 	}
 	for ; i < len(ls); i++ {
 		s := ls[i].s
-		t := strings.TrimSpace(s)
 		switch {
-		case t == endOfFile:
+		case mayMark(s) && strings.TrimSpace(s) == endOfFile:
 			if c == nil || !c.changes {
 				return nil, 0, nil, r.errAt(ls, i, "*** End of File closes no chunk", "put *** End of File right after the last line of a chunk")
 			}
@@ -153,7 +166,7 @@ func (r *reader) chunks(ls []line, i int, path string) (edits []step.Edit, next 
 				flush()
 			}
 			if c == nil {
-				c = &chunk{pos: r.pos(ls[i].off)}
+				c = newChunk(r.pos(ls[i].off))
 			}
 			a := strings.TrimSpace(s[2:])
 			if m := udiffHeader.FindStringSubmatch(s); m != nil {
@@ -175,22 +188,18 @@ func (r *reader) chunks(ls []line, i int, path string) (edits []step.Edit, next 
 					return nil, 0, nil, r.errAt(ls, i, "a chunk of "+path+" without its @@ line",
 						"start every chunk after the first with a line @@ (or @@ followed by a whole line of the file that comes before the change)")
 				}
-				c = &chunk{pos: r.pos(ls[i].off)}
+				c = newChunk(r.pos(ls[i].off))
 			}
 			c.changes = true
-			body := ""
-			if s != "" {
-				body = s[1:]
-			}
 			switch {
 			case s == "" || s[0] == ' ':
-				c.old, c.new = append(c.old, body), append(c.new, body)
+				c.old, c.new = append(c.old, i), append(c.new, i)
 				c.tail = append(c.tail, s == "")
 			case s[0] == '-':
-				c.old = append(c.old, body)
+				c.old = append(c.old, i)
 				c.tail = append(c.tail, false)
 			default:
-				c.new = append(c.new, body)
+				c.new = append(c.new, i)
 				c.tail = append(c.tail, false)
 			}
 		default:
@@ -205,10 +214,22 @@ func (r *reader) chunks(ls []line, i int, path string) (edits []step.Edit, next 
 	return edits, i, repairs, nil
 }
 
-// joinLines is lines each ended by "\n"; "" for none.
-func joinLines(ls []string) string {
-	if len(ls) == 0 {
-		return ""
+// joinLines is the bodies of the lines ls[k] for k in idx (each without
+// its first character, the line's " ", "-" or "+"; an empty line is an
+// empty body), each ended by "\n"; "" for none. One allocation: a chunk's
+// lines are most of a large patch.
+func joinLines(ls []line, idx []int) string {
+	n := 0
+	for _, k := range idx {
+		n += max(len(ls[k].s), 1)
 	}
-	return strings.Join(ls, "\n") + "\n"
+	var b strings.Builder
+	b.Grow(n)
+	for _, k := range idx {
+		if s := ls[k].s; s != "" {
+			b.WriteString(s[1:])
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
