@@ -93,6 +93,11 @@ func NewIndex(text []byte) *Index {
 	return &Index{text: text, starts: starts}
 }
 
+// Starts returns the offset of each line's first byte, in order (the first
+// is 0), for a reader that looks at line starts only. The slice is the
+// index's own: read it, never change it.
+func (x *Index) Starts() []int { return x.starts }
+
 // Pos returns the position of byte offset off (clamped to the text).
 func (x *Index) Pos(off int) step.Pos {
 	off = min(max(off, 0), len(x.text))

@@ -268,20 +268,10 @@ func (r *reader) envelopes() []step.Item {
 var heredocEnd = regexp.MustCompile(`(?m)^[A-Z_]+\r?$`)
 
 // mayMark reports whether line s may be a marker line (or a blank one):
-// whether, white space trimmed, it can start with "*". Most lines are told
-// by their first byte, without strings.TrimSpace, which decodes the runes
-// at the end of every line that ends in a non-ASCII character.
+// whether, white space trimmed, it can start with "*" (fence.Lead).
 func mayMark(s string) bool {
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case ' ', '\t', '\n', '\v', '\f', '\r':
-		default:
-			// A non-ASCII byte may start a Unicode space that TrimSpace
-			// trims: TrimSpace decides.
-			return c == '*' || c >= utf8.RuneSelf
-		}
-	}
-	return true
+	c := fence.Lead(s)
+	return c == '*' || c == 0 || c == utf8.RuneSelf
 }
 
 // onlyBlank reports whether b holds only white space.

@@ -177,6 +177,13 @@ func (r *reader) hunk(ls []line, i, hi int, cut bool) (hunk, int, *step.ParseErr
 			h.newCnt, _ = strconv.Atoi(m[2])
 		}
 	}
+	if h.oldCnt >= 0 {
+		// Room for the lines the header counts (no more than the lines
+		// left: the numbers are the model's): appends that grow a slice
+		// of strings were a third of reading a large diff.
+		h.old = make([]string, 0, max(0, min(h.oldCnt, hi-i)))
+		h.new = make([]string, 0, max(0, min(h.newCnt, hi-i)))
+	}
 	head := i
 	i++
 	oldN, newN := 0, 0
@@ -416,9 +423,19 @@ const emptySHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b785
 
 // joinLines is lines each ended by "\n", the last one without when noNL.
 func joinLines(ls []string, noNL bool) string {
-	s := strings.Join(ls, "\n")
 	if !noNL && len(ls) > 0 {
-		s += "\n"
+		// One allocation: a hunk's lines are most of a large diff.
+		n := 0
+		for _, l := range ls {
+			n += len(l) + 1
+		}
+		var b strings.Builder
+		b.Grow(n)
+		for _, l := range ls {
+			b.WriteString(l)
+			b.WriteByte('\n')
+		}
+		return b.String()
 	}
-	return s
+	return strings.Join(ls, "\n")
 }

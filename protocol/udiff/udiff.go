@@ -15,8 +15,10 @@
 package udiff
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/autocoder/autocoder/protocol/fence"
 	"github.com/autocoder/autocoder/step"
@@ -71,6 +73,9 @@ var diffInfos = map[string]bool{"diff": true, "patch": true, "udiff": true, "git
 // ParseText finds every unified diff in the text and reads each into one
 // step (or the error that kept it from being read), in document order.
 func ParseText(t *fence.Text) []step.Item {
+	if !mayHold(t) {
+		return nil
+	}
 	r := &reader{text: t.Bytes, cur: textpos.Start, lines: splitLines(t.Bytes)}
 	var items []step.Item
 	blocks := t.Blocks
@@ -117,6 +122,25 @@ func ParseText(t *fence.Text) []step.Item {
 	return items
 }
 
+// mayHold reports whether the text may hold a diff: every item Parse
+// returns starts at a header line ("diff --git " or "--- " at a line's
+// start) or is a fence whose info string names a diff. Most texts have
+// neither, and are read no further.
+func mayHold(t *fence.Text) bool {
+	for _, s := range t.Lines.Starts() {
+		if l := t.Bytes[s:]; len(l) > 0 && (l[0] == '-' || l[0] == 'd') &&
+			(bytes.HasPrefix(l, []byte("--- ")) || bytes.HasPrefix(l, []byte("diff --git "))) {
+			return true
+		}
+	}
+	for _, b := range t.Blocks {
+		if diffInfos[strings.ToLower(strings.Fields(b.Info + " x")[0])] {
+			return true
+		}
+	}
+	return false
+}
+
 type reader struct {
 	text  []byte
 	cur   step.Pos // the last position computed, to move from (textpos.Locate)
@@ -148,11 +172,15 @@ func (r *reader) fenced(b fence.Block, i, j int) (step.Item, bool) {
 	hasHeader := -1
 	for k := lo; k < hi; k++ {
 		s := r.lines[k].s
-		t := strings.TrimSpace(s)
-		if t == "*** Begin Patch" || strings.HasPrefix(t, "*** Update File:") || strings.HasPrefix(t, "*** Add File:") ||
-			strings.HasPrefix(t, "*** Delete File:") || strings.HasPrefix(t, "<<<<<<< SEARCH") || strings.HasPrefix(t, "<<<<<<<") {
-			// Another format's block in a diff fence: its reader's.
-			return step.Item{}, false
+		// Another format's marker starts with * or <, white space
+		// trimmed (fence.Lead tells most lines without trimming them).
+		if c := fence.Lead(s); c == '*' || c == '<' || c == utf8.RuneSelf {
+			t := strings.TrimSpace(s)
+			if t == "*** Begin Patch" || strings.HasPrefix(t, "*** Update File:") || strings.HasPrefix(t, "*** Add File:") ||
+				strings.HasPrefix(t, "*** Delete File:") || strings.HasPrefix(t, "<<<<<<< SEARCH") || strings.HasPrefix(t, "<<<<<<<") {
+				// Another format's block in a diff fence: its reader's.
+				return step.Item{}, false
+			}
 		}
 		if hasHeader < 0 && r.headerAt(r.lines[:hi], k) {
 			hasHeader = k
