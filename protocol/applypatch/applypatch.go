@@ -16,7 +16,6 @@
 package applypatch
 
 import (
-	"bytes"
 	"fmt"
 	"regexp"
 	"sort"
@@ -134,7 +133,7 @@ func ParseText(t *fence.Text) []step.Item {
 	// Every envelope marker and operation header holds "*** ", and every
 	// tool call a begin marker or "apply_patch_call": a text with neither
 	// is read no further.
-	if !bytes.Contains(t.Bytes, []byte("*** ")) && indexKey(t.Bytes, callKeys[0]) < 0 {
+	if !fence.Contains(t.Bytes, "*** ") && !fence.Contains(t.Bytes, string(callKeys[0])) {
 		return nil
 	}
 	r := &reader{text: t.Bytes, cur: textpos.Start, lines: splitLines(t.Bytes, 0), blocks: t.Blocks}

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/autocoder/autocoder/protocol/fence"
 	"github.com/autocoder/autocoder/protocol/tjson"
 	"github.com/autocoder/autocoder/step"
 )
@@ -20,30 +21,6 @@ import (
 // tool-call form holds one of them.
 var callKeys = [][]byte{[]byte(`"apply_patch_call"`), []byte(beginPatch)}
 
-// indexKey is bytes.Index(text, k) for a call key, found from one of its
-// bytes that code seldom holds ("*" of "*** Begin Patch", "_" of
-// "apply_patch_call") with bytes.IndexByte. bytes.Index itself gives up
-// IndexByte for a far slower search after a few false starts (the
-// "*** Update File" line right after a "*** Begin Patch", the quotes of
-// every line of code), which cost tens of milliseconds on a 10 MB answer.
-func indexKey(text, k []byte) int {
-	rare := bytes.IndexByte(k, '_')
-	if rare < 0 {
-		rare = 0
-	}
-	for off := rare; off < len(text); {
-		i := bytes.IndexByte(text[off:], k[rare])
-		if i < 0 {
-			return -1
-		}
-		if at := off + i - rare; at+len(k) <= len(text) && bytes.Equal(text[at:at+len(k)], k) {
-			return at
-		}
-		off += i + 1
-	}
-	return -1
-}
-
 // lookBack is how many lines above a key the object's opening brace may
 // stand; it bounds the work per key, so reading stays linear.
 const lookBack = 64
@@ -53,7 +30,7 @@ func (r *reader) calls(found []step.Item) []step.Item {
 	var keys []int
 	for _, k := range callKeys {
 		for off := 0; ; {
-			i := indexKey(r.text[off:], k)
+			i := fence.Index(r.text[off:], string(k))
 			if i < 0 {
 				break
 			}

@@ -219,7 +219,7 @@ func (b Block) Closes(line []byte) bool {
 // ends in a non-ASCII character). It returns 0 for a line of white space
 // only, and utf8.RuneSelf when a non-ASCII byte comes first: that may start
 // a Unicode space, so trim the line and look.
-func Lead(l string) byte {
+func Lead[T string | []byte](l T) byte {
 	for i := 0; i < len(l); i++ {
 		switch c := l[i]; c {
 		case ' ', '\t', '\n', '\v', '\f', '\r':

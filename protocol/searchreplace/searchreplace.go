@@ -63,7 +63,7 @@ func ParseText(t *fence.Text) []step.Item {
 	text := t.Bytes
 	// Every block, readable or not, has a SEARCH or REPLACE marker or a
 	// tool's tag: a text with none is read no further.
-	if !bytes.Contains(text, []byte(" SEARCH")) && !bytes.Contains(text, []byte(" REPLACE")) && !slices.ContainsFunc(tags, func(t tag) bool { return bytes.Contains(text, []byte(t.open)) }) {
+	if !fence.Contains(text, " SEARCH") && !fence.Contains(text, " REPLACE") && !slices.ContainsFunc(tags, func(t tag) bool { return fence.Contains(text, t.open) }) {
 		return nil
 	}
 	p := &parser{text: text, lines: splitLines(text), idx: t.Lines, fences: t.Blocks}

@@ -20,6 +20,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/autocoder/autocoder/protocol/fence"
 	"github.com/autocoder/autocoder/step"
@@ -133,11 +134,11 @@ func claimed(b fence.Block) bool {
 	}
 	c := b.Content
 	for _, s := range claimedText {
-		if bytes.Contains(c, []byte(s)) {
+		if fence.Contains(c, s) {
 			return true
 		}
 	}
-	if bytes.Contains(c, []byte(`"command"`)) && editorCall.Match(c) {
+	if fence.Contains(c, `"command"`) && editorCall.Match(c) {
 		return true
 	}
 	heads, hunk := false, false
@@ -167,6 +168,9 @@ func claimed(b fence.Block) bool {
 // or Roo's: a fence that holds one is an edit (or a broken one), never a
 // file's content.
 func searchLine(l []byte) bool {
+	if c := fence.Lead(l); c != '<' && c != '-' && c != '>' && c != '+' && c != utf8.RuneSelf {
+		return false // most lines, told without trimming them
+	}
 	t := bytes.TrimSpace(l)
 	if len(t) < 10 || bytes.IndexByte([]byte("<->+"), t[0]) < 0 {
 		return false
