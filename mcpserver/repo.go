@@ -50,7 +50,7 @@ func (r *repoState) close() {
 // set keeps e as the session's engine, with the stat of its autocoder.toml.
 func (r *repoState) set(e *txn.Engine, fromRoots bool) {
 	r.e, r.fromRoots = e, fromRoots
-	r.conf = policyFiles(e.Repo.Root)
+	r.conf = policyFiles(e.Root())
 }
 
 // configChanged reports whether the repository's autocoder.toml, the
@@ -58,7 +58,7 @@ func (r *repoState) set(e *txn.Engine, fromRoots bool) {
 // the engine's policy (denied paths, programs, limits) is then the user's
 // old one, and the session opens it again.
 func (r *repoState) configChanged() bool {
-	now := policyFiles(r.e.Repo.Root)
+	now := policyFiles(r.e.Root())
 	if len(now) != len(r.conf) {
 		return true
 	}

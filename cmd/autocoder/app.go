@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/autocoder/autocoder/config"
 	"github.com/autocoder/autocoder/gitops"
+	"github.com/autocoder/autocoder/runner"
 	"github.com/autocoder/autocoder/txn"
 	"github.com/urfave/cli/v2"
 )
@@ -122,20 +122,16 @@ func openEngineAt(c *cli.Context, dir, branch string, allowPrograms bool, lockWa
 		return nil, cfg, err
 	}
 	warnUntrusted(c.App.ErrWriter, cfg)
-	withdrawKeys(cfg.Config) // before git runs for us (txn.Open): see withdrawKeys
-	// The variable an untrusted file names as the key's is withdrawn too,
-	// when its name says it holds a secret: that only narrows what
-	// programs see (and a file naming PATH cannot take it from git).
-	if k := strings.ToUpper(cfg.IfTrusted.Model.APIKeyEnv); strings.Contains(k, "KEY") || strings.Contains(k, "TOKEN") || strings.Contains(k, "SECRET") {
-		withdrawKeys(cfg.IfTrusted)
-	}
+	// Before git runs for us (txn.Open): runner.New withdraws the model
+	// API's key from the environment every process inherits.
+	programs, verify := runner.New(cfg, allowPrograms)
 	e, err := txn.Open(c.Context, repo, txn.Options{
 		BranchPrefix: cfg.Apply.BranchPrefix,
 		Branch:       branch,
 		MaxFileBytes: cfg.Apply.MaxFileBytes,
 		Deny:         cfg.Denied,
-		Programs:     newPrograms(cfg, allowPrograms),
-		Verify:       verifier(cfg.Config),
+		Programs:     programs,
+		Verify:       verify,
 		Log:          c.App.ErrWriter,
 		LockWait:     lockWait,
 		SplitIndex:   session,

@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 
 	"github.com/autocoder/autocoder/bridge"
+	"github.com/autocoder/autocoder/config"
 	"github.com/autocoder/autocoder/gitops"
+	"github.com/autocoder/autocoder/runner"
 	"github.com/autocoder/autocoder/txn"
 	"github.com/urfave/cli/v2"
 )
@@ -103,9 +105,9 @@ func bridgeCommand() *cli.Command {
 					if err != nil {
 						return nil, bridge.Policy{}, err
 					}
-					p := programs{cfg: cfg.Config}
+					p, _ := runner.New(config.Settings{Config: cfg.Config}, false)
 					return e, bridge.Policy{BranchPrefix: cfg.Apply.BranchPrefix, MaxAnswerBytes: cfg.Apply.MaxResponseBytes,
-						Allowed: p.Allowed, RefusedHint: p.refusedHint("apply")}, nil
+						Allowed: p.Allowed, RefusedHint: p.RefusedHint("apply")}, nil
 				},
 				Registry: path,
 				Log:      c.App.ErrWriter,

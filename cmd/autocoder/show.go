@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/autocoder/autocoder/agent"
-	"github.com/autocoder/autocoder/protocol/report"
+	"github.com/autocoder/autocoder/report"
 	"github.com/autocoder/autocoder/txn"
 	"github.com/urfave/cli/v2"
 )
@@ -60,11 +60,7 @@ func showCommand() *cli.Command {
 
 // findTurn is the autocoder run turn that made commit, or nil.
 func findTurn(e *txn.Engine, commit string) *report.Turn {
-	p, err := e.Repo.Private()
-	if err != nil {
-		return nil
-	}
-	file, rep, t, _, _ := agent.FindTurn(p.Path(runsDir), commit)
+	file, rep, t, _, _ := agent.Recorded(e.Private(), commit)
 	if t == nil {
 		return nil
 	}

@@ -3,7 +3,7 @@ package main
 import (
 	"strconv"
 
-	"github.com/autocoder/autocoder/protocol/report"
+	"github.com/autocoder/autocoder/report"
 	"github.com/autocoder/autocoder/txn"
 	"github.com/urfave/cli/v2"
 )
