@@ -5,15 +5,16 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/autocoder/autocoder/protocol/fence"
 	"github.com/autocoder/autocoder/step"
 )
 
 // body reads the operations of one patch (the lines between its Begin and
 // End markers) into ops, with the summary of the files for the feedback.
-func (r *reader) body(ls []line) (ops []step.Op, files []File, repairs []step.Repair, err *step.ParseError) {
+func (r *reader) body(ls []fence.Line) (ops []step.Op, files []File, repairs []step.Repair, err *step.ParseError) {
 	for i := 0; i < len(ls); {
-		t := strings.TrimSpace(ls[i].s)
-		pos := r.pos(ls[i].off)
+		t := strings.TrimSpace(ls[i].S)
+		pos := r.pos(ls[i].Off)
 		switch {
 		case t == "":
 			i++ // blank lines between operations
@@ -24,12 +25,12 @@ func (r *reader) body(ls []line) (ops []step.Op, files []File, repairs []step.Re
 			}
 			i++
 			var content strings.Builder
-			for i < len(ls) && strings.HasPrefix(ls[i].s, "+") {
-				content.WriteString(ls[i].s[1:])
+			for i < len(ls) && strings.HasPrefix(ls[i].S, "+") {
+				content.WriteString(ls[i].S[1:])
 				content.WriteByte('\n')
 				i++
 			}
-			if i < len(ls) && !isMarker(ls[i].s) {
+			if i < len(ls) && !isMarker(ls[i].S) {
 				return nil, nil, nil, r.errAt(ls, i, "a line of *** Add File: "+path+" does not start with +",
 					"start every line of a new file with + (an empty line is a lone +)")
 			}
@@ -50,8 +51,8 @@ func (r *reader) body(ls []line) (ops []step.Op, files []File, repairs []step.Re
 			}
 			i++
 			to := ""
-			if i < len(ls) && strings.HasPrefix(strings.TrimSpace(ls[i].s), moveTo) {
-				to = strings.TrimSpace(strings.TrimSpace(ls[i].s)[len(moveTo):])
+			if i < len(ls) && strings.HasPrefix(strings.TrimSpace(ls[i].S), moveTo) {
+				to = strings.TrimSpace(strings.TrimSpace(ls[i].S)[len(moveTo):])
 				i++
 			}
 			edits, next, reps, err := r.chunks(ls, i, path)
@@ -120,7 +121,7 @@ type chunk struct {
 
 // chunks reads the chunks of one Update starting at line i, up to the next
 // operation or the end of the patch, into edits.
-func (r *reader) chunks(ls []line, i int, path string) (edits []step.Edit, next int, repairs []step.Repair, err *step.ParseError) {
+func (r *reader) chunks(ls []fence.Line, i int, path string) (edits []step.Edit, next int, repairs []step.Repair, err *step.ParseError) {
 	var c *chunk
 	// The buffers of the chunk being read, reused by the next: joinLines
 	// copies the text out.
@@ -150,7 +151,7 @@ func (r *reader) chunks(ls []line, i int, path string) (edits []step.Edit, next 
 		c = nil
 	}
 	for ; i < len(ls); i++ {
-		s := ls[i].s
+		s := ls[i].S
 		switch {
 		case mayMark(s) && strings.TrimSpace(s) == endOfFile:
 			if c == nil || !c.changes {
@@ -166,12 +167,12 @@ func (r *reader) chunks(ls []line, i int, path string) (edits []step.Edit, next 
 				flush()
 			}
 			if c == nil {
-				c = newChunk(r.pos(ls[i].off))
+				c = newChunk(r.pos(ls[i].Off))
 			}
 			a := strings.TrimSpace(s[2:])
 			if m := udiffHeader.FindStringSubmatch(s); m != nil {
 				a = strings.TrimSpace(m[1])
-				repairs = append(repairs, step.Repair{Pos: r.pos(ls[i].off),
+				repairs = append(repairs, step.Repair{Pos: r.pos(ls[i].Off),
 					What: fmt.Sprintf("read the unified-diff hunk header %q as @@ %s: line numbers are not read", quote(s), a)})
 			}
 			if a != "" {
@@ -188,7 +189,7 @@ func (r *reader) chunks(ls []line, i int, path string) (edits []step.Edit, next 
 					return nil, 0, nil, r.errAt(ls, i, "a chunk of "+path+" without its @@ line",
 						"start every chunk after the first with a line @@ (or @@ followed by a whole line of the file that comes before the change)")
 				}
-				c = newChunk(r.pos(ls[i].off))
+				c = newChunk(r.pos(ls[i].Off))
 			}
 			c.changes = true
 			switch {
@@ -218,15 +219,15 @@ func (r *reader) chunks(ls []line, i int, path string) (edits []step.Edit, next 
 // its first character, the line's " ", "-" or "+"; an empty line is an
 // empty body), each ended by "\n"; "" for none. One allocation: a chunk's
 // lines are most of a large patch.
-func joinLines(ls []line, idx []int) string {
+func joinLines(ls []fence.Line, idx []int) string {
 	n := 0
 	for _, k := range idx {
-		n += max(len(ls[k].s), 1)
+		n += max(len(ls[k].S), 1)
 	}
 	var b strings.Builder
 	b.Grow(n)
 	for _, k := range idx {
-		if s := ls[k].s; s != "" {
+		if s := ls[k].S; s != "" {
 			b.WriteString(s[1:])
 		}
 		b.WriteByte('\n')

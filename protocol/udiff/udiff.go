@@ -40,33 +40,6 @@ type File struct {
 	From string // a rename's old path
 }
 
-// line is one line of the response without its line ending, and where it
-// starts.
-type line struct {
-	s   string
-	off int
-}
-
-// splitLines cuts text into lines; "\r\n" and "\n" both end a line. The
-// lines are pieces of one string copy of the text: no line is allocated.
-func splitLines(data []byte) []line {
-	text := string(data)
-	ls := make([]line, 0, strings.Count(text, "\n")+1)
-	for off := 0; off < len(text); {
-		end := strings.IndexByte(text[off:], '\n')
-		next := len(text)
-		if end < 0 {
-			end = len(text)
-		} else {
-			end += off
-			next = end + 1
-		}
-		ls = append(ls, line{s: strings.TrimSuffix(text[off:end], "\r"), off: off})
-		off = next
-	}
-	return ls
-}
-
 // diffInfos are the info strings of a fence that holds a diff.
 var diffInfos = map[string]bool{"diff": true, "patch": true, "udiff": true, "git": true}
 
@@ -76,24 +49,19 @@ func ParseText(t *fence.Text) []step.Item {
 	if !mayHold(t) {
 		return nil
 	}
-	r := &reader{text: t.Bytes, cur: textpos.Start, lines: splitLines(t.Bytes)}
+	r := &reader{text: t.Bytes, cur: textpos.Start, lines: fence.Lines(t.Bytes, 0)}
 	var items []step.Item
 	blocks := t.Blocks
-	bi := 0
 	for i := 0; i < len(r.lines); i++ {
-		off := r.lines[i].off
-		for bi < len(blocks) && blocks[bi].End <= off {
-			bi++
-		}
-		if bi < len(blocks) && off >= blocks[bi].Start {
-			b := blocks[bi]
+		off := r.lines[i].Off
+		if b := fence.At(blocks, off); b != nil {
 			// Skip the rest of the fence whatever it holds.
 			j := i
-			for j < len(r.lines) && r.lines[j].off < b.End {
+			for j < len(r.lines) && r.lines[j].Off < b.End {
 				j++
 			}
 			if off == b.Start {
-				if it, ok := r.fenced(b, i, j); ok {
+				if it, ok := r.fenced(*b, i, j); ok {
 					items = append(items, it)
 				}
 			}
@@ -107,7 +75,7 @@ func ParseText(t *fence.Text) []step.Item {
 		it, end := r.diff(r.lines, i, len(r.lines), false)
 		if end > i {
 			it.Start = off
-			it.End = r.lines[end-1].off + len(r.lines[end-1].s)
+			it.End = r.lines[end-1].Off + len(r.lines[end-1].S)
 			items = append(items, it)
 			i = end - 1
 		}
@@ -144,7 +112,7 @@ func mayHold(t *fence.Text) bool {
 type reader struct {
 	text  []byte
 	cur   step.Pos // the last position computed, to move from (textpos.Locate)
-	lines []line
+	lines []fence.Line
 }
 
 // pos is the position of byte offset off; positions are asked for in
@@ -166,12 +134,12 @@ func (r *reader) fenced(b fence.Block, i, j int) (step.Item, bool) {
 		hi = lo
 	}
 	first := lo
-	for first < hi && strings.TrimSpace(r.lines[first].s) == "" {
+	for first < hi && strings.TrimSpace(r.lines[first].S) == "" {
 		first++
 	}
 	hasHeader := -1
 	for k := lo; k < hi; k++ {
-		s := r.lines[k].s
+		s := r.lines[k].S
 		// Another format's marker starts with * or <, white space
 		// trimmed (fence.Lead tells most lines without trimming them).
 		if c := fence.Lead(s); c == '*' || c == '<' || c == utf8.RuneSelf {
@@ -194,8 +162,8 @@ func (r *reader) fenced(b fence.Block, i, j int) (step.Item, bool) {
 			Msg: "a ```" + info + " fence without a file header (--- a/PATH then +++ b/PATH, or diff --git) before its hunks",
 			Fix: "start each file of the diff with --- a/PATH and +++ b/PATH lines, then its @@ hunks; " + example}
 		if first < hi {
-			e.Quote = quote(r.lines[first].s)
-			e.Pos = r.pos(r.lines[first].off)
+			e.Quote = quote(r.lines[first].S)
+			e.Pos = r.pos(r.lines[first].Off)
 		}
 		return step.Item{Err: e, Start: b.Start, End: b.End}, true
 	default:
@@ -221,10 +189,10 @@ func quote(s string) string {
 
 // headerAt reports whether a file header starts at line i: "diff --git",
 // or a "--- " line directly followed by a "+++ " line.
-func (r *reader) headerAt(ls []line, i int) bool {
-	s := ls[i].s
+func (r *reader) headerAt(ls []fence.Line, i int) bool {
+	s := ls[i].S
 	if strings.HasPrefix(s, "diff --git ") {
 		return true
 	}
-	return strings.HasPrefix(s, "--- ") && i+1 < len(ls) && strings.HasPrefix(ls[i+1].s, "+++ ")
+	return strings.HasPrefix(s, "--- ") && i+1 < len(ls) && strings.HasPrefix(ls[i+1].S, "+++ ")
 }
