@@ -28,6 +28,7 @@
 package axon
 
 import (
+	"bytes"
 	"fmt"
 	"github.com/autocoder/autocoder/step"
 	"regexp"
@@ -128,12 +129,16 @@ func maskForeign(lines []string) {
 func planTitle(before []byte) string {
 	// Fenced blocks are not prose: a "# comment" in a code block is no
 	// heading. Their bytes become NULs, which no prose line holds.
-	text := []byte(string(before))
+	text := bytes.Clone(before)
 	for _, b := range fence.Scan(text) {
-		for i := b.Start; i < b.End && i < len(text); i++ {
-			if text[i] != '\n' {
-				text[i] = 0
+		// Line by line: clear runs many bytes at a time.
+		for i, end := b.Start, min(b.End, len(text)); i < end; {
+			j := bytes.IndexByte(text[i:end], '\n')
+			if j < 0 {
+				j = end - i
 			}
+			clear(text[i : i+j])
+			i += j + 1
 		}
 	}
 	lines := strings.Split(string(text), "\n")
