@@ -11,12 +11,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/autocoder/autocoder"
 	"github.com/autocoder/autocoder/agent"
 	"github.com/autocoder/autocoder/agent/agenttest"
 	"github.com/autocoder/autocoder/config"
-	"github.com/autocoder/autocoder/gitops"
 	"github.com/autocoder/autocoder/gitops/gittest"
-	"github.com/autocoder/autocoder/runner"
 	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/txn"
 )
@@ -46,16 +45,12 @@ func setup(t *testing.T, answers ...agenttest.Answer) *fixture {
 
 // setupWith is setup with userConfig as the user's own configuration file
 // (config.toml; "" for none): the engine is opened as autocoder run opens
-// it, with the configuration loaded and the real program policy
-// (runner.New), never without one.
+// it (autocoder.Open), with the configuration loaded and the real program
+// policy, never without one.
 func setupWith(t *testing.T, userConfig string, answers ...agenttest.Answer) *fixture {
 	t.Helper()
 	gittest.Isolate(t)
 	g := gittest.NewWithCommit(t, map[string]string{"README": "hello\n"})
-	repo, err := gitops.Open(g.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	dirs := config.Dirs{Config: t.TempDir(), State: t.TempDir()}
 	if userConfig != "" {
 		if err := os.MkdirAll(filepath.Dir(dirs.UserFile()), 0o700); err != nil {
@@ -65,17 +60,11 @@ func setupWith(t *testing.T, userConfig string, answers ...agenttest.Answer) *fi
 			t.Fatal(err)
 		}
 	}
-	cfg, err := config.Load(g.Dir, dirs)
-	if err != nil {
-		repo.Close()
-		t.Fatal(err)
-	}
-	programs, verify := runner.New(cfg, false)
-	e, err := txn.Open(context.Background(), repo, txn.Options{BranchPrefix: cfg.Apply.BranchPrefix,
-		MaxFileBytes: cfg.Apply.MaxFileBytes, Deny: cfg.Denied, Programs: programs, Verify: verify})
+	ae, err := autocoder.Open(context.Background(), g.Dir, autocoder.Options{Dirs: &dirs})
 	if err != nil {
 		t.Fatal(err)
 	}
+	e := ae.Engine
 	t.Cleanup(func() { e.Close() })
 	srv := agenttest.New(answers...)
 	t.Cleanup(srv.Close)
