@@ -16,8 +16,10 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/autocoder/autocoder/prompt"
+	"github.com/autocoder/autocoder/shellwords"
 	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/suggest"
+	"github.com/autocoder/autocoder/textpos"
 )
 
 func quoteAll(list []string) []string {
@@ -391,7 +393,7 @@ func leaf(key string) string { return key[strings.LastIndexByte(key, '.')+1:] }
 func describe(v any) string {
 	switch x := v.(type) {
 	case string:
-		return fmt.Sprintf("the string %q", short(x))
+		return fmt.Sprintf("the string %q", clip(x))
 	case int64:
 		return fmt.Sprintf("the number %d", x)
 	case float64:
@@ -596,7 +598,7 @@ func (l *loader) validate(c Config) {
 		}
 	}
 	for i, a := range c.Programs.Allow {
-		words, err := commandWords(a)
+		words, err := shellwords.Command(a)
 		switch {
 		case err != nil:
 			l.bad("programs.allow", fmt.Sprintf("item %d %q is not a plain command prefix: %v", i+1, a, err),
@@ -607,7 +609,7 @@ func (l *loader) validate(c Config) {
 		}
 	}
 	for i, k := range c.Programs.Env {
-		if why := envKeyNever(k); why != "" {
+		if why := ForbiddenEnv(k); why != "" {
 			l.bad("programs.env", fmt.Sprintf("item %d %q can never be set by a step: %s", i+1, k, why),
 				"remove it; set it in autocoder's own environment if the programs need it")
 		}
@@ -669,3 +671,6 @@ func human(d time.Duration) string {
 	}
 	return d.String()
 }
+
+// clip quotes a value in a message, cut as every message cuts one.
+func clip(s string) string { return textpos.Clip(s, 60) }

@@ -11,12 +11,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/autocoder/autocoder/config"
+	"github.com/autocoder/autocoder/reads"
 	"github.com/autocoder/autocoder/step"
-	"github.com/autocoder/autocoder/txn/reads"
 
-	"github.com/autocoder/autocoder/checks"
 	"github.com/autocoder/autocoder/gitops"
+	"github.com/autocoder/autocoder/gitops/index"
 	"github.com/autocoder/autocoder/matcher"
+	"github.com/autocoder/autocoder/pathpolicy"
 )
 
 // Options configure an Engine.
@@ -24,7 +26,7 @@ type Options struct {
 	BranchPrefix string // "autocoder/"
 	Branch       string // --branch: the work branch to use or create; "" picks one
 	MaxFileBytes int64  // files larger than this are never edited (0: 10 MiB)
-	// Deny reports paths the configuration denies (see checks.Policy).
+	// Deny reports paths the configuration denies (see pathpolicy.Policy).
 	Deny func(rel string) (pattern string, denied bool)
 	// Programs decides whether a program may run and runs it. Nil: every
 	// program is refused by the policy (programs are off by default).
@@ -51,8 +53,8 @@ type Options struct {
 // Engine applies steps to one repository. It holds the repository's
 // autocoder lock from Open to Close, so one process works at a time.
 type Engine struct {
-	Repo   *gitops.Repo
-	Policy *checks.Policy
+	repo   *gitops.Repo
+	Policy *pathpolicy.Policy
 	opts   Options
 	priv   *gitops.Private // autocoder's folder under .git: journal, lock, redo stacks
 	plock  *gitops.ProcessLock
@@ -67,7 +69,7 @@ type Engine struct {
 
 	// ixCache is the index as this engine last wrote it, with the file's
 	// stat then (see lockIndex).
-	ixCache *gitops.Index
+	ixCache *index.Index
 	ixStat  os.FileInfo
 	// held is index.lock with the index, kept across the steps of a run;
 	// debt lists the paths whose entries are only in held (see Flush).
@@ -113,10 +115,10 @@ func (e *BusyError) Class() step.Class { return step.ClassRefused }
 // ends when ctx does (Ctrl-C), with a *CancelledError.
 func Open(ctx context.Context, repo *gitops.Repo, opts Options) (*Engine, error) {
 	if opts.BranchPrefix == "" {
-		opts.BranchPrefix = "autocoder/"
+		opts.BranchPrefix = config.DefaultBranchPrefix
 	}
 	if opts.MaxFileBytes == 0 {
-		opts.MaxFileBytes = 10 << 20
+		opts.MaxFileBytes = config.DefaultMaxFileBytes
 	}
 	if opts.Log == nil {
 		opts.Log = io.Discard
@@ -133,9 +135,9 @@ func Open(ctx context.Context, repo *gitops.Repo, opts Options) (*Engine, error)
 			return nil, err
 		}
 	}
-	e := &Engine{Repo: repo, opts: opts}
+	e := &Engine{repo: repo, opts: opts}
 	e.fileMode = repo.TrustsExecutableBit()
-	e.Policy = &checks.Policy{Root: repo.Root, Deny: opts.Deny, Gitlink: e.isGitlink}
+	e.Policy = &pathpolicy.Policy{Root: repo.Root, Deny: opts.Deny, Gitlink: e.isGitlink}
 	e.crash = crashFromEnv()
 	var err error
 	if e.priv, err = repo.Private(); err != nil {
@@ -168,38 +170,33 @@ const noteAfter = 300 * time.Millisecond
 var onBusy = func() {}
 
 func (e *Engine) lockWait(ctx context.Context, wait time.Duration) error {
-	start, pause := time.Now(), 2*time.Millisecond
+	var held *gitops.LockHeldError
 	noted := false
-	for {
-		l, err := e.priv.Lock()
-		if err == nil {
-			e.plock = l
-			return nil
-		}
-		var held *gitops.LockHeldError
-		if !errors.As(err, &held) {
-			return err
-		}
-		onBusy()
-		left := wait - time.Since(start)
-		if left <= 0 || ctx.Err() != nil {
-			if cerr := cancelled(ctx); cerr != nil {
-				return cerr
+	err, gaveUp := gitops.WaitWhileHeld(ctx, wait, 100*time.Millisecond,
+		func() error {
+			l, err := e.priv.Lock()
+			if err == nil {
+				e.plock = l
 			}
-			return &BusyError{Holder: held.Holder}
+			return err
+		},
+		func(err error) bool { return errors.As(err, &held) },
+		func(waited time.Duration) {
+			onBusy()
+			if !noted && waited >= noteAfter && waited < wait && ctx.Err() == nil {
+				// A wait the user would notice says what it waits for, and
+				// that Ctrl-C ends it (with nothing applied).
+				noted = true
+				fmt.Fprintf(e.opts.Log, "autocoder: waiting up to %s for another autocoder working in this repository (%s); Ctrl-C stops\n", wait, held.Holder)
+			}
+		})
+	if gaveUp {
+		if cerr := cancelled(ctx); cerr != nil {
+			return cerr
 		}
-		if !noted && time.Since(start) >= noteAfter {
-			// A wait the user would notice says what it waits for, and
-			// that Ctrl-C ends it (with nothing applied).
-			noted = true
-			fmt.Fprintf(e.opts.Log, "autocoder: waiting up to %s for another autocoder working in this repository (%s); Ctrl-C stops\n", wait, held.Holder)
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(min(pause, left)):
-		}
-		pause = min(pause*2, 100*time.Millisecond)
+		return &BusyError{Holder: held.Holder}
 	}
+	return err
 }
 
 // Close writes the index (Flush), releases the lock and the repository.
@@ -215,7 +212,7 @@ func (e *Engine) Close() error {
 	e.Policy.Close()
 	e.plock.Unlock()
 	e.plock = nil
-	if err := e.Repo.Close(); ferr == nil {
+	if err := e.repo.Close(); ferr == nil {
 		ferr = err
 	}
 	return ferr
@@ -224,7 +221,7 @@ func (e *Engine) Close() error {
 // identity resolves the user's identity once, on the first commit.
 func (e *Engine) identity() (author, committer gitops.Signature, err error) {
 	if e.author.Email == "" && e.identErr == nil {
-		e.author, e.committer, e.identErr = e.Repo.Identity()
+		e.author, e.committer, e.identErr = e.repo.Identity()
 	}
 	if e.identErr != nil {
 		return author, committer, e.identErr
@@ -244,8 +241,8 @@ func (e *Engine) isGitlink(rel string) bool {
 	if e.gitlinks == nil {
 		// One scan of the index per engine, on the first path it checks
 		// (again in a session when the index changed: see Acquire).
-		e.gitlinksAt, _ = e.Repo.IndexStat()
-		e.gitlinks = e.Repo.Gitlinks()
+		e.gitlinksAt, _ = e.repo.IndexStat()
+		e.gitlinks = e.repo.Gitlinks()
 	}
 	return e.gitlinks[rel]
 }

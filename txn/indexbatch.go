@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/autocoder/autocoder/gitops"
+	"github.com/autocoder/autocoder/gitops/index"
 )
 
 // heldIndex is index.lock with the index read under it. The engine keeps
@@ -21,7 +22,7 @@ import (
 // entries in memory, and the index is written once (see Flush).
 type heldIndex struct {
 	lock *gitops.LockFile
-	ix   *gitops.Index
+	ix   *index.Index
 	from os.FileInfo // the index file's stat under the lock, nil if unknown
 }
 
@@ -35,22 +36,22 @@ func (e *Engine) lockIndex() (*heldIndex, error) {
 	if e.held != nil {
 		return e.held, nil // ours since an earlier step; the copy in memory is the index
 	}
-	lock, err := e.Repo.LockIndex(e.priv)
+	lock, err := e.repo.LockIndex(e.priv)
 	if err != nil {
 		return nil, err
 	}
-	from, _ := e.Repo.IndexStat()
+	from, _ := e.repo.IndexStat()
 	if e.ixCache != nil && from != nil && gitops.Unchanged(from, e.ixStat) {
 		e.held = &heldIndex{lock: lock, ix: e.ixCache, from: from}
 		return e.held, nil
 	}
 	e.ixCache = nil
-	ix, err := e.Repo.ReadIndex()
+	ix, err := e.repo.ReadIndex()
 	if err != nil {
 		lock.Rollback()
 		return nil, err
 	}
-	e.Repo.ConfigureSplit(ix, e.opts.SplitIndex)
+	e.repo.ConfigureSplit(ix, e.opts.SplitIndex)
 	if len(e.debt) > 0 {
 		// A Flush of this engine failed: the entries it owes are not in
 		// the file. They are HEAD's (every step that owed them committed
@@ -80,11 +81,11 @@ func (e *Engine) Flush() error {
 		h.lock.Rollback()
 		return nil
 	}
-	if err := gitops.WriteIndex(h.lock, h.ix); err != nil {
+	if err := index.WriteIndex(h.lock, h.ix); err != nil {
 		return &step.Error{Msg: "write the index", Err: err,
 			Fix: "the next autocoder command sets the entries of " + strings.Join(sortedKeys(e.debt), ", ") + " again"}
 	}
-	if fi, err := e.Repo.IndexStat(); err == nil {
+	if fi, err := e.repo.IndexStat(); err == nil {
 		e.ixCache, e.ixStat = h.ix, fi
 		// Our write adds no submodule: what isGitlink read from the
 		// index we started from still holds for the one we wrote.
@@ -121,7 +122,7 @@ func (e *Engine) readDebt() (map[string]entry, error) {
 // each with the entry the index file holds for it (ix must not yet have the
 // path changed in memory), so that recovery settles only entries nobody
 // changed since.
-func (e *Engine) owe(paths []pathChange, ix *gitops.Index) error {
+func (e *Engine) owe(paths []pathChange, ix *index.Index) error {
 	if e.debt == nil {
 		// Start from what a killed run still owes, so that recovery's own
 		// moves never drop it from the file.
@@ -195,8 +196,8 @@ func (e *Engine) settleDebt() error {
 
 // toHEADEntries sets the entries of paths in ix to HEAD's, with stat data
 // where the file matches (else blank, so that git looks at the file).
-func (e *Engine) toHEADEntries(ix *gitops.Index, paths []string) error {
-	head, err := e.Repo.ReadHEAD()
+func (e *Engine) toHEADEntries(ix *index.Index, paths []string) error {
+	head, err := e.repo.ReadHEAD()
 	if err != nil {
 		return err
 	}
@@ -204,10 +205,10 @@ func (e *Engine) toHEADEntries(ix *gitops.Index, paths []string) error {
 	if err != nil {
 		return err
 	}
-	var set []gitops.IndexEntry
+	var set []index.IndexEntry
 	var remove []string
 	for _, p := range paths {
-		te, ok, err := e.Repo.Lookup(tree, p)
+		te, ok, err := e.repo.Lookup(tree, p)
 		if err != nil {
 			return err
 		}
@@ -215,13 +216,13 @@ func (e *Engine) toHEADEntries(ix *gitops.Index, paths []string) error {
 			remove = append(remove, p)
 			continue
 		}
-		var st gitops.Stat
-		if data, err := os.ReadFile(e.Repo.Abs(p)); err == nil && e.matchesBlob(p, data, te.Hash, te.Hash) {
-			if fi, err := os.Lstat(e.Repo.Abs(p)); err == nil {
-				st = gitops.StatOf(fi)
+		var st index.Stat
+		if data, err := os.ReadFile(e.repo.Abs(p)); err == nil && e.matchesBlob(p, data, te.Hash, te.Hash) {
+			if fi, err := os.Lstat(e.repo.Abs(p)); err == nil {
+				st = index.StatOf(fi)
 			}
 		}
-		set = append(set, gitops.IndexEntry{Path: p, Mode: te.Mode, Hash: te.Hash, Stat: st})
+		set = append(set, index.IndexEntry{Path: p, Mode: te.Mode, Hash: te.Hash, Stat: st})
 	}
 	e.ixCache = nil
 	return ix.Update(set, remove)

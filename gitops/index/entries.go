@@ -1,0 +1,114 @@
+package index
+
+// Looking up entries of an Index: by path, by prefix, all of them.
+
+import (
+	"bytes"
+	"encoding/binary"
+	"iter"
+	"sort"
+)
+
+// Version is the index format version that WriteTo writes: the version the
+// file had, or 3 if Update added extended flags to a version-2 index.
+func (ix *Index) Version() int { return int(ix.version) }
+
+// Len is the number of entries, counting every stage.
+func (ix *Index) Len() int { return len(ix.slots) }
+
+// MTime is the index file's own mtime when it was read (zero if there was no
+// file), after WriteIndex that of the file it wrote. Entries whose mtime is
+// not older are racily clean: git cannot tell from stat data alone whether
+// the file changed in the same second the index was written.
+func (ix *Index) MTime() (sec, nsec uint32) { return ix.mtimeSec, ix.mtimeNsec }
+
+func (ix *Index) name(s *idxSlot) []byte {
+	if s.fresh {
+		return ix.freshNames[s.nameOff : s.nameOff+s.nameLen]
+	}
+	return ix.names[s.nameOff : s.nameOff+s.nameLen]
+}
+
+// search returns the position of the first entry whose path is not less
+// than path.
+func (ix *Index) search(path string) int {
+	return sort.Search(len(ix.slots), func(i int) bool { return string(ix.name(&ix.slots[i])) >= path })
+}
+
+// entry decodes the entry in slot s.
+func (ix *Index) entry(s *idxSlot) IndexEntry {
+	if s.fresh {
+		return ix.fresh[s.off]
+	}
+	d := ix.data[s.off:]
+	u := func(i int) uint32 { return binary.BigEndian.Uint32(d[i:]) }
+	flags := binary.BigEndian.Uint16(d[60:])
+	var ext uint16
+	if flags&idxFlagExtended != 0 {
+		ext = binary.BigEndian.Uint16(d[62:])
+	}
+	e := IndexEntry{
+		Path: string(ix.name(s)),
+		Mode: u(24),
+		Stat: Stat{
+			CtimeSec: u(0), CtimeNsec: u(4), MtimeSec: u(8), MtimeNsec: u(12),
+			Dev: u(16), Ino: u(20), UID: u(28), GID: u(32), Size: u(36),
+		},
+		Stage:        int(s.stage),
+		AssumeValid:  flags&idxFlagAssumeValid != 0,
+		SkipWorktree: ext&idxExtSkipWorktree != 0,
+		IntentToAdd:  ext&idxExtIntentToAdd != 0,
+	}
+	copy(e.Hash[:], d[40:60])
+	return e
+}
+
+// Entry returns the stage-0 entry for path.
+func (ix *Index) Entry(path string) (IndexEntry, bool) {
+	i := ix.search(path)
+	if i < len(ix.slots) && ix.slots[i].stage == 0 && string(ix.name(&ix.slots[i])) == path {
+		return ix.entry(&ix.slots[i]), true
+	}
+	return IndexEntry{}, false
+}
+
+// Stages returns every entry for path in stage order: the stage-0 entry
+// alone, or stages 1-3 (some may be missing) of a conflict.
+func (ix *Index) Stages(path string) []IndexEntry {
+	var out []IndexEntry
+	for i := ix.search(path); i < len(ix.slots) && string(ix.name(&ix.slots[i])) == path; i++ {
+		out = append(out, ix.entry(&ix.slots[i]))
+	}
+	return out
+}
+
+// HasPrefix returns the paths (each once, sorted) of the entries under the
+// directory dir, that is starting with dir + "/". An empty dir means the
+// whole tree.
+func (ix *Index) HasPrefix(dir string) []string {
+	if dir != "" {
+		dir += "/"
+	}
+	var out []string
+	for i := ix.search(dir); i < len(ix.slots); i++ {
+		n := ix.name(&ix.slots[i])
+		if !bytes.HasPrefix(n, []byte(dir)) {
+			break
+		}
+		if len(out) == 0 || out[len(out)-1] != string(n) {
+			out = append(out, string(n))
+		}
+	}
+	return out
+}
+
+// All yields every entry in index order (path, then stage).
+func (ix *Index) All() iter.Seq[IndexEntry] {
+	return func(yield func(IndexEntry) bool) {
+		for i := range ix.slots {
+			if !yield(ix.entry(&ix.slots[i])) {
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,575 @@
+package index
+
+// git's split index (gitformat-index, "Split index"; git's split-index.c):
+// the entries live in <gitdir>/sharedindex.<hash>, a full index without
+// extensions, and the index file holds only what changed since, with a
+// "link" extension: the shared index's hash, then two EWAH bitmaps over the
+// shared index's positions, the entries to delete and the entries to
+// replace. The file's own entries are first the replacements, in the order
+// of their positions and with empty paths (the path is the shared entry's),
+// then the new entries, sorted.
+//
+// Reading merges the two into one Index whose raw slots point into the
+// shared index's bytes (Index.data) and whose changed entries are fresh.
+// Writing split walks the slots beside the shared index's entries, both in
+// git's order: a raw slot at its shared entry's offset is shared, another
+// entry with a shared entry's path and stage replaces it, every other shared
+// entry is deleted and every other entry is new. A step on a 100k-entry
+// repository then writes a few hundred bytes instead of 10 MB.
+
+import (
+	"bytes"
+	"crypto/sha1"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// idxBase is the shared index an Index is split against: its hash and its
+// entries, whose slots point into Index.data (the shared file's bytes).
+type idxBase struct {
+	hash  [20]byte
+	slots []idxSlot
+}
+
+// idxLink is a parsed link extension.
+type idxLink struct {
+	hash            [20]byte
+	delete, replace []int // shared positions, ascending
+}
+
+// DefaultMaxPercentChange is git's splitIndex.maxPercentChange default: a
+// new shared index is written when more than this percentage of the
+// entries are not in the shared one.
+const DefaultMaxPercentChange = 20
+
+// SetSplit chooses how WriteIndex writes ix: split (a small index file
+// linked to a shared index, git's core.splitIndex) or whole.
+// maxPercentChange is git's splitIndex.maxPercentChange (0: a new shared
+// index at every write, 100: never a new one; out of range: the default).
+func (ix *Index) SetSplit(on bool, maxPercentChange int) {
+	ix.wantSplit = on
+	if maxPercentChange < 0 || maxPercentChange > 100 {
+		maxPercentChange = DefaultMaxPercentChange
+	}
+	ix.maxPercent = maxPercentChange
+}
+
+// SetSharedExpire sets git's splitIndex.sharedIndexExpire (ParseExpiry):
+// how long a shared index file nobody used is kept before a write of a new
+// one removes it.
+func (ix *Index) SetSharedExpire(d time.Duration) { ix.sharedExpire = d }
+
+// Split reports whether WriteIndex writes ix as a split index: the file
+// read was one (and nobody called SetSplit since), or SetSplit(true).
+func (ix *Index) Split() bool { return ix.wantSplit }
+
+// parseLink reads the body of a link extension (git's read_link_extension).
+func (ix *Index) parseLink(body []byte) error {
+	if len(body) < idxHashLen {
+		return ix.damaged("link extension too short")
+	}
+	l := &idxLink{}
+	copy(l.hash[:], body)
+	rest := body[idxHashLen:]
+	if len(rest) > 0 {
+		var n int
+		var err error
+		if l.delete, n, err = ewahRead(rest); err != nil {
+			return ix.damaged("link extension: delete bitmap: %v", err)
+		}
+		rest = rest[n:]
+		if l.replace, n, err = ewahRead(rest); err != nil {
+			return ix.damaged("link extension: replace bitmap: %v", err)
+		}
+		if n != len(rest) {
+			return ix.damaged("link extension: garbage after the bitmaps")
+		}
+	}
+	ix.link = l
+	return nil
+}
+
+// sharedPath is the file of the shared index with the given hash, beside
+// the index file (git's "%s/sharedindex.%s" of the index's git dir).
+func (ix *Index) sharedPath(hash [20]byte) string {
+	return filepath.Join(filepath.Dir(ix.path), "sharedindex."+hex.EncodeToString(hash[:]))
+}
+
+// mergeShared loads the shared index ix links to and makes ix the whole
+// index, as git's merge_base_index does.
+func (ix *Index) mergeShared() error {
+	l := ix.link
+	ix.link = nil
+	if l.hash == ([20]byte{}) {
+		// A null link: git stopped splitting, the file is whole.
+		if ix.stripped > 0 {
+			return ix.damaged("entries without a path in an index that is not split")
+		}
+		return nil
+	}
+	spath := ix.sharedPath(l.hash)
+	shared, err := readIndexFile(spath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &UnsupportedIndexError{Path: ix.path,
+			Reason: fmt.Sprintf("split index: its shared index %s is missing", filepath.Base(spath)),
+			Fix:    "git cannot read this index either; `git read-tree HEAD` rebuilds it from the last commit (staged changes are lost)"}
+	}
+	var ue *UnsupportedIndexError
+	if errors.As(err, &ue) {
+		// Named as the index the caller asked for: that is what git
+		// refuses too, and what `git read-tree HEAD` rebuilds.
+		return &UnsupportedIndexError{Path: ix.path,
+			Reason: fmt.Sprintf("split index: its shared index %s: %s", filepath.Base(spath), ue.Reason), Fix: ue.Fix}
+	}
+	if err != nil {
+		return fmt.Errorf("read index %s: split index: %w", ix.path, err)
+	}
+	if shared.link != nil || shared.stripped > 0 {
+		return ix.damaged("split index: the shared index %s is itself split", filepath.Base(spath))
+	}
+	if !bytes.Equal(shared.data[len(shared.data)-idxHashLen:], l.hash[:]) {
+		return ix.damaged("split index: %s holds another index (checksum mismatch)", filepath.Base(spath))
+	}
+	nbase := len(shared.slots)
+	if len(l.replace) != ix.stripped {
+		return ix.damaged("split index: %d replacements for %d entries without a path", len(l.replace), ix.stripped)
+	}
+	gone := make([]bool, nbase)
+	for _, p := range l.delete {
+		if p >= nbase {
+			return ix.damaged("split index: deletion of entry %d of %d", p, nbase)
+		}
+		gone[p] = true
+	}
+	repl := make(map[int]int, len(l.replace)) // shared position -> slot of ix
+	for k, p := range l.replace {
+		if p >= nbase || gone[p] {
+			return ix.damaged("split index: replacement of entry %d of %d", p, nbase)
+		}
+		repl[p] = k
+	}
+
+	// The merged slots: shared entries (raw, into shared.data), replaced
+	// and new entries (fresh), in git's order.
+	var fresh []IndexEntry
+	var freshNames []byte
+	addFresh := func(e IndexEntry) idxSlot {
+		s := idxSlot{off: uint32(len(fresh)), nameOff: uint32(len(freshNames)), nameLen: uint32(len(e.Path)), stage: uint8(e.Stage), fresh: true}
+		fresh = append(fresh, e)
+		freshNames = append(freshNames, e.Path...)
+		return s
+	}
+	kept := make([]idxSlot, 0, nbase)
+	for p := range nbase {
+		if gone[p] {
+			continue
+		}
+		s := shared.slots[p]
+		if k, ok := repl[p]; ok {
+			// git's replace_entry takes everything but the path from the
+			// replacement (the order check below sees a changed stage).
+			e := ix.entry(&ix.slots[k])
+			e.Path = string(shared.name(&s))
+			s = addFresh(e)
+		}
+		kept = append(kept, s)
+	}
+	name := func(s *idxSlot) []byte {
+		if s.fresh {
+			return freshNames[s.nameOff : s.nameOff+s.nameLen]
+		}
+		return shared.name(s)
+	}
+	added := ix.slots[ix.stripped:]
+	out := make([]idxSlot, 0, len(kept)+len(added))
+	ki := 0
+	for i := range added {
+		e := ix.entry(&added[i])
+		// Shared entries before it stay. One of the same path and stage
+		// is replaced, and a stage-0 entry replaces the conflict stages
+		// of its path (git's add_index_entry).
+		for ki < len(kept) {
+			c := bytes.Compare(name(&kept[ki]), []byte(e.Path))
+			if c > 0 || c == 0 && e.Stage != 0 && int(kept[ki].stage) > e.Stage {
+				break
+			}
+			if c < 0 || e.Stage != 0 && int(kept[ki].stage) < e.Stage {
+				out = append(out, kept[ki])
+			}
+			ki++
+		}
+		out = append(out, addFresh(e))
+	}
+	out = append(out, kept[ki:]...)
+	for i := 1; i < len(out); i++ {
+		a, b := name(&out[i-1]), name(&out[i])
+		if c := bytes.Compare(a, b); c > 0 || c == 0 && (out[i-1].stage >= out[i].stage || out[i-1].stage == 0) {
+			return ix.damaged("split index: entries out of order at %q", b)
+		}
+	}
+
+	ix.base = &idxBase{hash: l.hash, slots: shared.slots}
+	ix.data, ix.names = shared.data, shared.names
+	ix.slots, ix.fresh, ix.freshNames = out, fresh, freshNames
+	ix.sum, ix.checkpoints = shared.sum, shared.checkpoints
+	ix.stripped = 0
+	ix.wantSplit = true
+	ix.maxPercent = DefaultMaxPercentChange
+	return nil
+}
+
+// compareKey orders (path, stage) pairs as git's index does.
+func compareKey(a []byte, as uint8, b []byte, bs uint8) int {
+	if c := bytes.Compare(a, b); c != 0 {
+		return c
+	}
+	return int(as) - int(bs)
+}
+
+// splitDiff compares the slots with the shared index's entries: the shared
+// positions to delete, those to replace with their new entries, and the
+// entries that are new. Racily clean entries come out smudged, as WriteTo
+// writes them.
+func (ix *Index) splitDiff() (del, repl []int, replaced, added []IndexEntry) {
+	b := ix.base.slots
+	bi := 0
+	rawFree := ix.racyRawFree() // once, not per entry: this loop sees them all
+	for i := range ix.slots {
+		s := &ix.slots[i]
+		racy := (!rawFree || s.fresh) && ix.racy(s)
+		var same bool
+		if !s.fresh {
+			// A raw slot is a shared entry (raw slots point into the
+			// shared index and keep its order): the ones skipped before
+			// it are gone. No path comparison: this is most entries.
+			for bi < len(b) && b[bi].off < s.off {
+				del = append(del, bi)
+				bi++
+			}
+			if !racy {
+				bi++
+				continue
+			}
+			same = true
+		} else {
+			name := ix.name(s)
+			for bi < len(b) && compareKey(ix.name(&b[bi]), b[bi].stage, name, s.stage) < 0 {
+				del = append(del, bi)
+				bi++
+			}
+			same = bi < len(b) && compareKey(ix.name(&b[bi]), b[bi].stage, name, s.stage) == 0
+		}
+		e := ix.entry(s)
+		if racy {
+			e.Stat.Size = 0
+		}
+		if same {
+			repl, replaced = append(repl, bi), append(replaced, e)
+			bi++
+			continue
+		}
+		added = append(added, e)
+	}
+	for ; bi < len(b); bi++ {
+		del = append(del, bi)
+	}
+	return del, repl, replaced, added
+}
+
+// writeSplit writes ix into lock as a split index: first a new shared
+// index when there is none, too much is not shared (git's
+// too_many_not_shared_entries) or its file is gone, then the small index.
+func (ix *Index) writeSplit(lock LockFile) error {
+	if ix.hashDone != nil {
+		<-ix.hashDone
+	}
+	var del, repl []int
+	var replaced, added []IndexEntry
+	if ix.base != nil {
+		del, repl, replaced, added = ix.splitDiff()
+	}
+	if ix.base == nil || ix.maxPercent == 0 || len(added)*100 > len(ix.slots)*ix.maxPercent || !ix.freshenShared() {
+		if err := ix.writeShared(); err != nil {
+			return err
+		}
+		del, repl, replaced, added = ix.splitDiff()
+	}
+
+	b := make([]byte, 0, 4096)
+	b = append(b, "DIRC"...)
+	b = binary.BigEndian.AppendUint32(b, ix.version)
+	b = binary.BigEndian.AppendUint32(b, uint32(len(replaced)+len(added)))
+	var prev []byte
+	for k := range replaced {
+		e := replaced[k]
+		e.Path = "" // git's CE_STRIP_NAME: the shared entry's path stays
+		b = idxAppendEntry(b, &e, ix.version, prev)
+		prev = nil
+	}
+	for k := range added {
+		b = idxAppendEntry(b, &added[k], ix.version, prev)
+		prev = []byte(added[k].Path)
+	}
+	link := append([]byte(nil), ix.base.hash[:]...)
+	link = ewahAppend(link, del)
+	link = ewahAppend(link, repl)
+	b = idxAppendExt(b, "link", link)
+	b = ix.appendExts(b)
+	sum := sha1.Sum(b)
+	b = append(b, sum[:]...)
+	if _, err := lock.Write(b); err != nil {
+		return fmt.Errorf("write index: %w", err)
+	}
+	return nil
+}
+
+// freshenShared sets the shared index file's mtime to now, as git does
+// each time it writes an index that uses it, so that git's expiry
+// (splitIndex.sharedIndexExpire) keeps it. False if the file is gone.
+func (ix *Index) freshenShared() bool {
+	now := time.Now()
+	return os.Chtimes(ix.sharedPath(ix.base.hash), now, now) == nil
+}
+
+// writeShared writes every entry, without extensions, as a new shared
+// index file sharedindex.<its hash> beside the index (git's
+// write_shared_index), and makes ix split against it. Old shared index
+// files stay: git removes them itself once expired.
+func (ix *Index) writeShared() error {
+	var buf bytes.Buffer
+	buf.Grow(len(ix.data) + len(ix.fresh)*80 + 64)
+	if _, err := ix.encode(&buf, false); err != nil {
+		return err
+	}
+	data := buf.Bytes()
+	var hash [20]byte
+	copy(hash[:], data[len(data)-idxHashLen:])
+	dir := filepath.Dir(ix.path)
+	f, err := os.CreateTemp(dir, "sharedindex_*")
+	if err != nil {
+		return fmt.Errorf("write shared index: %w", err)
+	}
+	tmp := f.Name()
+	mode := fs.FileMode(0o644)
+	if fi, err := os.Stat(ix.path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(mode)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, ix.sharedPath(hash))
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write shared index: %w", err)
+	}
+	// The shared index the index file links to until this write commits
+	// stays whatever its age: git freshens it when it reads the index,
+	// and a write that fails after this point leaves that link in place.
+	keep := [][20]byte{hash}
+	if ix.base != nil {
+		keep = append(keep, ix.base.hash)
+	}
+	ix.expireShared(keep)
+	// The new file's entries become ix's raw slots, one for one (the
+	// order is the same), keeping which ones the caller vouched for.
+	shared := &Index{path: ix.path, version: ix.version, data: data}
+	if err := shared.scanEntries(len(data) - idxHashLen); err != nil {
+		return fmt.Errorf("write shared index: %w", err)
+	}
+	if len(shared.slots) != len(ix.slots) {
+		return fmt.Errorf("write shared index: %d entries written, %d read back", len(ix.slots), len(shared.slots))
+	}
+	for i := range shared.slots {
+		shared.slots[i].given = ix.slots[i].given
+	}
+	ix.base = &idxBase{hash: hash, slots: shared.slots}
+	ix.data, ix.names, ix.slots = data, shared.names, append([]idxSlot(nil), shared.slots...)
+	ix.rawMtimeKnown = false
+	ix.fresh, ix.freshNames = nil, nil
+	ix.sum, ix.checkpoints, ix.hashDone = nil, nil, nil
+	return nil
+}
+
+// expireShared removes the shared index files other than those in keep
+// that nobody used for splitIndex.sharedIndexExpire (git's
+// clean_shared_index_files, which git runs when it writes a new shared
+// index, as here). Every write that uses a shared index touches it, so an
+// old mtime means that no index has linked to it for that long.
+func (ix *Index) expireShared(keep [][20]byte) {
+	if ix.sharedExpire < 0 {
+		return
+	}
+	age := ix.sharedExpire
+	if age == 0 {
+		age = DefaultSharedIndexExpire
+	}
+	cutoff := time.Now().Add(-age)
+	kept := map[string]bool{}
+	for _, h := range keep {
+		kept["sharedindex."+hex.EncodeToString(h[:])] = true
+	}
+	dir := filepath.Dir(ix.path)
+	names, err := filepath.Glob(filepath.Join(dir, "sharedindex.*"))
+	if err != nil {
+		return
+	}
+	for _, p := range names {
+		if kept[filepath.Base(p)] {
+			continue
+		}
+		if fi, err := os.Stat(p); err == nil && !fi.ModTime().After(cutoff) {
+			os.Remove(p) // as git: a failure leaves a file, never a broken index
+		}
+	}
+}
+
+// DefaultSharedIndexExpire is git's splitIndex.sharedIndexExpire default,
+// "2.weeks.ago".
+const DefaultSharedIndexExpire = 14 * 24 * time.Hour
+
+// ParseExpiry reads a git expiry date of the forms git's
+// splitIndex.sharedIndexExpire takes in practice: "never" or "false"
+// (never: -1), "now" (1ns) and "<n>.<unit>s.ago". Anything else is
+// never, which keeps files rather than removing them on a guess.
+func ParseExpiry(v string) time.Duration {
+	v = strings.ToLower(strings.TrimSpace(v))
+	switch v {
+	case "":
+		return 0
+	case "now", "all":
+		return time.Nanosecond
+	}
+	f := strings.Split(v, ".")
+	if len(f) != 3 || f[2] != "ago" {
+		return -1
+	}
+	n, err := strconv.Atoi(f[0])
+	if err != nil || n < 0 {
+		return -1
+	}
+	units := map[string]time.Duration{"second": time.Second, "minute": time.Minute, "hour": time.Hour,
+		"day": 24 * time.Hour, "week": 7 * 24 * time.Hour, "month": 30 * 24 * time.Hour, "year": 365 * 24 * time.Hour}
+	u, ok := units[strings.TrimSuffix(f[1], "s")]
+	if !ok {
+		return -1
+	}
+	return max(time.Duration(n)*u, time.Nanosecond)
+}
+
+// idxAppendExt appends an extension: signature, length, body.
+func idxAppendExt(b []byte, sig string, body []byte) []byte {
+	b = append(b, sig...)
+	b = binary.BigEndian.AppendUint32(b, uint32(len(body)))
+	return append(b, body...)
+}
+
+// EWAH, git's compressed bitmap (ewah/ewah_io.c, ewah_bitmap.c): the bit
+// count (32 bits), the number of 64-bit words, the words, and the position
+// of the last marker word, all big-endian. The words are runs: a marker
+// word holds the run's bit (bit 0), the number of words of that bit (bits
+// 1-32) and the number of literal words that follow it (bits 33-63); bit i
+// of a literal word is bit i of its 64.
+
+const (
+	ewahRunBits     = 32
+	ewahMaxRun      = 1<<ewahRunBits - 1
+	ewahMaxLiterals = 1<<(63-ewahRunBits) - 1
+)
+
+// ewahRead decodes a bitmap at the start of b into the positions of its
+// set bits, ascending, and says how many bytes it took.
+func ewahRead(b []byte) (pos []int, n int, err error) {
+	if len(b) < 8 {
+		return nil, 0, errors.New("truncated header")
+	}
+	bits := int(binary.BigEndian.Uint32(b))
+	words := int(binary.BigEndian.Uint32(b[4:]))
+	if words > (len(b)-12)/8 {
+		return nil, 0, errors.New("truncated words")
+	}
+	n = 8 + 8*words + 4
+	w := func(i int) uint64 { return binary.BigEndian.Uint64(b[8+8*i:]) }
+	at := 0
+	for i := 0; i < words; {
+		rlw := w(i)
+		i++
+		run := int(rlw >> 1 & ewahMaxRun)
+		if rlw&1 != 0 {
+			if at+run*64 > bits+64 {
+				return nil, 0, errors.New("a run of set bits past the end")
+			}
+			for k := range run * 64 {
+				pos = append(pos, at+k)
+			}
+		}
+		at += run * 64
+		lits := int(rlw >> (1 + ewahRunBits))
+		if lits > words-i {
+			return nil, 0, errors.New("literal words past the end")
+		}
+		for ; lits > 0; lits-- {
+			for v, k := w(i), 0; v != 0; v, k = v>>1, k+1 {
+				if v&1 != 0 {
+					pos = append(pos, at+k)
+				}
+			}
+			at += 64
+			i++
+		}
+	}
+	return pos, n, nil
+}
+
+// ewahAppend encodes the ascending positions pos as a bitmap: runs of
+// zero words and literal words, as git's ewah_set builds it.
+func ewahAppend(b []byte, pos []int) []byte {
+	var lit []uint64 // the dense words
+	bits := 0
+	if len(pos) > 0 {
+		bits = pos[len(pos)-1] + 1
+		lit = make([]uint64, (bits+63)/64)
+		for _, p := range pos {
+			lit[p/64] |= 1 << (p % 64)
+		}
+	}
+	var words []uint64
+	last := 0
+	for i := 0; i < len(lit) || len(words) == 0; {
+		run := 0
+		for i < len(lit) && lit[i] == 0 && run < ewahMaxRun {
+			run++
+			i++
+		}
+		n := 0
+		for i+n < len(lit) && lit[i+n] != 0 && n < ewahMaxLiterals {
+			n++
+		}
+		last = len(words)
+		words = append(words, uint64(run)<<1|uint64(n)<<(1+ewahRunBits))
+		words = append(words, lit[i:i+n]...)
+		i += n
+	}
+	b = binary.BigEndian.AppendUint32(b, uint32(bits))
+	b = binary.BigEndian.AppendUint32(b, uint32(len(words)))
+	for _, w := range words {
+		b = binary.BigEndian.AppendUint64(b, w)
+	}
+	return binary.BigEndian.AppendUint32(b, uint32(last))
+}
