@@ -82,7 +82,7 @@ func (r *Repo) DropUnusedBranch(ctx context.Context, branch string, start Hash) 
 	if _, err := Git(ctx, r.Root, "update-ref", "-d", "refs/heads/"+branch, start.String()); err != nil {
 		return err
 	}
-	r.gitRun("config", "--remove-section", "branch."+branch)
+	r.configSet("--remove-section", "branch."+branch)
 	return nil
 }
 

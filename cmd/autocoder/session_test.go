@@ -1,0 +1,203 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/autocoder/autocoder/gitops/gittest"
+)
+
+// userCheckout is what a session must never touch: the user's files (the
+// unsaved, staged and untracked work of crashRepo included), index and
+// HEAD. The refs are left out: sessions make work branches.
+func userCheckout(t *testing.T, g *gittest.Repo) gittest.Snapshot {
+	t.Helper()
+	s := g.Snapshot()
+	s.Refs = ""
+	return s
+}
+
+// worktrees is what git worktree list says: one line per worktree.
+func worktrees(g *gittest.Repo) []string {
+	return strings.Split(strings.TrimSpace(g.Git("worktree", "list")), "\n")
+}
+
+// TestApplyWorktreeSessionsSideBySide: two `apply --worktree` at once in
+// one repository each make a worktree and a work branch of their own
+// (autocoder/main and autocoder/main-2, both made from the user's HEAD),
+// commit their step there, and end with their worktree removed and their
+// branch kept; the user's checkout (files, the user's unsaved, staged and
+// untracked work, index, HEAD) is as it was, and git fsck --strict is
+// silent.
+func TestApplyWorktreeSessionsSideBySide(t *testing.T) {
+	t.Parallel()
+	g := crashRepo(t)
+	start := strings.TrimSpace(g.Git("rev-parse", "HEAD"))
+	before := userCheckout(t, g)
+	dir := t.TempDir()
+	var wg sync.WaitGroup
+	outs := make([]string, 2)
+	errs := make([]error, 2)
+	for i, name := range []string{"x.txt", "y.txt"} {
+		resp := filepath.Join(dir, name+".md")
+		must(t, os.WriteFile(resp, []byte("~~~~~act\nwrite_file "+name+"\n~~~~~\n~~~~~text\n"+name+"\n~~~~~\n"), 0o644))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			outs[i], errs[i] = autocoder(t, g.Dir, nil, "apply", "--worktree", resp)
+		}()
+	}
+	wg.Wait()
+	for i := range errs {
+		if errs[i] != nil {
+			t.Fatalf("apply --worktree %d: %v\n%s", i, errs[i], outs[i])
+		}
+	}
+	written := map[string]bool{}
+	for _, b := range []string{"autocoder/main", "autocoder/main-2"} {
+		if got := g.Git("log", "--format=%(trailers:key=Autocoder-Step,valueonly)", start+".."+b); strings.TrimSpace(got) != "axon-1" {
+			t.Errorf("%s has not one step over the user's HEAD:\n%s", b, got)
+		}
+		for _, f := range strings.Fields(g.Git("show", "--name-only", "--format=", b)) {
+			written[f] = true
+		}
+		if from := strings.TrimSpace(g.Git("config", "branch."+b+".autocoderFrom")); from != "refs/heads/main" {
+			t.Errorf("%s records it was made from %q, not refs/heads/main", b, from)
+		}
+	}
+	if !written["x.txt"] || !written["y.txt"] || len(written) != 2 {
+		t.Errorf("the two branches' steps wrote %v, want x.txt and y.txt", written)
+	}
+	if w := worktrees(g); len(w) != 1 {
+		t.Errorf("the sessions' worktrees were not removed:\n%s", strings.Join(w, "\n"))
+	}
+	g.Fsck()
+	g.AssertUnchanged(withRefs(before, g))
+	for i := range outs {
+		if !strings.Contains(outs[i], "stays for review") {
+			t.Errorf("apply --worktree does not say where its work is:\n%s", outs[i])
+		}
+	}
+}
+
+func withRefs(s gittest.Snapshot, g *gittest.Repo) gittest.Snapshot {
+	s.Refs = g.Snapshot().Refs
+	return s
+}
+
+// TestApplyWorktreeFailureChangesNothing: a session whose step fails (and
+// one whose response has no block) ends with its worktree and its branch
+// removed: the repository is as before, refs included.
+func TestApplyWorktreeFailureChangesNothing(t *testing.T) {
+	t.Parallel()
+	g := crashRepo(t)
+	before := g.Snapshot()
+	dir := t.TempDir()
+	fail := filepath.Join(dir, "fail.md")
+	must(t, os.WriteFile(fail, []byte("~~~~~act\nreplace README.md\n~~~~~\n~~~~~text\nnot there\n~~~~~\n~~~~~text\nx\n~~~~~\n"), 0o644))
+	none := filepath.Join(dir, "none.md")
+	must(t, os.WriteFile(none, []byte("no block here\n"), 0o644))
+	for _, resp := range []string{fail, none} {
+		out, err := autocoder(t, g.Dir, nil, "apply", "--worktree", resp)
+		if err == nil {
+			t.Fatalf("a failing apply --worktree succeeded:\n%s", out)
+		}
+		if !strings.Contains(out, "session ended with no step") {
+			t.Errorf("the session does not say it removed itself:\n%s", out)
+		}
+		g.AssertUnchanged(before)
+		if w := worktrees(g); len(w) != 1 {
+			t.Errorf("a worktree stayed:\n%s", strings.Join(w, "\n"))
+		}
+	}
+	g.Fsck()
+}
+
+// sessionsJSON runs autocoder sessions --format json in dir.
+func sessionsJSON(t *testing.T, dir string) []map[string]string {
+	t.Helper()
+	out, err := exec.Command("autocoder", "-C", dir, "sessions", "--format", "json").Output()
+	if err != nil {
+		t.Fatalf("autocoder sessions: %v", err)
+	}
+	validate(t, "sessions", out)
+	var got struct{ Sessions []map[string]string }
+	must(t, json.Unmarshal(out, &got))
+	return got.Sessions
+}
+
+// TestWorktreeSessionListedWhileItRuns: `autocoder mcp --worktree` works in
+// a session of its own: while it serves, autocoder sessions (from the
+// user's checkout) lists it as running with its branch and folder, which
+// is a worktree of the repository outside the user's git status; when its
+// client goes away the worktree goes too, and its branch (no step was
+// made) with it. A session whose command was killed stays, listed as kept.
+func TestWorktreeSessionListedWhileItRuns(t *testing.T) {
+	t.Parallel()
+	g := crashRepo(t)
+	before := g.Snapshot()
+	session := regexp.MustCompile(`^autocoder: session on (\S+) in (.+)$`)
+	start := func() (*exec.Cmd, *os.File, string, string) {
+		cmd := exec.Command("autocoder", "-C", g.Dir, "mcp", "--worktree")
+		stdin, err := cmd.StdinPipe()
+		must(t, err)
+		stderr, err := cmd.StderrPipe()
+		must(t, err)
+		must(t, cmd.Start())
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if m := session.FindStringSubmatch(sc.Text()); m != nil {
+				go func() {
+					for sc.Scan() {
+					}
+				}()
+				return cmd, stdin.(*os.File), m[1], m[2]
+			}
+		}
+		t.Fatal("mcp --worktree said no session")
+		return nil, nil, "", ""
+	}
+	cmd, stdin, branch, path := start()
+	if branch != "autocoder/main" {
+		t.Errorf("the session's branch is %s, want autocoder/main", branch)
+	}
+	list := sessionsJSON(t, g.Dir)
+	if len(list) != 1 || list[0]["state"] != "running" || list[0]["branch"] != branch || list[0]["path"] != path {
+		t.Fatalf("sessions while mcp --worktree runs: %v", list)
+	}
+	if !strings.Contains(g.Git("worktree", "list"), path) {
+		t.Errorf("the session's folder %s is not a worktree of the repository", path)
+	}
+	g.AssertUnchanged(withRefs(before, g))
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("mcp --worktree: %v", err)
+	}
+	g.AssertUnchanged(before)
+	if list := sessionsJSON(t, g.Dir); len(list) != 0 {
+		t.Errorf("a finished session is still listed: %v", list)
+	}
+
+	cmd, stdin, branch, path = start()
+	must(t, cmd.Process.Kill())
+	cmd.Wait()
+	stdin.Close()
+	list = sessionsJSON(t, g.Dir)
+	if len(list) != 1 || list[0]["state"] != "kept" || list[0]["branch"] != branch {
+		t.Fatalf("sessions after its command was killed: %v", list)
+	}
+	out, err := exec.Command("autocoder", "-C", g.Dir, "sessions").Output()
+	if err != nil || !strings.Contains(string(out), "kept") || !strings.Contains(string(out), path) {
+		t.Errorf("autocoder sessions: %v\n%s", err, out)
+	}
+	g.Git("worktree", "remove", path)
+	g.Git("branch", "-D", branch)
+	g.Fsck()
+}
