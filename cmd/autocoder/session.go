@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	lib "github.com/autocoder/autocoder"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/autocoder/autocoder/config"
@@ -198,4 +200,34 @@ func sessionsCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// viewFlag is --branch of log, show, undo and redo.
+func viewFlag() *cli.StringFlag {
+	return &cli.StringFlag{Name: "branch", Usage: "the work branch `NAME` (autocoder/ is prepended when missing) instead of the one checked out here: " +
+		"a session's (autocoder sessions lists them), also while it is checked out in another worktree or in none"}
+}
+
+// openView opens the engine of log, show, undo and redo: on --branch's
+// work branch when given (txn.Engine.View). For undo and redo (move), a
+// branch checked out in another worktree (a kept session's, a worktree of
+// the user's) is moved there, with its files: the engine is opened in
+// that worktree, under its lock.
+func openView(c *cli.Context, move bool) (*lib.Engine, error) {
+	e, err := openEngine(c, "")
+	if err != nil || c.String("branch") == "" {
+		return e, err
+	}
+	if err := e.View(c.String("branch")); err != nil {
+		e.Close()
+		return nil, err
+	}
+	wt, elsewhere := e.ViewWorktree()
+	if !move || !elsewhere {
+		return e, nil
+	}
+	if err := e.Close(); err != nil {
+		return nil, err
+	}
+	return openEngineAt(c, wt, lib.Options{LockWait: commandLockWait})
 }

@@ -201,3 +201,76 @@ func TestWorktreeSessionListedWhileItRuns(t *testing.T) {
 	g.Git("branch", "-D", branch)
 	g.Fsck()
 }
+
+// TestLogShowUndoOnASessionsBranch: from the user's checkout (on main),
+// log, show, undo and redo --branch work on a session's branch, checked
+// out nowhere (the ref alone moves) or in another worktree (undo moves it
+// there, with its files); the user's checkout is never touched, and a
+// --branch that cannot be used changes nothing.
+func TestLogShowUndoOnASessionsBranch(t *testing.T) {
+	t.Parallel()
+	g := crashRepo(t)
+	resp := filepath.Join(t.TempDir(), "two.md")
+	must(t, os.WriteFile(resp, []byte("~~~~~act\nwrite_file x.txt\n~~~~~\n~~~~~text\nx\n~~~~~\n"+
+		"~~~~~act\nwrite_file y.txt\n~~~~~\n~~~~~text\ny\n~~~~~\n"), 0o644))
+	if out, err := autocoder(t, g.Dir, nil, "apply", "--worktree", resp); err != nil {
+		t.Fatalf("apply --worktree: %v\n%s", err, out)
+	}
+	before := userCheckout(t, g)
+	tip := func() string { return strings.TrimSpace(g.Git("rev-parse", "autocoder/main")) }
+	top := tip()
+
+	for _, name := range []string{"autocoder/main", "main"} {
+		out, err := autocoder(t, g.Dir, nil, "log", "--branch", name)
+		if err != nil || !strings.Contains(out, "work branch autocoder/main: 2 step(s)") {
+			t.Errorf("log --branch %s: %v\n%s", name, err, out)
+		}
+	}
+	if out, err := autocoder(t, g.Dir, nil, "show", "--branch", "main"); err != nil || !strings.Contains(out, "y.txt") {
+		t.Errorf("show --branch main: %v\n%s", err, out)
+	}
+
+	full := g.Snapshot()
+	for _, args := range [][]string{{"undo", "--branch", "nope"}, {"undo", "5", "--branch", "main"}, {"log", "--branch", "no such"}} {
+		if out, err := autocoder(t, g.Dir, nil, args...); err == nil {
+			t.Errorf("%v succeeded:\n%s", args, out)
+		}
+		g.AssertUnchanged(full)
+	}
+
+	if out, err := autocoder(t, g.Dir, nil, "undo", "--branch", "main"); err != nil || !strings.Contains(out, "axon-2") {
+		t.Fatalf("undo --branch main: %v\n%s", err, out)
+	}
+	if got := strings.TrimSpace(g.Git("rev-parse", top+"~1")); tip() != got {
+		t.Errorf("undo --branch moved autocoder/main to %s, want %s", tip(), got)
+	}
+	g.AssertUnchanged(withRefs(before, g))
+	if out, err := autocoder(t, g.Dir, nil, "redo", "--branch", "main"); err != nil || tip() != top {
+		t.Fatalf("redo --branch main: %v (tip %s, want %s)\n%s", err, tip(), top, out)
+	}
+	g.AssertUnchanged(withRefs(before, g))
+
+	// Checked out in another worktree: undone there, its files too.
+	other := filepath.Join(t.TempDir(), "other")
+	g.Git("worktree", "add", "-q", other, "autocoder/main")
+	if out, err := autocoder(t, g.Dir, nil, "undo", "--branch", "main"); err != nil {
+		t.Fatalf("undo --branch of a branch checked out elsewhere: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(other, "y.txt")); !os.IsNotExist(err) {
+		t.Errorf("the undone step's file is still in the worktree that has the branch: %v", err)
+	}
+	if st := gitStatus(t, other); st != "" {
+		t.Errorf("git status in the other worktree after undo:\n%s", st)
+	}
+	g.AssertUnchanged(withRefs(before, g))
+	g.Fsck()
+}
+
+func gitStatus(t *testing.T, dir string) string {
+	t.Helper()
+	out, err := exec.Command("git", "-C", dir, "status", "--porcelain", "--untracked-files=all").CombinedOutput()
+	if err != nil {
+		t.Fatalf("git status: %v\n%s", err, out)
+	}
+	return string(out)
+}
