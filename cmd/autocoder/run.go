@@ -94,7 +94,9 @@ func runRun(c *cli.Context) (err error) {
 	rep.Print(out, branch, base)
 	// The conversation is kept with the repository's own data, where
 	// `autocoder show` finds the turn a step came from.
-	if path, err := rep.Keep(e.Private(), time.Now()); err != nil {
+	if priv, err := recordsIn(c, e.Private()); err != nil {
+		fmt.Fprintf(c.App.ErrWriter, "autocoder: warning: %v\n", err)
+	} else if path, err := rep.Keep(priv, time.Now()); err != nil {
 		fmt.Fprintf(c.App.ErrWriter, "autocoder: warning: %v\n", err)
 	} else {
 		fmt.Fprintf(c.App.Writer, "conversation: %s\n", path)

@@ -23,17 +23,37 @@ func worktreeFlag() *cli.BoolFlag {
 		"the branch stays for review and the worktree is removed at the end (autocoder sessions lists them)"}
 }
 
-// sessionKey marks a command's context with the session folder it works
-// in (see inWorktree), where openEngineWith opens the engine.
+// sessionKey marks a command's context with the session it works in (see
+// inWorktree): its folder, where openEngineWith opens the engine, and the
+// user's checkout it was made from.
 type sessionKey struct{}
+
+type sessionAt struct{ dir, origin string }
 
 // sessionDir is the session folder of c's command; false outside one.
 func sessionDir(c *cli.Context) (string, bool) {
 	if c.Context == nil {
 		return "", false
 	}
-	d, ok := c.Context.Value(sessionKey{}).(string)
-	return d, ok
+	s, ok := c.Context.Value(sessionKey{}).(sessionAt)
+	return s.dir, ok
+}
+
+// recordsIn is the private folder where run keeps its conversation (and
+// show finds a step's turn): the engine's, but in a session the user's
+// checkout's, which outlives the session's worktree and is where
+// show --branch looks from.
+func recordsIn(c *cli.Context, e *gitops.Private) (*gitops.Private, error) {
+	s, ok := c.Context.Value(sessionKey{}).(sessionAt)
+	if !ok {
+		return e, nil
+	}
+	r, err := gitops.Open(s.origin)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return r.Private()
 }
 
 // inWorktree runs fn in a session of its own when --worktree is given (fn
@@ -106,7 +126,7 @@ func inWorktree(c *cli.Context, dir string, fn func(dir string) error) (err erro
 		return err
 	}
 	fmt.Fprintf(c.App.ErrWriter, "autocoder: session on %s in %s\n", branch, path)
-	c.Context = context.WithValue(c.Context, sessionKey{}, path)
+	c.Context = context.WithValue(c.Context, sessionKey{}, sessionAt{dir: path, origin: repo.Root})
 	defer func() {
 		lock.Unlock()
 		err = errors.Join(err, finishSession(c, repo, branch, path, head.Hash))
