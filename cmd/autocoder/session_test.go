@@ -274,3 +274,34 @@ func gitStatus(t *testing.T, dir string) string {
 	}
 	return string(out)
 }
+
+// TestApplyWorktreeKeptWhenGitWillNotRemoveIt: a session whose worktree
+// git refuses to remove (here locked with git worktree lock, as a user
+// keeps one to look at) is kept, and the command says where and how to
+// remove it; autocoder sessions lists it as kept, with its branch.
+func TestApplyWorktreeKeptWhenGitWillNotRemoveIt(t *testing.T) {
+	t.Parallel()
+	g := crashRepo(t)
+	before := userCheckout(t, g)
+	resp := filepath.Join(t.TempDir(), "keep.md")
+	must(t, os.WriteFile(resp, []byte("#####--\n"+`{"metadata": {"step_id": "k1", "reason": "write k"}, "type": "operate",`+
+		` "file_operations": [{"action_type": "create_file", "path": "k.txt", "file_content": "k\n"}],`+
+		` "program_operations": [{"name": "lock", "command": "git worktree lock --reason review .", "set_timeout": 60}]}`+"\n--#####\n"), 0o644))
+	out, err := autocoder(t, g.Dir, nil, "apply", "--worktree", "--allow-programs", resp)
+	if err != nil {
+		t.Fatalf("apply --worktree: %v\n%s", err, out)
+	}
+	m := regexp.MustCompile(`autocoder: session kept in (\S+) on autocoder/main: `).FindStringSubmatch(out)
+	if m == nil || !strings.Contains(out, "git worktree remove --force "+m[1]) {
+		t.Fatalf("the kept session is not named with how to remove it:\n%s", out)
+	}
+	list := sessionsJSON(t, g.Dir)
+	if len(list) != 1 || list[0]["state"] != "kept" || list[0]["branch"] != "autocoder/main" || list[0]["path"] != m[1] {
+		t.Fatalf("sessions: %v", list)
+	}
+	if st := gitStatus(t, m[1]); st != "" {
+		t.Errorf("the kept session's worktree is not clean:\n%s", st)
+	}
+	g.AssertUnchanged(withRefs(before, g))
+	g.Fsck()
+}
