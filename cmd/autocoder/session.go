@@ -129,7 +129,9 @@ func inWorktree(c *cli.Context, dir string, fn func(dir string) error) (err erro
 	c.Context = context.WithValue(c.Context, sessionKey{}, sessionAt{dir: path, origin: repo.Root})
 	defer func() {
 		lock.Unlock()
-		err = errors.Join(err, finishSession(c, repo, branch, path, head.Hash))
+		if ferr := finishSession(c, repo, branch, path, head.Hash); ferr != nil {
+			err = errors.Join(err, ferr)
+		}
 	}()
 	return fn(path)
 }

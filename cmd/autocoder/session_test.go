@@ -117,7 +117,31 @@ func TestApplyWorktreeFailureChangesNothing(t *testing.T) {
 			t.Errorf("a worktree stayed:\n%s", strings.Join(w, "\n"))
 		}
 	}
+	// The exit codes are apply's own: 1 a step failed, 2 no block.
+	for resp, want := range map[string]int{fail: 1, none: 2} {
+		cmd := exec.Command("autocoder", "-C", g.Dir, "apply", "--worktree", resp)
+		if err := cmd.Run(); cmd.ProcessState.ExitCode() != want {
+			t.Errorf("apply --worktree %s: %v, want exit code %d", filepath.Base(resp), err, want)
+		}
+	}
+	// A --branch that exists is refused (exit 2), before anything is made.
+	g.Git("branch", "autocoder/taken")
+	before = g.Snapshot()
+	cmd := exec.Command("autocoder", "-C", g.Dir, "apply", "--worktree", "--branch", "taken", fail)
+	if out, _ := cmd.CombinedOutput(); cmd.ProcessState.ExitCode() != 2 || !strings.Contains(string(out), "cannot start a session") {
+		t.Errorf("apply --worktree --branch of an existing branch: exit %d\n%s", cmd.ProcessState.ExitCode(), out)
+	}
+	g.AssertUnchanged(before)
 	g.Fsck()
+
+	// A repository with no commit yet has nothing to start a session from.
+	u := gittest.New(t)
+	before = u.Snapshot()
+	cmd = exec.Command("autocoder", "-C", u.Dir, "apply", "--worktree", fail)
+	if out, _ := cmd.CombinedOutput(); cmd.ProcessState.ExitCode() != 2 || !strings.Contains(string(out), "none yet") {
+		t.Errorf("apply --worktree with no commit: exit %d\n%s", cmd.ProcessState.ExitCode(), out)
+	}
+	u.AssertUnchanged(before)
 }
 
 // sessionsJSON runs autocoder sessions --format json in dir.
