@@ -59,6 +59,7 @@ var enums = map[reflect.Type][]any{
 	reflect.TypeFor[step.OpKind](): {step.OpWrite, step.OpAppend, step.OpReplace, step.OpDelete, step.OpMove, step.OpMkdir,
 		step.OpRmdir, step.OpChmod, step.OpRead, step.OpList, step.OpSearch, step.OpDiff, step.OpEcho, step.OpStatus},
 	reflect.TypeFor[step.CheckKind](): {step.CheckFilesExist, step.CheckCwdMatch},
+	reflect.TypeFor[SessionState]():   {SessionRunning, SessionKept},
 }
 
 // schemaText is the schema of o, as the golden file holds it.

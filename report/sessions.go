@@ -13,9 +13,18 @@ type Session struct {
 	Branch string `json:"branch" jsonschema:"its work branch (empty when its worktree is on a detached HEAD)"`
 	Path   string `json:"path" jsonschema:"the linked worktree's folder"`
 	Commit string `json:"commit" jsonschema:"the commit its worktree is on"`
-	State  string `json:"state" jsonschema:"running: a command works in it; kept: its command ended and left it for you to look at (git worktree remove PATH when done)"`
+	State  SessionState `json:"state" jsonschema:"running: a command works in it; kept: its command ended and left it for you to look at (git worktree remove PATH when done)"`
 	Holder string `json:"holder,omitempty" jsonschema:"for a running session: the command that runs it (pid, host, command line, since)"`
 }
+
+// SessionState is whether a command works in a session.
+type SessionState string
+
+// The states of a session.
+const (
+	SessionRunning SessionState = "running" // a command works in it
+	SessionKept    SessionState = "kept"    // its command ended and left it for the user
+)
 
 // sessionsJSON is sessions --format json (schema/sessions.schema.json).
 type sessionsJSON struct {

@@ -209,9 +209,9 @@ func sessionsCommand() *cli.Command {
 			}
 			var out []report.Session
 			for _, s := range list {
-				state := "kept"
+				state := report.SessionKept
 				if s.Running {
-					state = "running"
+					state = report.SessionRunning
 				}
 				out = append(out, report.Session{Branch: s.Branch, Path: s.Path, Commit: s.Head.String(), State: state, Holder: s.Holder})
 			}
