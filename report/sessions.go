@@ -10,11 +10,11 @@ import (
 
 // Session is one worktree session as autocoder sessions lists it.
 type Session struct {
-	Branch string `json:"branch" jsonschema:"its work branch (empty when its worktree is on a detached HEAD)"`
-	Path   string `json:"path" jsonschema:"the linked worktree's folder"`
-	Commit string `json:"commit" jsonschema:"the commit its worktree is on"`
+	Branch string       `json:"branch" jsonschema:"its work branch (empty when its worktree is on a detached HEAD)"`
+	Path   string       `json:"path" jsonschema:"the linked worktree's folder"`
+	Commit string       `json:"commit" jsonschema:"the commit its worktree is on"`
 	State  SessionState `json:"state" jsonschema:"running: a command works in it; kept: its command ended and left it for you to look at (git worktree remove PATH when done)"`
-	Holder string `json:"holder,omitempty" jsonschema:"for a running session: the command that runs it (pid, host, command line, since)"`
+	Holder string       `json:"holder,omitempty" jsonschema:"for a running session: the command that runs it (pid, host, command line, since)"`
 }
 
 // SessionState is whether a command works in a session.
