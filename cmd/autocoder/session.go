@@ -172,7 +172,7 @@ func finishSession(c *cli.Context, repo *gitops.Repo, branch, path string, start
 		fmt.Fprintf(c.App.ErrWriter, "autocoder: session ended with no step; its worktree and branch %s are removed\n", branch)
 		return nil
 	}
-	fmt.Fprintf(c.App.ErrWriter, "autocoder: session ended; branch %s stays for review (autocoder log --branch %s), its worktree is removed\n", branch, branch)
+	fmt.Fprintf(c.App.ErrWriter, "autocoder: session ended; branch %s stays for review (autocoder log --branch %s; from here, undo, redo and show take --branch too), its worktree is removed\n", branch, branch)
 	return nil
 }
 
