@@ -36,14 +36,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/autocoder/autocoder"
 	"github.com/autocoder/autocoder/protocol"
 	"github.com/autocoder/autocoder/report"
 	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/txn"
 )
 
-// Policy is what the host needs of a repository's configuration, as
-// cmd/autocoder reads it for apply.
+// Policy is what the host needs of a repository's settings, as apply uses
+// them.
 type Policy struct {
 	BranchPrefix   string
 	MaxAnswerBytes int64
@@ -54,9 +55,10 @@ type Policy struct {
 
 // Options configure Serve.
 type Options struct {
-	// Open opens the engine on the repository at root, with its policy
-	// (programs only as autocoder.toml allows: the browser has no flag).
-	Open func(ctx context.Context, root string) (*txn.Engine, Policy, error)
+	// Engine is how the engine is opened on a registered repository
+	// (autocoder.Open), with its settings: programs only as they allow,
+	// since the browser has no flag that allows more.
+	Engine autocoder.Options
 	// Registry is the registry file's path.
 	Registry string
 	// Log receives a line per refusal, for the user who runs the host by
@@ -213,10 +215,13 @@ func (o Options) handle(ctx context.Context, msg []byte) Reply {
 	if err != nil {
 		return failed(req, err)
 	}
-	e, pol, err := o.Open(ctx, rp.Path)
+	ae, err := autocoder.Open(ctx, rp.Path, o.Engine)
 	if err != nil {
 		return failed(req, err)
 	}
+	e := ae.Engine
+	pol := Policy{BranchPrefix: ae.Settings.Apply.BranchPrefix, MaxAnswerBytes: ae.Settings.Apply.MaxResponseBytes,
+		Allowed: ae.Programs.Allowed, RefusedHint: ae.Programs.RefusedHint("apply")}
 	rep := o.run(ctx, e, pol, req)
 	rep.Repository = rp.Name
 	if err := e.Close(); err != nil && rep.Error == "" {

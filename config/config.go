@@ -141,14 +141,29 @@ const (
 	MiB = 1 << 20
 )
 
+// The defaults other packages fall back on when they are given zero (the
+// engine, the reads, the model client): named here, once, so that each
+// number of Default is written in one place (TestDefaultsLiveInConfig).
+const (
+	DefaultBranchPrefix     = "autocoder/"
+	DefaultMaxFileBytes     = 10 * MiB
+	DefaultMaxResponseBytes = 32 * MiB
+	// Long enough for a reasoning model that streams nothing while it
+	// thinks, or a local model reading a long prompt on a CPU.
+	DefaultIdleTimeout = 10 * time.Minute
+	// As long as the idle timeout, so that a server that drips a byte at a
+	// time, each resetting the idle timeout, ends too.
+	DefaultAnswerTimeout = 10 * time.Minute
+)
+
 // Default returns the configuration of a repository without autocoder.toml.
 // Each call returns fresh slices, so callers may change the result.
 func Default() Config {
 	return Config{
 		Apply: Apply{
-			BranchPrefix:     "autocoder/",
-			MaxFileBytes:     10 * MiB,
-			MaxResponseBytes: 32 * MiB,
+			BranchPrefix:     DefaultBranchPrefix,
+			MaxFileBytes:     DefaultMaxFileBytes,
+			MaxResponseBytes: DefaultMaxResponseBytes,
 		},
 		Paths: Paths{
 			// Secrets a model has no business writing, and the policy file
@@ -188,8 +203,8 @@ func Default() Config {
 			MaxTokens:     1000000,
 			MaxRetries:    3,
 			Stream:        true,
-			IdleTimeout:   10 * time.Minute,
-			AnswerTimeout: 10 * time.Minute,
+			IdleTimeout:   DefaultIdleTimeout,
+			AnswerTimeout: DefaultAnswerTimeout,
 		},
 	}
 }

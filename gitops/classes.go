@@ -17,9 +17,6 @@ func (e *RefChangedError) Class() step.Class { return step.ClassRefused }
 // Class is refused: autocoder does not write what it cannot write correctly.
 func (e *UnsupportedError) Class() step.Class { return step.ClassRefused }
 
-// Class is refused: an index autocoder cannot keep valid is not touched.
-func (e *UnsupportedIndexError) Class() step.Class { return step.ClassRefused }
-
 // Class is usage: autocoder was started outside a repository.
 func (e *NotRepoError) Class() step.Class { return step.ClassUsage }
 

@@ -7,17 +7,16 @@
 // go-git serves as the object store and ref reader only. The write path is
 // ours and follows git's own file protocols: every index and ref write takes
 // "<file>.lock" with O_EXCL, writes the new content there and renames it over
-// the file (lock.go). Start with repo.go (Open), then index.go (the index,
-// split by job into index_read.go, index_entries.go, index_update.go,
-// index_tree.go, index_write.go and index_split.go, git's split index;
-// index_repo.go is the repository's index file), objects.go (blobs and trees) and refs.go (refname.go checks a
-// branch name). private.go is autocoder's folder (<gitdir>/autocoder): the
-// private names of its locks and the one-process lock, whose system part is
-// in lock_unix.go and lock_windows.go. stat.go, with stat_linux.go,
-// stat_darwin.go, stat_windows.go and stat_other.go, is git's stat data.
-// state.go tells whether a rebase, merge or the like is under way.
-// spare.go is the pool of files a session makes between its calls, so that
-// a call renames files into place instead of making them.
+// the file (lock.go). Start with repo.go (Open), then index_repo.go (the
+// repository's index file; the subpackage index reads and writes git's
+// index format, also split), objects.go (blobs and trees) and refs.go
+// (refname.go checks a branch name). private.go is autocoder's folder
+// (<gitdir>/autocoder): the private names of its locks and the one-process
+// lock, whose system part is in lock_unix.go and lock_windows.go. stat.go
+// tells whether a file changed since it was stated (index.StatOf is git's
+// stat data). state.go tells whether a rebase, merge or the like is under
+// way. spare.go is the pool of files a session makes between its calls, so
+// that a call renames files into place instead of making them.
 // The subpackage gitpath is the one test of whether a path is inside .git
 // (every spelling git refuses); it links no git library.
 package gitops

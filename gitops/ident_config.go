@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/autocoder/autocoder/gitops/index"
 	"github.com/go-git/gcfg"
 )
 
@@ -90,7 +91,7 @@ func (c *identConfig) read(r *Repo) error {
 	// A repository of another user is not read by git (safe.directory).
 	for _, d := range []string{r.Root, r.GitDir, r.CommonDir} {
 		fi, err := os.Stat(d)
-		if err != nil || int(StatOf(fi).UID) != os.Geteuid() {
+		if err != nil || int(index.StatOf(fi).UID) != os.Geteuid() {
 			return errNotMine
 		}
 	}

@@ -1,30 +1,32 @@
 package gitops
 
 // The repository's own index file: where it is, reading it, locking it, and
-// telling whether it changed since (index.go has the format).
+// telling whether it changed since (the package index has the format).
 
 import (
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/autocoder/autocoder/gitops/index"
 )
 
 // indexFile is this worktree's index.
 func (r *Repo) indexFile() string { return filepath.Join(r.GitDir, "index") }
 
-// ReadIndex reads this worktree's index (see the function ReadIndex). To
+// ReadIndex reads this worktree's index (see index.ReadIndex). To
 // write it back, take LockIndex first.
-func (r *Repo) ReadIndex() (*Index, error) { return ReadIndex(r.indexFile()) }
+func (r *Repo) ReadIndex() (*index.Index, error) { return index.ReadIndex(r.indexFile()) }
 
-// ConfigureSplit chooses whether ix is written split (Index.SetSplit) the
+// ConfigureSplit chooses whether ix is written split (index.Index.SetSplit) the
 // way git does: core.splitIndex true or false decides (git's
 // tweak_split_index); unset, an index read split stays split, and so does
 // one written by a long-lived process, whose writes would otherwise each
 // rewrite the whole file. splitIndex.maxPercentChange sets when a new
 // shared index is written, splitIndex.sharedIndexExpire when an unused one
 // is removed. Only the repository's own config is read.
-func (r *Repo) ConfigureSplit(ix *Index, longLived bool) {
+func (r *Repo) ConfigureSplit(ix *index.Index, longLived bool) {
 	on := ix.Split() || longLived
 	switch strings.ToLower(r.ConfigValue("core", "splitIndex")) {
 	case "true", "yes", "on", "1":
@@ -34,14 +36,14 @@ func (r *Repo) ConfigureSplit(ix *Index, longLived bool) {
 	}
 	pct, err := strconv.Atoi(r.ConfigValue("splitIndex", "maxPercentChange"))
 	if err != nil {
-		pct = DefaultMaxPercentChange
+		pct = index.DefaultMaxPercentChange
 	}
 	ix.SetSplit(on, pct)
-	ix.sharedExpire = ParseExpiry(r.ConfigValue("splitIndex", "sharedIndexExpire"))
+	ix.SetSharedExpire(index.ParseExpiry(r.ConfigValue("splitIndex", "sharedIndexExpire")))
 }
 
 // LockIndex takes index.lock through its private name in p (see LockVia),
-// for ReadIndex and WriteIndex under it.
+// for ReadIndex and index.WriteIndex under it.
 func (r *Repo) LockIndex(p *Private) (*LockFile, error) { return r.lockVia(p, "index") }
 
 // IndexStat is the stat of the index file, for Unchanged: git replaces the

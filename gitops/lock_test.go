@@ -1,12 +1,15 @@
 package gitops
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/autocoder/autocoder/gitops/gittest"
 )
 
 // A lock that git holds for a moment (an editor's `git status` refreshing
@@ -97,5 +100,24 @@ func TestLockMakesItsFolderAgain(t *testing.T) {
 		if b, _ := os.ReadFile(ref); string(b) != "x\n" {
 			t.Errorf("via=%v: the ref holds %q", via, b)
 		}
+	}
+}
+
+func TestIndexLockedLeavesEverything(t *testing.T) {
+	defer func(w time.Duration) { LockWait = w }(LockWait)
+	LockWait = 100 * time.Millisecond // the refusal, not the wait, is tested here
+	r := gittest.NewWithCommit(t, map[string]string{"a.txt": "a.txt\n", "in/b.txt": "in/b.txt\n", "out/c.txt": "out/c.txt\n"})
+	indexPath := filepath.Join(r.Dir, ".git", "index")
+	if err := os.WriteFile(indexPath+".lock", []byte("git is writing"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := r.Bytes(".git/index")
+	lock, err := Lock(indexPath)
+	var le *LockedError
+	if !errors.As(err, &le) || lock != nil {
+		t.Fatalf("Lock = %v, %v; want *LockedError", lock, err)
+	}
+	if !bytes.Equal(r.Bytes(".git/index"), before) || string(r.Bytes(".git/index.lock")) != "git is writing" {
+		t.Error("the index or git's lock changed")
 	}
 }

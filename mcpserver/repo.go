@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/autocoder/autocoder"
 	"github.com/autocoder/autocoder/config"
 	"github.com/autocoder/autocoder/gitops"
 	"github.com/autocoder/autocoder/step"
@@ -106,10 +107,13 @@ func (s *Server) engine(ctx context.Context, ss *sdk.ServerSession) (*txn.Engine
 		return s.repo.e, nil
 	}
 	open := func(dir string) (*txn.Engine, error) {
-		e, err := s.opts.Open(dir)
+		o := s.opts.Engine
+		o.Session = true
+		ae, err := autocoder.Open(ctx, dir, o)
 		if err != nil {
 			return nil, err
 		}
+		e := ae.Engine
 		// Between calls the lock is free for the CLI, git and other
 		// sessions; each call takes it again (Acquire).
 		if err := e.Release(); err != nil {

@@ -1,10 +1,10 @@
 package reads
 
 import (
-	"bytes"
 	"io/fs"
 
 	"github.com/autocoder/autocoder/step"
+	"github.com/autocoder/autocoder/textkind"
 	"github.com/autocoder/autocoder/unidiff"
 )
 
@@ -30,7 +30,7 @@ func diff(fsys fs.FS, name string, op step.Op, o *step.ReadOptions, max int64) (
 	var right []byte
 	if op.HasContent {
 		right = op.Content
-		if bytes.IndexByte(right, 0) >= 0 {
+		if textkind.Binary(right, 0) >= 0 {
 			return "", &BinaryError{Path: "the given content", Fix: "compare text only"}
 		}
 	} else {
@@ -67,7 +67,7 @@ func readText(fsys fs.FS, name string, max int64) ([]byte, error) {
 	if err != nil {
 		return nil, notFound(name, err)
 	}
-	if bytes.IndexByte(data, 0) >= 0 {
+	if textkind.Binary(data, 0) >= 0 {
 		return nil, &BinaryError{Path: name, Fix: "diff compares text only; compare sha256 (fs.read includeMeta) instead"}
 	}
 	return data, nil

@@ -13,12 +13,14 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/autocoder/autocoder/config"
 	"github.com/autocoder/autocoder/step"
+	"github.com/autocoder/autocoder/textkind"
 )
 
 // DefaultMaxBytes is the size limit Run uses when given none: the default
 // of [apply] max_file_bytes.
-const DefaultMaxBytes = 10 << 20
+const DefaultMaxBytes = config.DefaultMaxFileBytes
 
 // overLimit refuses a file over the limit before its content is read.
 func overLimit(name string, size, max int64, fix string) error {
@@ -51,7 +53,7 @@ func readPart(fsys fs.FS, name string, info fs.FileInfo, o *step.ReadOptions, ma
 		n, rerr := r.Read(buf)
 		chunk := buf[:n]
 		if n > 0 {
-			if !binary && bytes.IndexByte(chunk, 0) >= 0 {
+			if !binary && textkind.Binary(chunk, 0) >= 0 {
 				return "", binaryErr(name)
 			}
 			if o.IncludeMeta {

@@ -6,11 +6,13 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
-	"github.com/autocoder/autocoder/step"
 	"io/fs"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/autocoder/autocoder/step"
+	"github.com/autocoder/autocoder/textkind"
 )
 
 // readFile returns a file's content, or the part the options select:
@@ -67,7 +69,7 @@ func readFile(fsys fs.FS, name string, o *step.ReadOptions, max int64) (string, 
 			out = hex.EncodeToString(part)
 		}
 	default:
-		if bytes.IndexByte(data, 0) >= 0 {
+		if textkind.Binary(data, 0) >= 0 {
 			return "", binaryErr(name)
 		}
 		out, err = selectText(data, o)

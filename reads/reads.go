@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"strings"
 
 	"github.com/autocoder/autocoder/step"
 )
@@ -133,14 +132,6 @@ func notFound(name string, err error) error {
 			Fix: "check the path; list the parent folder to see what exists"}
 	}
 	return fmt.Errorf("read %s: %w", name, err)
-}
-
-// isBinary follows git's rule of thumb: a NUL byte in the first 8000 bytes.
-func isBinary(b []byte) bool {
-	if len(b) > 8000 {
-		b = b[:8000]
-	}
-	return strings.IndexByte(string(b), 0) >= 0
 }
 
 func binaryErr(name string) error {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/autocoder/autocoder/gitops/gitpath"
 	"github.com/autocoder/autocoder/step"
+	"github.com/autocoder/autocoder/textkind"
 )
 
 // defaultLimit is how many matching lines a search returns when Limit is 0.
@@ -87,7 +88,7 @@ func search(fsys fs.FS, name string, o *step.ReadOptions, max int64, advice stri
 			return nil
 		}
 		data, err := fs.ReadFile(fsys, p)
-		if err != nil || isBinary(data) {
+		if err != nil || textkind.Binary(data, textkind.GitSniff) >= 0 {
 			return nil
 		}
 		if cut {

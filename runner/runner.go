@@ -21,9 +21,8 @@
 // (reaper_linux.go, group_linux.go; sweep_linux.go when the program killed
 // its reaper), a process group on macOS (group_unix.go, group_darwin.go)
 // and a job object on Windows (group_windows.go). Elsewhere Run says it
-// cannot run programs (run_other.go). Nothing outside this package (but
-// gitops, which runs git) starts a process (cmd/autocoder's
-// TestOnlyRunnerStartsProcesses).
+// cannot run programs (run_other.go). Nothing outside this package starts
+// a process but gitops.Git, which runs git (TestOnlyRunnerStartsProcesses).
 package runner
 
 import (

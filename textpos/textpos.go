@@ -115,3 +115,17 @@ func (x *Index) LineStart(off int) int {
 func (x *Index) line(off int) int {
 	return sort.Search(len(x.starts), func(i int) bool { return x.starts[i] > off }) - 1
 }
+
+// Clip is s cut to at most n bytes at a character boundary, with "…"
+// marking the cut: how a message quotes a value or a line of a response
+// without repeating all of it, and never with half a character.
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}

@@ -11,10 +11,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/autocoder/autocoder/config"
 	"github.com/autocoder/autocoder/reads"
 	"github.com/autocoder/autocoder/step"
 
 	"github.com/autocoder/autocoder/gitops"
+	"github.com/autocoder/autocoder/gitops/index"
 	"github.com/autocoder/autocoder/matcher"
 	"github.com/autocoder/autocoder/pathpolicy"
 )
@@ -67,7 +69,7 @@ type Engine struct {
 
 	// ixCache is the index as this engine last wrote it, with the file's
 	// stat then (see lockIndex).
-	ixCache *gitops.Index
+	ixCache *index.Index
 	ixStat  os.FileInfo
 	// held is index.lock with the index, kept across the steps of a run;
 	// debt lists the paths whose entries are only in held (see Flush).
@@ -113,10 +115,10 @@ func (e *BusyError) Class() step.Class { return step.ClassRefused }
 // ends when ctx does (Ctrl-C), with a *CancelledError.
 func Open(ctx context.Context, repo *gitops.Repo, opts Options) (*Engine, error) {
 	if opts.BranchPrefix == "" {
-		opts.BranchPrefix = "autocoder/"
+		opts.BranchPrefix = config.DefaultBranchPrefix
 	}
 	if opts.MaxFileBytes == 0 {
-		opts.MaxFileBytes = 10 << 20
+		opts.MaxFileBytes = config.DefaultMaxFileBytes
 	}
 	if opts.Log == nil {
 		opts.Log = io.Discard
@@ -168,38 +170,33 @@ const noteAfter = 300 * time.Millisecond
 var onBusy = func() {}
 
 func (e *Engine) lockWait(ctx context.Context, wait time.Duration) error {
-	start, pause := time.Now(), 2*time.Millisecond
+	var held *gitops.LockHeldError
 	noted := false
-	for {
-		l, err := e.priv.Lock()
-		if err == nil {
-			e.plock = l
-			return nil
-		}
-		var held *gitops.LockHeldError
-		if !errors.As(err, &held) {
-			return err
-		}
-		onBusy()
-		left := wait - time.Since(start)
-		if left <= 0 || ctx.Err() != nil {
-			if cerr := cancelled(ctx); cerr != nil {
-				return cerr
+	err, gaveUp := gitops.WaitWhileHeld(ctx, wait, 100*time.Millisecond,
+		func() error {
+			l, err := e.priv.Lock()
+			if err == nil {
+				e.plock = l
 			}
-			return &BusyError{Holder: held.Holder}
+			return err
+		},
+		func(err error) bool { return errors.As(err, &held) },
+		func(waited time.Duration) {
+			onBusy()
+			if !noted && waited >= noteAfter && waited < wait && ctx.Err() == nil {
+				// A wait the user would notice says what it waits for, and
+				// that Ctrl-C ends it (with nothing applied).
+				noted = true
+				fmt.Fprintf(e.opts.Log, "autocoder: waiting up to %s for another autocoder working in this repository (%s); Ctrl-C stops\n", wait, held.Holder)
+			}
+		})
+	if gaveUp {
+		if cerr := cancelled(ctx); cerr != nil {
+			return cerr
 		}
-		if !noted && time.Since(start) >= noteAfter {
-			// A wait the user would notice says what it waits for, and
-			// that Ctrl-C ends it (with nothing applied).
-			noted = true
-			fmt.Fprintf(e.opts.Log, "autocoder: waiting up to %s for another autocoder working in this repository (%s); Ctrl-C stops\n", wait, held.Holder)
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(min(pause, left)):
-		}
-		pause = min(pause*2, 100*time.Millisecond)
+		return &BusyError{Holder: held.Holder}
 	}
+	return err
 }
 
 // Close writes the index (Flush), releases the lock and the repository.

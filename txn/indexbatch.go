@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/autocoder/autocoder/gitops"
+	"github.com/autocoder/autocoder/gitops/index"
 )
 
 // heldIndex is index.lock with the index read under it. The engine keeps
@@ -21,7 +22,7 @@ import (
 // entries in memory, and the index is written once (see Flush).
 type heldIndex struct {
 	lock *gitops.LockFile
-	ix   *gitops.Index
+	ix   *index.Index
 	from os.FileInfo // the index file's stat under the lock, nil if unknown
 }
 
@@ -80,7 +81,7 @@ func (e *Engine) Flush() error {
 		h.lock.Rollback()
 		return nil
 	}
-	if err := gitops.WriteIndex(h.lock, h.ix); err != nil {
+	if err := index.WriteIndex(h.lock, h.ix); err != nil {
 		return &step.Error{Msg: "write the index", Err: err,
 			Fix: "the next autocoder command sets the entries of " + strings.Join(sortedKeys(e.debt), ", ") + " again"}
 	}
@@ -121,7 +122,7 @@ func (e *Engine) readDebt() (map[string]entry, error) {
 // each with the entry the index file holds for it (ix must not yet have the
 // path changed in memory), so that recovery settles only entries nobody
 // changed since.
-func (e *Engine) owe(paths []pathChange, ix *gitops.Index) error {
+func (e *Engine) owe(paths []pathChange, ix *index.Index) error {
 	if e.debt == nil {
 		// Start from what a killed run still owes, so that recovery's own
 		// moves never drop it from the file.
@@ -195,7 +196,7 @@ func (e *Engine) settleDebt() error {
 
 // toHEADEntries sets the entries of paths in ix to HEAD's, with stat data
 // where the file matches (else blank, so that git looks at the file).
-func (e *Engine) toHEADEntries(ix *gitops.Index, paths []string) error {
+func (e *Engine) toHEADEntries(ix *index.Index, paths []string) error {
 	head, err := e.repo.ReadHEAD()
 	if err != nil {
 		return err
@@ -204,7 +205,7 @@ func (e *Engine) toHEADEntries(ix *gitops.Index, paths []string) error {
 	if err != nil {
 		return err
 	}
-	var set []gitops.IndexEntry
+	var set []index.IndexEntry
 	var remove []string
 	for _, p := range paths {
 		te, ok, err := e.repo.Lookup(tree, p)
@@ -215,13 +216,13 @@ func (e *Engine) toHEADEntries(ix *gitops.Index, paths []string) error {
 			remove = append(remove, p)
 			continue
 		}
-		var st gitops.Stat
+		var st index.Stat
 		if data, err := os.ReadFile(e.repo.Abs(p)); err == nil && e.matchesBlob(p, data, te.Hash, te.Hash) {
 			if fi, err := os.Lstat(e.repo.Abs(p)); err == nil {
-				st = gitops.StatOf(fi)
+				st = index.StatOf(fi)
 			}
 		}
-		set = append(set, gitops.IndexEntry{Path: p, Mode: te.Mode, Hash: te.Hash, Stat: st})
+		set = append(set, index.IndexEntry{Path: p, Mode: te.Mode, Hash: te.Hash, Stat: st})
 	}
 	e.ixCache = nil
 	return ix.Update(set, remove)

@@ -10,7 +10,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/autocoder/autocoder/gitops"
+	"github.com/autocoder/autocoder/gitops/index"
 	"github.com/autocoder/autocoder/step"
 )
 
@@ -138,7 +138,7 @@ func (e *Engine) moveTo(p *plan, forward bool, held *heldIndex) (wrote bool, err
 		}
 	}
 	// Index entries of the touched paths only.
-	var set []gitops.IndexEntry
+	var set []index.IndexEntry
 	var remove []string
 	for _, c := range paths {
 		t := target(c)
@@ -146,16 +146,16 @@ func (e *Engine) moveTo(p *plan, forward bool, held *heldIndex) (wrote bool, err
 			remove = append(remove, c.Path)
 			continue
 		}
-		var st gitops.Stat // blank stat data: git re-reads the file
+		var st index.Stat // blank stat data: git re-reads the file
 		if !contains(p.kept, c.Path) {
 			fi, err := os.Lstat(e.repo.Abs(c.Path))
 			if err != nil {
 				release()
 				return true, fmt.Errorf("stat %s: %w", c.Path, err)
 			}
-			st = gitops.StatOf(fi)
+			st = index.StatOf(fi)
 		}
-		set = append(set, gitops.IndexEntry{Path: c.Path, Mode: t.Mode, Hash: t.Hash, Stat: st})
+		set = append(set, index.IndexEntry{Path: c.Path, Mode: t.Mode, Hash: t.Hash, Stat: st})
 	}
 	e.ixCache = nil // Update changes it in memory before it is on disk
 	if err := e.owe(paths, held.ix); err != nil {

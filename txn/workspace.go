@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/autocoder/autocoder/gitops"
+	"github.com/autocoder/autocoder/gitops/index"
 	"github.com/autocoder/autocoder/pathpolicy"
 	"github.com/autocoder/autocoder/step"
 )
@@ -198,7 +199,7 @@ func (w *workspace) changes(headTree gitops.Hash) ([]pathChange, error) {
 
 // guard refuses a step that would touch the user's uncommitted work: every
 // changed path must be the same in the worktree, the index and HEAD.
-func (w *workspace) guard(ch []pathChange, ix *gitops.Index) error {
+func (w *workspace) guard(ch []pathChange, ix *index.Index) error {
 	for _, c := range ch {
 		f := w.files[c.Path]
 		for _, st := range ix.Stages(c.Path) {

@@ -6,13 +6,13 @@ import (
 	"os"
 	"strings"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/autocoder/autocoder/protocol"
 	"github.com/autocoder/autocoder/report"
-	"github.com/autocoder/autocoder/runner"
 	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/termsafe"
 	"github.com/autocoder/autocoder/txn"
-	"github.com/urfave/cli/v2"
 )
 
 func applyCommand() *cli.Command {
@@ -75,11 +75,11 @@ func runApply(c *cli.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	e, cfg, err := openEngineWith(c, c.String("branch"), c.Bool("allow-programs"))
+	e, err := openEngineWith(c, c.String("branch"), c.Bool("allow-programs"))
 	if err != nil {
 		return err
 	}
-	defer closeEngine(c, e, &err)
+	defer closeEngine(c, e.Engine, &err)
 	var text []byte
 	if c.Bool("clipboard") {
 		if c.NArg() > 0 {
@@ -88,7 +88,7 @@ func runApply(c *cli.Context) (err error) {
 		}
 		text, err = readClipboard()
 	} else {
-		text, _, err = readInput(c, cfg.Apply.MaxResponseBytes)
+		text, _, err = readInput(c, e.Settings.Apply.MaxResponseBytes)
 	}
 	if err != nil {
 		return err
@@ -108,7 +108,7 @@ func runApply(c *cli.Context) (err error) {
 	}
 	var rep txn.Report
 	if c.Bool("interactive") {
-		if rep, err = interactive(c, e, items); err != nil {
+		if rep, err = interactive(c, e.Engine, items); err != nil {
 			return err
 		}
 	} else {
@@ -123,7 +123,7 @@ func runApply(c *cli.Context) (err error) {
 	if err := writeFeedback(c, results); err != nil {
 		return err
 	}
-	programs, _ := runner.New(cfg, c.Bool("allow-programs"))
+	programs := e.Programs
 	out := report.Run{Branch: rep.Branch, DryRun: c.Bool("dry-run"), Results: results, Code: exitOf(fail),
 		Subject: e.Subject, Patch: rep.Patch, PatchRaw: !stdoutTerminal(c) && c.String("feedback") != "-",
 		Allowed:     programs.Allowed,

@@ -15,6 +15,7 @@ import (
 
 	"github.com/autocoder/autocoder/config"
 	"github.com/autocoder/autocoder/gitops"
+	"github.com/autocoder/autocoder/gitops/index"
 	"github.com/autocoder/autocoder/matcher"
 	"github.com/autocoder/autocoder/pathpolicy"
 	"github.com/autocoder/autocoder/prompt"
@@ -61,7 +62,7 @@ var classTable = []struct {
 	{&gitops.LockedError{Path: "/r/.git/index.lock"}, step.ClassRefused, true},
 	{&gitops.RefChangedError{Ref: "refs/heads/x"}, step.ClassRefused, true},
 	{&gitops.UnsupportedError{What: "w", Why: "y"}, step.ClassRefused, true},
-	{&gitops.UnsupportedIndexError{Path: "p", Reason: "r", Fix: "f"}, step.ClassRefused, true},
+	{&index.UnsupportedIndexError{Path: "p", Reason: "r", Fix: "f"}, step.ClassRefused, true},
 	{&gitops.NotRepoError{Dir: "/d"}, step.ClassUsage, true},
 	{&gitops.IdentityError{Which: "author"}, step.ClassUsage, true},
 	{&gitops.ConflictError{Path: "a", Why: "w"}, step.ClassStepFailed, false},

@@ -8,13 +8,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/autocoder/autocoder/agent"
 	"github.com/autocoder/autocoder/config"
 	"github.com/autocoder/autocoder/prompt"
 	"github.com/autocoder/autocoder/runner"
 	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/termsafe"
-	"github.com/urfave/cli/v2"
 )
 
 func runCommand() *cli.Command {
@@ -65,12 +66,12 @@ func runRun(c *cli.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	e, cfg, err := openEngineWith(c, c.String("branch"), c.Bool("allow-programs"))
+	e, err := openEngineWith(c, c.String("branch"), c.Bool("allow-programs"))
 	if err != nil {
 		return err
 	}
-	defer closeEngine(c, e, &err)
-	ac, err := agentConfig(c, cfg.Config, c.Bool("allow-programs"))
+	defer closeEngine(c, e.Engine, &err)
+	ac, err := agentConfig(c, e.Settings.Config, c.Bool("allow-programs"))
 	if err != nil {
 		return err
 	}
@@ -79,10 +80,9 @@ func runRun(c *cli.Context) (err error) {
 	// whole runes (a decoded JSON string).
 	out := termsafe.Writer{W: c.App.Writer}
 	ac.Out, ac.Progress = out, c.App.ErrWriter
-	programs, _ := runner.New(cfg, c.Bool("allow-programs"))
-	ac.RefusedHint = programs.RefusedHint("run")
+	ac.RefusedHint = e.Programs.RefusedHint("run")
 	_, base := e.Head()
-	rep, runErr := agent.Run(c.Context, e, ac, task)
+	rep, runErr := agent.Run(c.Context, e.Engine, ac, task)
 	if err := e.Flush(); err != nil && runErr == nil {
 		runErr = err
 	}

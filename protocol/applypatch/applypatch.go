@@ -93,12 +93,8 @@ func (r *reader) errAt(ls []fence.Line, i int, msg, fix string) *step.ParseError
 	return e
 }
 
-func quote(s string) string {
-	if len(s) > 60 {
-		return s[:60] + "…"
-	}
-	return s
-}
+// quote is a line of the answer in a message (textpos.Clip).
+func quote(s string) string { return textpos.Clip(s, 60) }
 
 // ParseText finds every apply_patch block in the text and reads each into
 // one step (or the error that kept it from being read), in document order.

@@ -30,10 +30,11 @@ package axon
 import (
 	"bytes"
 	"fmt"
-	"github.com/autocoder/autocoder/step"
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/autocoder/autocoder/step"
 
 	"github.com/autocoder/autocoder/protocol/fence"
 	"github.com/autocoder/autocoder/shellwords"
@@ -506,14 +507,5 @@ func firstLine(b []byte) string {
 
 // short cuts a quote to a length a message can carry, at a rune boundary.
 func short(s string) string {
-	s = strings.TrimSpace(firstLine([]byte(s)))
-	const max = 60
-	if len(s) <= max {
-		return s
-	}
-	cut := max
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
+	return textpos.Clip(strings.TrimSpace(firstLine([]byte(s))), 60)
 }

@@ -180,12 +180,8 @@ func (r *reader) fenced(b fence.Block, i, j int) (step.Item, bool) {
 // example is the smallest correct diff, for hints.
 const example = "for example:\n--- a/app.py\n+++ b/app.py\n@@ ... @@\n def f():\n-    return 1\n+    return 2"
 
-func quote(s string) string {
-	if len(s) > 60 {
-		return s[:60] + "…"
-	}
-	return s
-}
+// quote is a line of the answer in a message (textpos.Clip).
+func quote(s string) string { return textpos.Clip(s, 60) }
 
 // headerAt reports whether a file header starts at line i: "diff --git",
 // or a "--- " line directly followed by a "+++ " line.

@@ -1,4 +1,4 @@
-package gitops
+package index
 
 // Reading the index: ReadIndex parses the file into slots and verifies its
 // checksum in the background (index.go has the format).
@@ -22,7 +22,7 @@ import (
 // ("sdir"), any other extension git marks as required (signature starting
 // with a lower-case letter), and a file whose checksum does not match.
 //
-// To write the index back, take Lock(path) before calling ReadIndex so that
+// To write the index back, take its lock (gitops.Lock) before calling ReadIndex so that
 // no git command changes the file in between.
 func ReadIndex(path string) (*Index, error) {
 	ix, err := readIndexFile(path)

@@ -1,4 +1,4 @@
-package gitops
+package index
 
 // Writing the index: WriteTo copies the untouched runs of the file read,
 // encodes only new entries, hashes once; WriteIndex commits it under the lock.
@@ -350,9 +350,19 @@ func idxAppendEntry(b []byte, e *IndexEntry, version uint32, prev []byte) []byte
 	return append(b, make([]byte, pad)...)
 }
 
+// LockFile is git's lock-file protocol on the index file, as gitops.Lock
+// takes it: "<index>.lock" created exclusively, written, then renamed over
+// the index (Commit) or removed (Rollback).
+type LockFile interface {
+	io.Writer
+	Path() string // the file locked, not the lock
+	Commit() error
+	Rollback()
+}
+
 // WriteIndex encodes ix into lock and commits it, replacing the index file
 // in one rename. ix must have been read from lock.Path() while holding lock
-// (the caller takes Lock(<gitdir>/index) before ReadIndex), so that no other
+// (the caller takes gitops.Lock(<gitdir>/index) before ReadIndex), so that no other
 // writer's change is lost. On failure the lock is rolled back and the index
 // file is unchanged.
 //
@@ -363,7 +373,7 @@ func idxAppendEntry(b []byte, e *IndexEntry, version uint32, prev []byte) []byte
 // Afterwards ix describes the new file: racy checks of a later write compare
 // with its mtime, the entries smudged are smudged in ix too, and the
 // entries given to Update are no longer exempt.
-func WriteIndex(lock *LockFile, ix *Index) error {
+func WriteIndex(lock LockFile, ix *Index) error {
 	if filepath.Clean(lock.Path()) != filepath.Clean(ix.path) {
 		lock.Rollback()
 		return fmt.Errorf("write index: the lock is on %s but the index was read from %s", lock.Path(), ix.path)

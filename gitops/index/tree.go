@@ -1,4 +1,4 @@
-package gitops
+package index
 
 // The cache tree (TREE extension): parsed only when Update touches it,
 // invalidated along changed paths, written back.

@@ -1,26 +1,67 @@
-package gitops
-
-// This file holds the types of git's index (.git/index), read and written
-// without decoding it. The work is split by job: index_read.go (ReadIndex:
-// parse and verify), index_entries.go (lookups), index_update.go (Update),
-// index_tree.go (the cache tree, TREE extension), index_write.go
-// (WriteTo, WriteIndex) and index_split.go (git's split index: a shared
-// index file plus a small one with the changes). Start at ReadIndex, then Update and WriteTo.
+// Package index reads, changes and writes git's index file (.git/index and
+// the shared index files of a split index) without decoding it whole, as
+// go-git keeps its codec apart (plumbing/format/index). It knows the file
+// format and nothing else of git's layout: the caller (gitops) says where
+// the file is and takes its lock. Start at ReadIndex, then Update and
+// WriteIndex. The work is split by job: read.go (ReadIndex: parse and
+// verify), entries.go (lookups), update.go (Update), tree.go (the cache
+// tree), write.go (WriteTo, WriteIndex), split.go (git's split index) and
+// stat.go with its per-system files (the stat data git records).
 //
-// The format is git's Documentation/gitformat-index.txt: a 12-byte header
-// ("DIRC", version, entry count), the entries sorted by path then stage, the
-// extensions, and a SHA-1 of everything before it. An Index keeps the file's
-// bytes and one small slot per entry (offset, length, where its path is).
-// Update splices slots; WriteTo copies the untouched runs of the old file in
-// large blocks, encodes only the new entries (and, in version 4, the entry
-// after each splice point, whose path is stored relative to its predecessor)
-// and hashes the result once. At 100k entries that is a few milliseconds
-// where decoding every entry into a struct and encoding it back costs
-// hundreds (DESIGN.md, "gitops: facts measured").
+// # The format
+//
+// git's Documentation/gitformat-index.txt; every number is big-endian.
+//
+//   - Header, 12 bytes: "DIRC", the version (2, 3 or 4), the entry count.
+//   - Entries, sorted by path (bytes) then stage. Each is 62 fixed bytes:
+//     ctime and mtime (seconds, nanoseconds), dev, ino, mode, uid, gid and
+//     size, each 32 bits and truncated to them (Stat); the object name (20
+//     bytes); 16 bits of flags: assume-valid (0x8000), extended (0x4000),
+//     the stage (0x3000) and the path length (0x0fff, 0xfff meaning "4095
+//     or more"). Version 3 adds 16 more bits of flags when extended is set:
+//     skip-worktree (0x4000) and intent-to-add (0x2000). Then the path. In
+//     versions 2 and 3 the path is followed by 1-8 NULs, padding the entry
+//     to a multiple of 8 bytes; in version 4 the path is stored as a varint
+//     (git's varint.c) saying how many bytes to strip from the end of the
+//     previous entry's path, then the suffix to append, then one NUL.
+//   - Extensions, each a 4-byte signature, a 32-bit length and the body. A
+//     signature starting with an upper-case letter is optional: a reader
+//     that does not know it may skip it. This package keeps TREE (the cache
+//     tree: per directory, the tree object its entries make, invalidated
+//     along the paths Update touches) and REUC (resolve undo), reads and
+//     writes link (the split index, below), refuses sdir (the sparse index)
+//     and every other required (lower-case) extension, and drops the
+//     optional ones that hold entry positions or byte offsets a splice
+//     would make wrong (UNTR, FSMN, EOIE, IEOT): git rebuilds them.
+//   - A SHA-1 of everything before it, 20 bytes; all zero when git wrote
+//     it with index.skipHash.
+//
+// A split index (core.splitIndex; gitformat-index's "Split index" and git's
+// split-index.c) keeps most entries in <gitdir>/sharedindex.<sha>, a whole
+// index without extensions named by its own checksum, and the index file
+// holds only what changed since: its link extension holds the shared
+// index's SHA-1, then two EWAH bitmaps over the shared index's positions
+// (the entries deleted, the entries replaced). The file's own entries are
+// first the replacements, in the order of their positions and with empty
+// paths, then the entries that are new, sorted.
+//
+// # How it is kept
+//
+// An Index keeps the file's bytes and one small slot per entry (offset,
+// length, where its path is). Update splices slots; WriteTo copies the
+// untouched runs of the old file in large blocks, encodes only the new
+// entries (and, in version 4, the entry after each splice point, whose
+// path is stored relative to its predecessor) and hashes the result once.
+// At 100k entries that is a few milliseconds where decoding every entry
+// into a struct and encoding it back costs hundreds (DESIGN.md, "gitops:
+// facts measured").
+package index
 
 import (
 	"fmt"
 	"time"
+
+	"github.com/autocoder/autocoder/step"
 )
 
 // Stat is the stat data git keeps for an entry, each field truncated to 32
@@ -62,6 +103,9 @@ func (e *UnsupportedIndexError) Error() string {
 
 // Hint says what to do so that autocoder can work with the repository.
 func (e *UnsupportedIndexError) Hint() string { return e.Fix }
+
+// Class is refused: an index autocoder cannot keep valid is not touched.
+func (e *UnsupportedIndexError) Class() step.Class { return step.ClassRefused }
 
 const (
 	idxHeaderLen = 12

@@ -1,4 +1,4 @@
-package gitops
+package index
 
 // git's split index (gitformat-index, "Split index"; git's split-index.c):
 // the entries live in <gitdir>/sharedindex.<hash>, a full index without
@@ -62,6 +62,11 @@ func (ix *Index) SetSplit(on bool, maxPercentChange int) {
 	ix.maxPercent = maxPercentChange
 }
 
+// SetSharedExpire sets git's splitIndex.sharedIndexExpire (ParseExpiry):
+// how long a shared index file nobody used is kept before a write of a new
+// one removes it.
+func (ix *Index) SetSharedExpire(d time.Duration) { ix.sharedExpire = d }
+
 // Split reports whether WriteIndex writes ix as a split index: the file
 // read was one (and nobody called SetSplit since), or SetSplit(true).
 func (ix *Index) Split() bool { return ix.wantSplit }
@@ -117,8 +122,15 @@ func (ix *Index) mergeShared() error {
 			Reason: fmt.Sprintf("split index: its shared index %s is missing", filepath.Base(spath)),
 			Fix:    "git cannot read this index either; `git read-tree HEAD` rebuilds it from the last commit (staged changes are lost)"}
 	}
+	var ue *UnsupportedIndexError
+	if errors.As(err, &ue) {
+		// Named as the index the caller asked for: that is what git
+		// refuses too, and what `git read-tree HEAD` rebuilds.
+		return &UnsupportedIndexError{Path: ix.path,
+			Reason: fmt.Sprintf("split index: its shared index %s: %s", filepath.Base(spath), ue.Reason), Fix: ue.Fix}
+	}
 	if err != nil {
-		return err
+		return fmt.Errorf("read index %s: split index: %w", ix.path, err)
 	}
 	if shared.link != nil || shared.stripped > 0 {
 		return ix.damaged("split index: the shared index %s is itself split", filepath.Base(spath))
@@ -275,7 +287,7 @@ func (ix *Index) splitDiff() (del, repl []int, replaced, added []IndexEntry) {
 // writeSplit writes ix into lock as a split index: first a new shared
 // index when there is none, too much is not shared (git's
 // too_many_not_shared_entries) or its file is gone, then the small index.
-func (ix *Index) writeSplit(lock *LockFile) error {
+func (ix *Index) writeSplit(lock LockFile) error {
 	if ix.hashDone != nil {
 		<-ix.hashDone
 	}
@@ -367,7 +379,14 @@ func (ix *Index) writeShared() error {
 		os.Remove(tmp)
 		return fmt.Errorf("write shared index: %w", err)
 	}
-	ix.expireShared(hash)
+	// The shared index the index file links to until this write commits
+	// stays whatever its age: git freshens it when it reads the index,
+	// and a write that fails after this point leaves that link in place.
+	keep := [][20]byte{hash}
+	if ix.base != nil {
+		keep = append(keep, ix.base.hash)
+	}
+	ix.expireShared(keep)
 	// The new file's entries become ix's raw slots, one for one (the
 	// order is the same), keeping which ones the caller vouched for.
 	shared := &Index{path: ix.path, version: ix.version, data: data}
@@ -388,12 +407,12 @@ func (ix *Index) writeShared() error {
 	return nil
 }
 
-// expireShared removes the shared index files other than current that
-// nobody used for splitIndex.sharedIndexExpire (git's
+// expireShared removes the shared index files other than those in keep
+// that nobody used for splitIndex.sharedIndexExpire (git's
 // clean_shared_index_files, which git runs when it writes a new shared
 // index, as here). Every write that uses a shared index touches it, so an
 // old mtime means that no index has linked to it for that long.
-func (ix *Index) expireShared(current [20]byte) {
+func (ix *Index) expireShared(keep [][20]byte) {
 	if ix.sharedExpire < 0 {
 		return
 	}
@@ -402,14 +421,17 @@ func (ix *Index) expireShared(current [20]byte) {
 		age = DefaultSharedIndexExpire
 	}
 	cutoff := time.Now().Add(-age)
-	keep := "sharedindex." + hex.EncodeToString(current[:])
+	kept := map[string]bool{}
+	for _, h := range keep {
+		kept["sharedindex."+hex.EncodeToString(h[:])] = true
+	}
 	dir := filepath.Dir(ix.path)
 	names, err := filepath.Glob(filepath.Join(dir, "sharedindex.*"))
 	if err != nil {
 		return
 	}
 	for _, p := range names {
-		if filepath.Base(p) == keep {
+		if kept[filepath.Base(p)] {
 			continue
 		}
 		if fi, err := os.Stat(p); err == nil && !fi.ModTime().After(cutoff) {

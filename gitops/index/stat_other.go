@@ -1,6 +1,6 @@
 //go:build !linux && !darwin && !windows
 
-package gitops
+package index
 
 import "os"
 

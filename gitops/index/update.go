@@ -1,4 +1,4 @@
-package gitops
+package index
 
 // Changing entries in memory: Update splices slots and invalidates the
 // cache tree along every touched path.

@@ -1,4 +1,4 @@
-package gitops
+package index
 
 // Looking up entries of an Index: by path, by prefix, all of them.
 

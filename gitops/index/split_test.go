@@ -1,8 +1,10 @@
-package gitops
+package index
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -337,4 +339,125 @@ func TestIndexKeepsRacySmudgeOnTheNextWrite(t *testing.T) {
 			lock.Rollback()
 		})
 	}
+}
+
+// A shared index that is truncated, garbage, another index under the
+// linked name, or missing is refused with an error that names it and says
+// what to do, and nothing is changed: not the index, not the shared file,
+// no lock left.
+func TestSplitIndexRefusesADamagedSharedIndex(t *testing.T) {
+	for _, tc := range []struct {
+		name, what string
+		edit       func(t *testing.T, shared string, data []byte)
+	}{
+		{"truncated", "damaged", func(t *testing.T, shared string, data []byte) {
+			if err := os.WriteFile(shared, data[:len(data)/2], 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"garbage", "damaged", func(t *testing.T, shared string, data []byte) {
+			if err := os.WriteFile(shared, bytes.Repeat([]byte("garbage!"), len(data)/8), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"a valid index of other entries", "holds another index", func(t *testing.T, shared string, data []byte) {
+			other := committedRepo(t)
+			if err := os.WriteFile(shared, readFile(t, other.indexPath()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"itself split", "itself split", func(t *testing.T, shared string, data []byte) {
+			other := splitRepo(t, 2)
+			if err := os.WriteFile(shared, readFile(t, other.indexPath()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"missing", "missing", func(t *testing.T, shared string, data []byte) {
+			if err := os.Remove(shared); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := splitRepo(t, 2)
+			userChanges(r)
+			shared := filepath.Join(r.dir, ".git", fmt.Sprintf("sharedindex.%x", linkOf(t, r).hash))
+			tc.edit(t, shared, readFile(t, shared))
+			before := snapshotGitDir(t, r)
+			lock, err := Lock(r.indexPath())
+			if err != nil {
+				t.Fatal(err)
+			}
+			ix, err := ReadIndex(r.indexPath())
+			lock.Rollback()
+			var ue *UnsupportedIndexError
+			if !errors.As(err, &ue) {
+				t.Fatalf("ReadIndex = %v, %v; want *UnsupportedIndexError", ix, err)
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, r.indexPath()) || !strings.Contains(msg, filepath.Base(shared)) || !strings.Contains(msg, tc.what) || ue.Hint() == "" {
+				t.Errorf("error %q (hint %q) should name the index, %s and %q, and say what to do", msg, ue.Hint(), filepath.Base(shared), tc.what)
+			}
+			if after := snapshotGitDir(t, r); !maps.Equal(after, before) {
+				t.Errorf("the git directory changed:\nbefore %v\nafter  %v", slices.Sorted(maps.Keys(before)), slices.Sorted(maps.Keys(after)))
+			}
+		})
+	}
+}
+
+// snapshotGitDir is the content of every file directly in the repository's
+// git directory (the index, its lock, the shared indexes).
+func snapshotGitDir(t *testing.T, r *gitRepo) map[string]string {
+	t.Helper()
+	des, err := os.ReadDir(filepath.Join(r.dir, ".git"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, de := range des {
+		if de.Type().IsRegular() {
+			out[de.Name()] = string(readFile(t, filepath.Join(r.dir, ".git", de.Name())))
+		}
+	}
+	return out
+}
+
+// The shared index the index file links to is never expired by the write
+// that replaces it, however old its mtime: git freshens it when it reads
+// the index, and until the new index file is committed the old link is the
+// one on disk.
+func TestSplitIndexKeepsTheLinkedSharedIndex(t *testing.T) {
+	t.Parallel()
+	r := splitRepo(t, 2)
+	r.git("config", "splitIndex.sharedIndexExpire", "1.day.ago")
+	old := filepath.Join(r.dir, ".git", fmt.Sprintf("sharedindex.%x", linkOf(t, r).hash))
+	weeks := time.Now().Add(-21 * 24 * time.Hour)
+	if err := os.Chtimes(old, weeks, weeks); err != nil {
+		t.Fatal(err)
+	}
+	lock, err := Lock(r.indexPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := ReadIndex(r.indexPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.SetSplit(true, 0) // 0: a new shared index at every write
+	ix.SetSharedExpire(ParseExpiry("1.day.ago"))
+	r.write("d0/f00.txt", "ours\n")
+	if err := ix.Update([]IndexEntry{r.entry("d0/f00.txt")}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteIndex(lock, ix); err != nil {
+		t.Fatal(err)
+	}
+	if l := linkOf(t, r); fmt.Sprintf("sharedindex.%x", l.hash) == filepath.Base(old) {
+		t.Fatal("no new shared index was written")
+	}
+	if _, err := os.Stat(old); err != nil {
+		t.Errorf("the shared index the index linked to was removed: %v", err)
+	}
+	checkWithGit(t, r, lsDebug(r.readAsGit(t)))
 }

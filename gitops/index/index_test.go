@@ -1,4 +1,4 @@
-package gitops
+package index
 
 import (
 	"bytes"
@@ -449,24 +449,6 @@ func TestIndexRefusesWhatItCannotKeep(t *testing.T) {
 				t.Fatalf("ReadIndex = %v, %v; want *UnsupportedIndexError about %s", ix, err, tc.what)
 			}
 		})
-	}
-}
-
-func TestIndexLockedLeavesEverything(t *testing.T) {
-	defer func(w time.Duration) { LockWait = w }(LockWait)
-	LockWait = 100 * time.Millisecond // the refusal, not the wait, is tested here
-	r := committedRepo(t)
-	if err := os.WriteFile(r.indexPath()+".lock", []byte("git is writing"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	before := readFile(t, r.indexPath())
-	lock, err := Lock(r.indexPath())
-	var le *LockedError
-	if !errors.As(err, &le) || lock != nil {
-		t.Fatalf("Lock = %v, %v; want *LockedError", lock, err)
-	}
-	if !bytes.Equal(readFile(t, r.indexPath()), before) || string(readFile(t, r.indexPath()+".lock")) != "git is writing" {
-		t.Error("the index or git's lock changed")
 	}
 }
 

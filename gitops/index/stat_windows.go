@@ -1,6 +1,6 @@
 //go:build windows
 
-package gitops
+package index
 
 import (
 	"os"

@@ -1,0 +1,67 @@
+package index
+
+import (
+	"fmt"
+	"os"
+)
+
+// Functions only the tests use: the binary does not need them (deadcode),
+// so they live beside the tests that do.
+
+// parseIndex makes an Index of data, the content of the file path whose
+// mtime was sec, nsec.
+func parseIndex(path string, data []byte, sec, nsec uint32) (*Index, error) {
+	ix := &Index{path: path, data: data, mtimeSec: sec, mtimeNsec: nsec}
+	hashed := ix.startHash()
+	hashed <- len(data)
+	close(hashed)
+	if err := ix.parse(); err != nil {
+		return nil, err
+	}
+	return ix, nil
+}
+
+// testLock is git's lock-file protocol reduced to what WriteIndex needs,
+// for the tests of this package, which cannot import gitops (it imports
+// this package): gitops.LockFile is the real one, and gitops's tests write
+// the index through it.
+type testLock struct {
+	path string
+	f    *os.File
+}
+
+// Lock takes path + ".lock" as git does: exclusively, failing when it
+// exists.
+func Lock(path string) (*testLock, error) {
+	f, err := os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	return &testLock{path: path, f: f}, nil
+}
+
+func (l *testLock) Path() string                { return l.path }
+func (l *testLock) Write(p []byte) (int, error) { return l.f.Write(p) }
+
+func (l *testLock) Commit() error {
+	if l.f == nil {
+		return fmt.Errorf("lock %s: already released", l.path)
+	}
+	err := l.f.Close()
+	l.f = nil
+	if err == nil {
+		err = os.Rename(l.path+".lock", l.path)
+	}
+	if err != nil {
+		os.Remove(l.path + ".lock")
+	}
+	return err
+}
+
+func (l *testLock) Rollback() {
+	if l.f != nil {
+		l.f.Close()
+		l.f = nil
+		os.Remove(l.path + ".lock")
+	}
+}
