@@ -12,15 +12,19 @@ import (
 )
 
 // TestDefaultsLiveInConfig holds "defaults in config": outside config no
-// non-test file writes the default branch prefix or one of the default
-// sizes (max_file_bytes, max_response_bytes) as a number of its own; the
-// engine, the reads and the model client fall back on config's constants.
+// non-test file writes the default branch prefix, the default API key
+// variable or one of the default sizes (max_file_bytes,
+// max_response_bytes) as a value of its own;
+// the engine, the reads, the model client and the runner fall back on
+// config's constants.
 func TestDefaultsLiveInConfig(t *testing.T) {
 	t.Parallel()
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
 	}
+	// 1 MiB (programs.max_output_bytes) is every other cap's size too, so
+	// it is not one of these.
 	sizes := map[int64]string{DefaultMaxFileBytes: "DefaultMaxFileBytes", DefaultMaxResponseBytes: "DefaultMaxResponseBytes"}
 	intOf := func(e ast.Expr) (int64, bool) {
 		lit, ok := e.(*ast.BasicLit)
@@ -64,8 +68,15 @@ func TestDefaultsLiveInConfig(t *testing.T) {
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch n := n.(type) {
 			case *ast.BasicLit:
-				if s, err := strconv.Unquote(n.Value); err == nil && n.Kind == token.STRING && s == DefaultBranchPrefix {
+				s, err := strconv.Unquote(n.Value)
+				if err != nil || n.Kind != token.STRING {
+					return true
+				}
+				if s == DefaultBranchPrefix {
 					t.Errorf("%s: the default branch prefix written again; use config.DefaultBranchPrefix", where(n))
+				}
+				if s == DefaultAPIKeyEnv {
+					t.Errorf("%s: the default API key variable written again; use config.DefaultAPIKeyEnv", where(n))
 				}
 			case *ast.BinaryExpr:
 				var size int64
