@@ -2,13 +2,11 @@ package config
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
+
+	"github.com/autocoder/autocoder/internal/archtest"
 )
 
 // TestDefaultsLiveInConfig holds "defaults in config": outside config no
@@ -19,10 +17,6 @@ import (
 // config's constants.
 func TestDefaultsLiveInConfig(t *testing.T) {
 	t.Parallel()
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
 	// 1 MiB (programs.max_output_bytes) is every other cap's size too, so
 	// it is not one of these.
 	sizes := map[int64]string{DefaultMaxFileBytes: "DefaultMaxFileBytes", DefaultMaxResponseBytes: "DefaultMaxResponseBytes"}
@@ -43,29 +37,9 @@ func TestDefaultsLiveInConfig(t *testing.T) {
 		}
 		return false
 	}
-	fset := token.NewFileSet()
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel := filepath.ToSlash(strings.TrimPrefix(p, root+string(filepath.Separator)))
-		if d.IsDir() {
-			if rel == "config" || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") && p != root {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		where := func(n ast.Node) string {
-			return strings.TrimPrefix(fset.Position(n.Pos()).String(), root+string(filepath.Separator))
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
+	archtest.Walk(t, "..", []string{"config"}, func(f archtest.File) {
+		where := f.Where
+		ast.Inspect(f.AST, func(n ast.Node) bool {
 			switch n := n.(type) {
 			case *ast.BasicLit:
 				s, err := strconv.Unquote(n.Value)
@@ -73,10 +47,10 @@ func TestDefaultsLiveInConfig(t *testing.T) {
 					return true
 				}
 				if s == DefaultBranchPrefix {
-					t.Errorf("%s: the default branch prefix written again; use config.DefaultBranchPrefix", where(n))
+					t.Errorf("%s: the default branch prefix written again; use config.DefaultBranchPrefix", where(n.Pos()))
 				}
 				if s == DefaultAPIKeyEnv {
-					t.Errorf("%s: the default API key variable written again; use config.DefaultAPIKeyEnv", where(n))
+					t.Errorf("%s: the default API key variable written again; use config.DefaultAPIKeyEnv", where(n.Pos()))
 				}
 			case *ast.BinaryExpr:
 				var size int64
@@ -89,14 +63,10 @@ func TestDefaultsLiveInConfig(t *testing.T) {
 					size = x * MiB
 				}
 				if name := sizes[size]; name != "" {
-					t.Errorf("%s: a default size of config written again; use config.%s", where(n), name)
+					t.Errorf("%s: a default size of config written again; use config.%s", where(n.Pos()), name)
 				}
 			}
 			return true
 		})
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
