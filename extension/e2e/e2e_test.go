@@ -616,6 +616,31 @@ func TestExtensionInABrowser(t *testing.T) {
 	if g.Git("rev-parse", "HEAD") != head || len(b.steps()) != 6 {
 		t.Fatal("Undo took back other answers' steps")
 	}
+
+	// The options page lists the registered repository; auto-send, turned
+	// on there for one site by a click, sends the feedback on that site.
+	opts, cancel := chromedp.NewContext(b.browser)
+	defer cancel()
+	b.run(opts, chromedp.Navigate("chrome-extension://"+extensionID+"/options.html"), chromedp.WaitReady(chromedp.CSS("#sites tr")))
+	b.waitFor("the options page's repositories", func() (bool, string) {
+		txt := eval[string](b, opts, `document.getElementById("bridge").textContent`)
+		return strings.Contains(txt, "registered repositories: project"), txt
+	})
+	b.run(opts, chromedp.Click(chromedp.CSS(`#sites tr:nth-child(4) td:nth-child(3) input`)))
+	b.waitFor("auto-send on for chat.qwen.ai", func() (bool, string) {
+		st := eval[string](b, opts, `chrome.storage.local.get("settings").then((s) => JSON.stringify(((s.settings || {}).sites || {})["chat.qwen.ai"] || {}))`)
+		return strings.Contains(st, `"autoSend":true`) && strings.Contains(st, `"enabled":true`), st
+	})
+	qwen := b.page("chat.qwen.ai")
+	answer := strings.ReplaceAll(siteAnswer("chat.qwen.ai"), "sites/", "auto/")
+	b.stream(qwen, answer)
+	b.click(qwen, b.panelWith(qwen, "1 step(s), 1 file(s)"), "Apply")
+	b.waitFor("the feedback sent", func() (bool, string) {
+		return eval[int](b, qwen, "window.sent") == 1, eval[string](b, qwen, "fixture.inputText()")
+	})
+	if n := len(b.steps()); n != 7 {
+		t.Fatalf("%d steps", n)
+	}
 	g.AssertClean()
 	g.Fsck()
 }
