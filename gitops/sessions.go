@@ -43,10 +43,20 @@ func (r *Repo) sessionsDir() string {
 	return filepath.Join(r.CommonDir, "autocoder", "worktrees")
 }
 
+// BranchTakenError is AddSession's branch already there: another session
+// took the name first.
+type BranchTakenError struct{ Branch string }
+
+func (e *BranchTakenError) Error() string { return "branch " + e.Branch + " already exists" }
+
 // AddSession makes a linked worktree on the new branch (a short name)
-// made at commit start, named after the branch. It fails, leaving nothing
-// behind, when the branch exists (another session took the name first:
-// the caller picks the next one) or a worktree of that name does.
+// made at commit start, named after the branch. The branch is made first,
+// on its own and only if it does not exist (git update-ref with an empty
+// old value), so that two sessions starting together never share one: the
+// loser gets a *BranchTakenError and picks the next name. (git worktree
+// add -b makes its branch before it checks the folder, and leaves it
+// behind when the rest fails.) When the worktree cannot be made, the
+// branch is taken back: nothing is left.
 func (r *Repo) AddSession(ctx context.Context, branch string, start Hash) (string, error) {
 	if err := CheckBranchName(branch); err != nil {
 		return "", err
@@ -55,8 +65,16 @@ func (r *Repo) AddSession(ctx context.Context, branch string, start Hash) (strin
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return "", err
 	}
+	ref := "refs/heads/" + branch
+	if _, err := Git(ctx, r.Root, "update-ref", "-m", "autocoder: session", ref, start.String(), ""); err != nil {
+		if r.BranchExists(branch) {
+			return "", &BranchTakenError{Branch: branch}
+		}
+		return "", fmt.Errorf("make the branch %s: %w", branch, err)
+	}
 	path := filepath.Join(dir, strings.ReplaceAll(branch, "/", "-"))
-	if _, err := Git(ctx, r.Root, "worktree", "add", "--quiet", "-b", branch, path, start.String()); err != nil {
+	if _, err := Git(ctx, r.Root, "worktree", "add", "--quiet", path, branch); err != nil {
+		Git(ctx, r.Root, "update-ref", "-d", ref, start.String())
 		return "", fmt.Errorf("make a worktree for %s: %w", branch, err)
 	}
 	return path, nil

@@ -106,10 +106,11 @@ func inWorktree(c *cli.Context, dir string, fn func(dir string) error) (err erro
 		if err == nil {
 			break
 		}
-		// Another session took the name between our look and git's
+		// Another session took the name between our look and our
 		// write: the next name is free. A --branch that exists is the
 		// user's to change.
-		if c.String("branch") != "" || !repo.BranchExists(branch) || tries > 100 {
+		var taken *gitops.BranchTakenError
+		if c.String("branch") != "" || !errors.As(err, &taken) || tries > 100 {
 			return &step.Error{C: step.ClassUsage, Msg: "cannot start a session: " + err.Error(),
 				Fix: "choose another work branch with --branch, or look at git worktree list"}
 		}

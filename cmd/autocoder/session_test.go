@@ -63,7 +63,7 @@ func TestApplyWorktreeSessionsSideBySide(t *testing.T) {
 	written := map[string]bool{}
 	for _, b := range []string{"autocoder/main", "autocoder/main-2"} {
 		if got := g.Git("log", "--format=%(trailers:key=Autocoder-Step,valueonly)", start+".."+b); strings.TrimSpace(got) != "axon-1" {
-			t.Errorf("%s has not one step over the user's HEAD:\n%s", b, got)
+			t.Errorf("%s has not one step over the user's HEAD:\n%s\n%s\n%s", b, got, outs[0], outs[1])
 		}
 		for _, f := range strings.Fields(g.Git("show", "--name-only", "--format=", b)) {
 			written[f] = true
