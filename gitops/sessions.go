@@ -23,6 +23,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -73,11 +74,22 @@ func (r *Repo) AddSession(ctx context.Context, branch string, start Hash) (strin
 		return "", fmt.Errorf("make the branch %s: %w", branch, err)
 	}
 	path := filepath.Join(dir, strings.ReplaceAll(branch, "/", "-"))
-	if _, err := Git(ctx, r.Root, "worktree", "add", "--quiet", path, branch); err != nil {
-		Git(ctx, r.Root, "update-ref", "-d", ref, start.String())
-		return "", fmt.Errorf("make a worktree for %s: %w", branch, err)
+	for try := 1; ; try++ {
+		_, err := Git(ctx, r.Root, "worktree", "add", "--quiet", path, branch)
+		if err == nil {
+			return path, nil
+		}
+		// git worktree add reads the records of every other worktree,
+		// and one that another session is making at that moment is half
+		// written ("failed to read .git/worktrees/…/commondir", seen
+		// with six sessions started at once): that passes, so it is
+		// tried again, a few times. A folder in the way does not pass.
+		if _, serr := os.Lstat(path); serr == nil || try == 5 {
+			Git(ctx, r.Root, "update-ref", "-d", ref, start.String())
+			return "", fmt.Errorf("make a worktree for %s: %w", branch, err)
+		}
+		time.Sleep(time.Duration(try) * 20 * time.Millisecond)
 	}
-	return path, nil
 }
 
 // RemoveSession removes the session worktree at path as `git worktree
