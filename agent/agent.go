@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/autocoder/autocoder/protocol"
-	"github.com/autocoder/autocoder/protocol/report"
+	"github.com/autocoder/autocoder/report"
 	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/termsafe"
 	"github.com/autocoder/autocoder/txn"
@@ -347,7 +347,7 @@ func tally(rs []step.Result) (string, int) {
 			parts = append(parts, fmt.Sprintf("%d %s", count[o], o.Words()))
 		}
 	}
-	progs := map[string]int{}
+	progs := map[step.ProgramStatus]int{}
 	for _, r := range rs {
 		if r.Runtime {
 			continue // a live program's report: its step counted it
@@ -359,9 +359,12 @@ func tally(rs []step.Result) (string, int) {
 			progs[p.Status]++
 		}
 	}
-	for _, k := range [][2]string{{step.ProgramRefused, "refused"}, {step.ProgramFailure, "failed"}, {step.ProgramTimeout, "timed out"}} {
-		if n := progs[k[0]]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%d program%s %s", n, plural(n), k[1]))
+	for _, k := range []struct {
+		status step.ProgramStatus
+		word   string
+	}{{step.ProgramRefused, "refused"}, {step.ProgramFailure, "failed"}, {step.ProgramTimeout, "timed out"}} {
+		if n := progs[k.status]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d program%s %s", n, plural(n), k.word))
 		}
 	}
 	return strings.Join(parts, ", "), steps

@@ -6,12 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/autocoder/autocoder"
 	"github.com/autocoder/autocoder/agent"
 	"github.com/autocoder/autocoder/agent/agenttest"
-	"github.com/autocoder/autocoder/gitops"
+	"github.com/autocoder/autocoder/config"
 	"github.com/autocoder/autocoder/gitops/gittest"
 	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/txn"
@@ -37,16 +40,31 @@ type fixture struct {
 
 func setup(t *testing.T, answers ...agenttest.Answer) *fixture {
 	t.Helper()
+	return setupWith(t, "", answers...)
+}
+
+// setupWith is setup with userConfig as the user's own configuration file
+// (config.toml; "" for none): the engine is opened as autocoder run opens
+// it (autocoder.Open), with the configuration loaded and the real program
+// policy, never without one.
+func setupWith(t *testing.T, userConfig string, answers ...agenttest.Answer) *fixture {
+	t.Helper()
 	gittest.Isolate(t)
 	g := gittest.NewWithCommit(t, map[string]string{"README": "hello\n"})
-	repo, err := gitops.Open(g.Dir)
+	dirs := config.Dirs{Config: t.TempDir(), State: t.TempDir()}
+	if userConfig != "" {
+		if err := os.MkdirAll(filepath.Dir(dirs.UserFile()), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dirs.UserFile(), []byte(userConfig), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ae, err := autocoder.Open(context.Background(), g.Dir, autocoder.Options{Dirs: &dirs})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := txn.Open(context.Background(), repo, txn.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := ae.Engine
 	t.Cleanup(func() { e.Close() })
 	srv := agenttest.New(answers...)
 	t.Cleanup(srv.Close)
@@ -435,5 +453,35 @@ func TestReportSaysHowToReview(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("the report lacks %q:\n%s", want, b.String())
 		}
+	}
+}
+
+// program is an autocoder JSON block whose step runs command.
+func program(id, command string) string {
+	return fmt.Sprintf("#####--\n{\"metadata\": {\"step_id\": %q, \"reason\": \"run %s\"}, \"type\": \"operate\", \"program_operations\": [{\"name\": %q, \"command\": %q}]}\n--#####\n", id, command, id, command)
+}
+
+// The engine of a run has the real program policy of the user's
+// configuration: a program its allow list names runs, and one it does not
+// is refused with the policy's own reason (an engine opened without a
+// policy would refuse both, saying only that programs are off).
+func TestRunHasTheRealProgramPolicy(t *testing.T) {
+	f := setupWith(t, "[programs]\nenabled = true\nallow = [\"echo agent-policy\"]\n",
+		agenttest.Answer{Text: program("p1", "echo agent-policy") + program("p2", "echo not-listed")},
+		agenttest.Answer{Text: finish("ran it")},
+	)
+	rep, err := f.run(t, context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Turns) < 1 {
+		t.Fatalf("no turn: %+v", rep)
+	}
+	fb := rep.Turns[0].Feedback
+	if !strings.Contains(fb, "agent-policy\\n") || strings.Count(fb, `"status": "success"`) != 1 {
+		t.Errorf("the allowed program did not run (or did not succeed):\n%s", fb)
+	}
+	if !strings.Contains(fb, `"status": "refused"`) || !strings.Contains(fb, "starts with none of the [programs] allow entries") {
+		t.Errorf("the program the allow list does not name is not refused by the policy's own reason:\n%s", fb)
 	}
 }

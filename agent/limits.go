@@ -19,14 +19,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/autocoder/autocoder/config"
 	"github.com/autocoder/autocoder/step"
 	"github.com/openai/openai-go/v3/option"
 )
 
 // DefaultIdleTimeout is how long the API may send nothing when Config
-// leaves IdleTimeout zero: long enough for a reasoning model that streams
-// nothing while it thinks, or a local model reading a long prompt on a CPU.
-const DefaultIdleTimeout = 10 * time.Minute
+// leaves IdleTimeout zero: [model] idle_timeout's default.
+const DefaultIdleTimeout = config.DefaultIdleTimeout
 
 // IdleError is a request that received nothing for the idle timeout.
 type IdleError struct{ Idle time.Duration }
@@ -40,9 +40,8 @@ func (e *IdleError) Error() string {
 func (e *IdleError) Class() step.Class { return step.ClassInternal }
 
 // DefaultAnswerTimeout is the longest one answer may take when Config
-// leaves AnswerTimeout zero: as long as the idle timeout, so that a server
-// that drips a byte at a time, each resetting the idle timeout, ends too.
-const DefaultAnswerTimeout = 10 * time.Minute
+// leaves AnswerTimeout zero: [model] answer_timeout's default.
+const DefaultAnswerTimeout = config.DefaultAnswerTimeout
 
 // AnswerTimeoutError is an answer that took longer than the answer
 // timeout, however steadily it came.
@@ -89,8 +88,8 @@ func quoteStart(b []byte) string {
 }
 
 // DefaultMaxAnswerBytes is the cap of one answer when Config leaves it
-// zero: apply's default max_response_bytes, 32 MiB.
-const DefaultMaxAnswerBytes = 32 << 20
+// zero: apply's default max_response_bytes.
+const DefaultMaxAnswerBytes = config.DefaultMaxResponseBytes
 
 // AnswerTooLargeError is an answer, or the HTTP body carrying it, past its
 // cap.

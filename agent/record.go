@@ -9,7 +9,28 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
+
+	"github.com/autocoder/autocoder/gitops"
 )
+
+// runsDir is where `autocoder run` keeps its conversations, in
+// autocoder's own folder of the repository.
+const runsDir = "runs"
+
+// Keep saves the run's record with the repository's own data (p is the
+// engine's private folder), named for the time it ended and the process,
+// where `autocoder show` finds the turn a step came from (Recorded). It
+// returns the file's path.
+func (r *Report) Keep(p *gitops.Private, now time.Time) (string, error) {
+	path := p.Path(runsDir + "/" + now.UTC().Format("20060102T150405Z") + fmt.Sprintf("-%d.json", os.Getpid()))
+	return path, r.Save(path)
+}
+
+// Recorded is FindTurn over the records Keep saved in p.
+func Recorded(p *gitops.Private, commit string) (file string, rep *Report, turn *Turn, ok bool, err error) {
+	return FindTurn(p.Path(runsDir), commit)
+}
 
 // Save writes the run's record (the conversation, each turn's results and
 // feedback) as JSON to path, creating its folder: a temporary file renamed

@@ -36,14 +36,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/autocoder/autocoder"
 	"github.com/autocoder/autocoder/protocol"
-	"github.com/autocoder/autocoder/protocol/report"
+	"github.com/autocoder/autocoder/report"
 	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/txn"
 )
 
-// Policy is what the host needs of a repository's configuration, as
-// cmd/autocoder reads it for apply.
+// Policy is what the host needs of a repository's settings, as apply uses
+// them.
 type Policy struct {
 	BranchPrefix   string
 	MaxAnswerBytes int64
@@ -54,9 +55,10 @@ type Policy struct {
 
 // Options configure Serve.
 type Options struct {
-	// Open opens the engine on the repository at root, with its policy
-	// (programs only as autocoder.toml allows: the browser has no flag).
-	Open func(ctx context.Context, root string) (*txn.Engine, Policy, error)
+	// Engine is how the engine is opened on a registered repository
+	// (autocoder.Open), with its settings: programs only as they allow,
+	// since the browser has no flag that allows more.
+	Engine autocoder.Options
 	// Registry is the registry file's path.
 	Registry string
 	// Log receives a line per refusal, for the user who runs the host by
@@ -213,10 +215,13 @@ func (o Options) handle(ctx context.Context, msg []byte) Reply {
 	if err != nil {
 		return failed(req, err)
 	}
-	e, pol, err := o.Open(ctx, rp.Path)
+	ae, err := autocoder.Open(ctx, rp.Path, o.Engine)
 	if err != nil {
 		return failed(req, err)
 	}
+	e := ae.Engine
+	pol := Policy{BranchPrefix: ae.Settings.Apply.BranchPrefix, MaxAnswerBytes: ae.Settings.Apply.MaxResponseBytes,
+		Allowed: ae.Programs.Allowed, RefusedHint: ae.Programs.RefusedHint("apply")}
 	rep := o.run(ctx, e, pol, req)
 	rep.Repository = rp.Name
 	if err := e.Close(); err != nil && rep.Error == "" {
@@ -302,8 +307,7 @@ func (o Options) applyAnswer(ctx context.Context, e *txn.Engine, pol Policy, req
 		report.Unreadable(&buf, errs, step.ClassNoBlock.ExitCode(), "no instruction block in this answer", "")
 		var results []step.Result
 		for _, it := range items {
-			results = append(results, step.Result{ParseErr: it.Err, Status: step.StatusFailed,
-				Error: it.Err.Error(), Hint: step.HintOf(it.Err), Class: step.ClassNoBlock, Reason: step.ReasonInvalid})
+			results = append(results, step.Unreadable(it.Err, true))
 		}
 		rep.OK, rep.Outcome, rep.Report, rep.Summary = true, "no_block", buf.Bytes(), &Summary{Files: []string{}}
 		rep.Feedback = string(protocol.Feedback(results))
@@ -320,18 +324,13 @@ func (o Options) applyAnswer(ctx context.Context, e *txn.Engine, pol Policy, req
 		rep.Message = fmt.Sprintf("this answer is applied already (%d commit(s) on the work branch); nothing changed", len(done))
 		return rep
 	}
-	var results []step.Result
-	var patch string
-	if req.Type == "preview" {
-		results, patch = e.DryRun(ctx, items, false)
-	} else {
-		results = e.Run(ctx, items, txn.RunOptions{})
-	}
 	// As under apply, a program that keeps running ends with the request.
-	results = append(results, e.Live(true, "stopped: a request of the browser extension is one shot, so a program that keeps running ends with it.")...)
+	run := e.Execute(ctx, items, txn.RunOptions{DryRun: req.Type == "preview",
+		StopLive: "stopped: a request of the browser extension is one shot, so a program that keeps running ends with it."})
+	results, patch := run.Results, run.Patch
 	code := step.Judge(results, false).ExitCode() // as apply's exit code
-	out := report.Run{Branch: workBranch(e, pol.BranchPrefix), DryRun: req.Type == "preview", Results: results, Code: code,
-		Subject: func(s *step.Step) string { return txn.Subject(s, e.Repo.Root) }, Patch: patch, PatchRaw: true,
+	out := report.Run{Branch: run.Branch, DryRun: req.Type == "preview", Results: results, Code: code,
+		Subject: e.Subject, Patch: patch, PatchRaw: true,
 		Allowed: pol.Allowed, RefusedHint: pol.RefusedHint}
 	var buf bytes.Buffer
 	out.JSON(&buf)
@@ -369,19 +368,6 @@ func (o Options) applyAnswer(ctx context.Context, e *txn.Engine, pol Policy, req
 		rep.Message = fmt.Sprintf("not every step applied (exit code %d): see the report; %d commit(s) made", code, len(rep.Commits))
 	}
 	return rep
-}
-
-// workBranch is the branch HEAD is on when it is a work branch, else "".
-func workBranch(e *txn.Engine, prefix string) string {
-	h, err := e.Repo.ReadHEAD()
-	if err != nil {
-		return ""
-	}
-	b := strings.TrimPrefix(h.Branch, "refs/heads/")
-	if prefix == "" || !strings.HasPrefix(b, prefix) {
-		return ""
-	}
-	return b
 }
 
 // summarize counts a dry run's patch: the files it touches and its lines

@@ -34,10 +34,7 @@ type logEntry struct {
 
 // appendLog adds entry to the repository's bridge log.
 func appendLog(e *txn.Engine, now time.Time, entry logEntry) error {
-	priv, err := e.Repo.Private()
-	if err != nil {
-		return err
-	}
+	priv := e.Private()
 	entry.Time = now.UTC().Format(time.RFC3339)
 	if entry.Commits == nil {
 		entry.Commits = []string{}
@@ -62,10 +59,7 @@ func appendLog(e *txn.Engine, now time.Time, entry logEntry) error {
 // still on the current work branch (an undo brings the answer back to
 // unapplied); nil otherwise.
 func alreadyApplied(e *txn.Engine, hash string) ([]string, error) {
-	priv, err := e.Repo.Private()
-	if err != nil {
-		return nil, err
-	}
+	priv := e.Private()
 	f, err := os.Open(priv.Path(logName))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil

@@ -1,7 +1,8 @@
 // Package config reads autocoder.toml, the file at the repository root that
-// sets autocoder's limits and safety policy, and answers the policy questions
-// the engine asks: may this path be written (Denied), may this program run
-// (ProgramAllowed), how long may it run (ProgramTimeout).
+// sets autocoder's limits and safety policy, and answers the questions the
+// engine asks of its values: may this path be written (Denied), how long may
+// a program run (ProgramTimeout). Whether a program may run is judged by
+// the program policy in package runner, over these values.
 //
 // Start with Config and Default (every key and why it defaults the way it
 // does), then Load in trust.go: the defaults, the user's own file
@@ -10,8 +11,9 @@
 // trusted that exact content (autocoder trust). load.go reads and validates
 // one file, with errors that name the key and its line (never quoting it)
 // and what to write instead. deny.go holds the path patterns and
-// programs.go the program allow-list. The repository ships autocoder.toml at
-// its root, which documents every key and equals Default.
+// programs.go the variables a step may never set for its programs. The
+// repository ships autocoder.toml at its root, which documents every key
+// and equals Default.
 package config
 
 import "time"
@@ -66,7 +68,7 @@ type Programs struct {
 	// Env (env) lists the environment variables a step may set for its
 	// programs. Whatever else a step sets is refused, and so are the
 	// variables that decide what runs (PATH, LD_*, DYLD_*, GIT_*, GO*, ...;
-	// see ProgramEnvAllowed) even when listed here.
+	// see ForbiddenEnv) even when listed here.
 	Env []string
 	// Timeout (timeout) is how long a program may run when its step asks for
 	// no timeout of its own.
@@ -139,14 +141,29 @@ const (
 	MiB = 1 << 20
 )
 
+// The defaults other packages fall back on when they are given zero (the
+// engine, the reads, the model client): named here, once, so that each
+// number of Default is written in one place (TestDefaultsLiveInConfig).
+const (
+	DefaultBranchPrefix     = "autocoder/"
+	DefaultMaxFileBytes     = 10 * MiB
+	DefaultMaxResponseBytes = 32 * MiB
+	// Long enough for a reasoning model that streams nothing while it
+	// thinks, or a local model reading a long prompt on a CPU.
+	DefaultIdleTimeout = 10 * time.Minute
+	// As long as the idle timeout, so that a server that drips a byte at a
+	// time, each resetting the idle timeout, ends too.
+	DefaultAnswerTimeout = 10 * time.Minute
+)
+
 // Default returns the configuration of a repository without autocoder.toml.
 // Each call returns fresh slices, so callers may change the result.
 func Default() Config {
 	return Config{
 		Apply: Apply{
-			BranchPrefix:     "autocoder/",
-			MaxFileBytes:     10 * MiB,
-			MaxResponseBytes: 32 * MiB,
+			BranchPrefix:     DefaultBranchPrefix,
+			MaxFileBytes:     DefaultMaxFileBytes,
+			MaxResponseBytes: DefaultMaxResponseBytes,
 		},
 		Paths: Paths{
 			// Secrets a model has no business writing, and the policy file
@@ -186,8 +203,8 @@ func Default() Config {
 			MaxTokens:     1000000,
 			MaxRetries:    3,
 			Stream:        true,
-			IdleTimeout:   10 * time.Minute,
-			AnswerTimeout: 10 * time.Minute,
+			IdleTimeout:   DefaultIdleTimeout,
+			AnswerTimeout: DefaultAnswerTimeout,
 		},
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/autocoder/autocoder/prompt"
+	"github.com/autocoder/autocoder/shellwords"
 	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/suggest"
 )
@@ -387,6 +388,15 @@ func (l *loader) keyLine(n int) bool {
 
 func leaf(key string) string { return key[strings.LastIndexByte(key, '.')+1:] }
 
+// short shortens s for a message.
+func short(s string) string {
+	const n = 60
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
 // describe names a TOML value's type and shows it, for messages.
 func describe(v any) string {
 	switch x := v.(type) {
@@ -596,7 +606,7 @@ func (l *loader) validate(c Config) {
 		}
 	}
 	for i, a := range c.Programs.Allow {
-		words, err := commandWords(a)
+		words, err := shellwords.Command(a)
 		switch {
 		case err != nil:
 			l.bad("programs.allow", fmt.Sprintf("item %d %q is not a plain command prefix: %v", i+1, a, err),
@@ -607,7 +617,7 @@ func (l *loader) validate(c Config) {
 		}
 	}
 	for i, k := range c.Programs.Env {
-		if why := envKeyNever(k); why != "" {
+		if why := ForbiddenEnv(k); why != "" {
 			l.bad("programs.env", fmt.Sprintf("item %d %q can never be set by a step: %s", i+1, k, why),
 				"remove it; set it in autocoder's own environment if the programs need it")
 		}

@@ -2,8 +2,8 @@ package gitops
 
 import (
 	"bytes"
+	"context"
 	"os"
-	"os/exec"
 	"os/user"
 	"path"
 	"path/filepath"
@@ -147,9 +147,7 @@ func (r *Repo) userConfigFile(configured, name string) string {
 
 func (r *Repo) readGitConfig(keys ...string) map[string]string {
 	out := map[string]string{}
-	cmd := exec.Command("git", "config", "-z", "--get-regexp", `^core\.(autocrlf|eol|attributesfile|excludesfile|safecrlf)$`)
-	cmd.Dir = r.Root
-	b, err := cmd.Output()
+	b, err := Git(context.Background(), r.Root, "config", "-z", "--get-regexp", `^core\.(autocrlf|eol|attributesfile|excludesfile|safecrlf)$`)
 	if err != nil {
 		// git exits 1 when no key matches; without git, fall back to the
 		// repository's own config file.

@@ -1,7 +1,7 @@
 package gitops
 
 import (
-	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os/exec"
@@ -123,14 +123,7 @@ func (r *Repo) ResolveCommit(prefix string) (h Hash, ok bool) {
 }
 
 func (r *Repo) gitOut(args ...string) (string, error) {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = r.Root
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil && stderr.Len() > 0 {
-		err = &gitCmdError{args: args, err: err, stderr: strings.TrimSpace(stderr.String())}
-	}
+	out, err := Git(context.Background(), r.Root, args...)
 	return string(out), err
 }
 
@@ -138,16 +131,3 @@ func (r *Repo) gitRun(args ...string) error {
 	_, err := r.gitOut(args...)
 	return err
 }
-
-// gitCmdError is a git command that failed, with what it said.
-type gitCmdError struct {
-	args   []string
-	err    error
-	stderr string
-}
-
-func (e *gitCmdError) Error() string {
-	return "git " + strings.Join(e.args, " ") + ": " + e.stderr
-}
-
-func (e *gitCmdError) Unwrap() error { return e.err }

@@ -1,7 +1,7 @@
 package gitops
 
 import (
-	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -57,16 +57,12 @@ func (r *Repo) identity(env func(string) (string, bool), environ []string) (auth
 }
 
 func (r *Repo) ident(env func(string) (string, bool), environ []string, v, which, dateVar string) (Signature, error) {
-	cmd := exec.Command("git", "var", v)
-	cmd.Dir = r.Root
-	cmd.Env = environ
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	args := []string{"var", v}
+	out, err := runGit(gitCommand(context.Background(), r.Root, environ, args...), args)
 	if err != nil {
 		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			detail := strings.TrimSpace(stderr.String())
+		if ge := (*gitError)(nil); errors.As(err, &ee) && errors.As(err, &ge) {
+			detail := ge.stderr
 			if i := strings.LastIndex(detail, "\n"); i >= 0 {
 				detail = strings.TrimSpace(detail[i+1:])
 			}

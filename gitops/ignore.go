@@ -3,6 +3,7 @@ package gitops
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -221,12 +222,11 @@ func (c *ignoreChecker) start() error {
 			c.seen[p], _ = os.Stat(p)
 		}
 	}
-	cmd := exec.Command("git", "check-ignore", "-v", "-z", "--stdin", "--non-matching", "--no-index")
-	cmd.Dir = c.r.Root
+	cmd := gitCommand(context.Background(), c.r.Root, nil, "check-ignore", "-v", "-z", "--stdin", "--non-matching", "--no-index")
 	// The user's pathspec variables would make every question magic that
 	// check-ignore refuses ("pathspec magic not supported"): the paths are
 	// names (topMagic), so they are turned off.
-	cmd.Env = append(os.Environ(), "GIT_FLUSH=1",
+	cmd.Env = append(cmd.Env, "GIT_FLUSH=1",
 		"GIT_LITERAL_PATHSPECS=0", "GIT_GLOB_PATHSPECS=0", "GIT_NOGLOB_PATHSPECS=0", "GIT_ICASE_PATHSPECS=0")
 	c.stderr = &lockedBuffer{}
 	cmd.Stderr = c.stderr

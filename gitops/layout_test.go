@@ -125,3 +125,77 @@ func TestNoOtherPackageNamesGitLayout(t *testing.T) {
 		}
 	}
 }
+
+// git is run in one place, gitops.Git (git.go), which handles its
+// environment and takes a context: no other non-test file of the module
+// starts git itself (exec.Command("git", ...), exec.CommandContext,
+// os.StartProcess, syscall.ForkExec). gittest, the tests' own helper,
+// may.
+func TestOnlyGitopsRunsGit(t *testing.T) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	starts := map[string]bool{"Command": true, "CommandContext": true, "StartProcess": true, "ForkExec": true}
+	isGit := func(e ast.Expr) bool {
+		lit, ok := e.(*ast.BasicLit)
+		if !ok || lit.Kind != token.STRING {
+			return false
+		}
+		s, err := strconv.Unquote(lit.Value)
+		if err != nil {
+			return false
+		}
+		s = strings.ReplaceAll(s, `\`, "/")
+		return s == "git" || s == "git.exe" || strings.HasSuffix(s, "/git") || strings.HasSuffix(s, "/git.exe")
+	}
+	fset := token.NewFileSet()
+	seen := 0
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel := filepath.ToSlash(strings.TrimPrefix(p, root+string(filepath.Separator)))
+		if d.IsDir() {
+			if rel == "gitops/gittest" || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") && p != root {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok || !starts[sel.Sel.Name] {
+				return true
+			}
+			for _, a := range call.Args {
+				if !isGit(a) {
+					continue
+				}
+				if rel == "gitops/git.go" {
+					seen++
+				} else {
+					t.Errorf("%s: runs git itself; call gitops.Git, which takes a context and handles git's environment", strings.TrimPrefix(fset.Position(call.Pos()).String(), root+string(filepath.Separator)))
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seen != 1 {
+		t.Errorf("gitops/git.go starts git in %d places, want 1 (gitCommand): has the helper moved? then move this test's exemption with it", seen)
+	}
+}

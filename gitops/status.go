@@ -2,8 +2,9 @@ package gitops
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
-	"os/exec"
 )
 
 // Dirty lists the worktree paths that differ from HEAD or the index, or
@@ -11,13 +12,9 @@ import (
 // `git status`. It scans the whole worktree, so it is used only around
 // programs, which may change any file; the apply path never calls it.
 func (r *Repo) Dirty() ([]string, error) {
-	cmd := exec.Command("git", "--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
-	cmd.Dir = r.Root
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("git status: %v: %s", err, bytes.TrimSpace(stderr.Bytes()))
+	out, err := Git(context.Background(), r.Root, "--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
+	if ge := (*gitError)(nil); errors.As(err, &ge) {
+		return nil, fmt.Errorf("git status: %v: %s", ge.err, ge.stderr)
 	}
 	var paths []string
 	for _, rec := range bytes.Split(out, []byte{0}) {

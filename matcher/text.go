@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"unicode/utf8"
 
+	"github.com/autocoder/autocoder/textkind"
 	"github.com/autocoder/autocoder/textpos"
 )
 
@@ -18,10 +19,14 @@ func CheckText(content []byte) error { return checkText("file", content) }
 func checkText(in string, content []byte) error {
 	// UTF-16 holds NUL bytes for every ASCII character, so it is recognised
 	// before the NUL test: "binary" would be the wrong advice for it.
-	if looks := utf16Guess(content); looks != "" {
+	if bigEndian, _, ok := textkind.UTF16(content); ok {
+		looks := "UTF-16LE"
+		if bigEndian {
+			looks = "UTF-16BE"
+		}
 		return encodingError(in, content, 0, looks)
 	}
-	if i := bytes.IndexByte(content, 0); i >= 0 {
+	if i := textkind.Binary(content, 0); i >= 0 {
 		return &BinaryError{In: in, Offset: i, Line: textpos.Of(content, i).Line}
 	}
 	if utf8.Valid(content) {
@@ -55,38 +60,6 @@ func encodingError(in string, content []byte, off int, looks string) error {
 	}
 }
 
-// utf16Guess recognises UTF-16 by its byte order mark, or by NUL bytes in
-// every other position of the first bytes (ASCII text in UTF-16).
-func utf16Guess(b []byte) string {
-	switch {
-	case bytes.HasPrefix(b, []byte{0xFF, 0xFE}):
-		return "UTF-16LE"
-	case bytes.HasPrefix(b, []byte{0xFE, 0xFF}):
-		return "UTF-16BE"
-	}
-	n := min(len(b)&^1, 64)
-	if n < 4 {
-		return ""
-	}
-	evenNUL, oddNUL := 0, 0
-	for i := 0; i < n; i += 2 {
-		if b[i] == 0 {
-			evenNUL++
-		}
-		if b[i+1] == 0 {
-			oddNUL++
-		}
-	}
-	half := n / 2
-	switch {
-	case oddNUL == half && evenNUL == 0:
-		return "UTF-16LE"
-	case evenNUL == half && oddNUL == 0:
-		return "UTF-16BE"
-	}
-	return ""
-}
-
 // latin1Like reports whether every invalid byte is a lone high byte, as
 // Latin-1 or Windows-1252 text has, rather than a broken multi-byte sequence.
 func latin1Like(b []byte) bool {
@@ -110,7 +83,7 @@ func latin1Like(b []byte) bool {
 // top of it.
 func KeepLineEndings(old, content []byte) []byte {
 	crlf, ok := lineStyle(old)
-	if !ok || bytes.IndexByte(content, 0) >= 0 {
+	if !ok || textkind.Binary(content, 0) >= 0 {
 		return content
 	}
 	lf := bytes.ReplaceAll(content, []byte("\r\n"), []byte("\n"))
@@ -124,7 +97,7 @@ func KeepLineEndings(old, content []byte) []byte {
 // every one "\n"; ok is false when b has none, has both, or is binary.
 func lineStyle(b []byte) (crlf, ok bool) {
 	n := bytes.Count(b, []byte("\n"))
-	if n == 0 || bytes.IndexByte(b, 0) >= 0 {
+	if n == 0 || textkind.Binary(b, 0) >= 0 {
 		return false, false
 	}
 	switch bytes.Count(b, []byte("\r\n")) {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/autocoder/autocoder"
 	"github.com/autocoder/autocoder/config"
 	"github.com/autocoder/autocoder/gitops"
 	"github.com/autocoder/autocoder/step"
@@ -50,7 +51,7 @@ func (r *repoState) close() {
 // set keeps e as the session's engine, with the stat of its autocoder.toml.
 func (r *repoState) set(e *txn.Engine, fromRoots bool) {
 	r.e, r.fromRoots = e, fromRoots
-	r.conf = policyFiles(e.Repo.Root)
+	r.conf = policyFiles(e.Root())
 }
 
 // configChanged reports whether the repository's autocoder.toml, the
@@ -58,7 +59,7 @@ func (r *repoState) set(e *txn.Engine, fromRoots bool) {
 // the engine's policy (denied paths, programs, limits) is then the user's
 // old one, and the session opens it again.
 func (r *repoState) configChanged() bool {
-	now := policyFiles(r.e.Repo.Root)
+	now := policyFiles(r.e.Root())
 	if len(now) != len(r.conf) {
 		return true
 	}
@@ -106,10 +107,13 @@ func (s *Server) engine(ctx context.Context, ss *sdk.ServerSession) (*txn.Engine
 		return s.repo.e, nil
 	}
 	open := func(dir string) (*txn.Engine, error) {
-		e, err := s.opts.Open(dir)
+		o := s.opts.Engine
+		o.Session = true
+		ae, err := autocoder.Open(ctx, dir, o)
 		if err != nil {
 			return nil, err
 		}
+		e := ae.Engine
 		// Between calls the lock is free for the CLI, git and other
 		// sessions; each call takes it again (Acquire).
 		if err := e.Release(); err != nil {

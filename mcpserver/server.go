@@ -25,9 +25,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/autocoder/autocoder"
 	"github.com/autocoder/autocoder/protocol/mcp"
 	"github.com/autocoder/autocoder/step"
-	"github.com/autocoder/autocoder/txn"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -58,10 +58,13 @@ type Options struct {
 	Root string
 	// Dir is the working folder the client started the server in.
 	Dir string
-	// Open opens the engine on the repository that contains dir (with the
-	// configuration of that repository). The server keeps it for the
-	// session and releases its lock between calls.
-	Open func(dir string) (*txn.Engine, error)
+	// Engine is how the session's engine is opened (autocoder.Open) on
+	// the repository that contains the folder the server picks, with that
+	// repository's settings: the work branch, whether every program may
+	// run, where notes go. The server keeps it for the session (Session
+	// is set: the index is written split) and releases its lock between
+	// calls.
+	Engine autocoder.Options
 	// MaxResult caps a tool result's text in bytes; zero: DefaultMaxResult.
 	MaxResult int
 	// LockWait is how long a call waits for another autocoder working in

@@ -215,8 +215,11 @@ func TestUnknown(t *testing.T) {
 // reading the answer knows what each means (protocol's
 // TestFeedbackTellsEveryOutcomeApart holds the answers).
 func TestEveryAnswerTaught(t *testing.T) {
-	programs := []string{step.ProgramSuccess, step.ProgramFailure, step.ProgramTimeout, step.ProgramRefused,
-		step.ProgramRunning, step.ProgramTerminated, step.ProgramNotAttempted}
+	var programs []string
+	for _, s := range []step.ProgramStatus{step.ProgramSuccess, step.ProgramFailure, step.ProgramTimeout, step.ProgramRefused,
+		step.ProgramRunning, step.ProgramTerminated, step.ProgramNotAttempted} {
+		programs = append(programs, string(s))
+	}
 	words := map[string][]string{
 		"autocoder": append([]string{"`success`", "`failure`", "`refused`", "`rolled_back`", "`not_attempted`",
 			"program_runtime_feedback", "file_actions", "program_execs", "replaces", "already_applied"}, quoted(programs)...),

@@ -8,6 +8,7 @@ import (
 
 	"github.com/autocoder/autocoder/protocol/wholefile"
 	"github.com/autocoder/autocoder/step"
+	"github.com/autocoder/autocoder/textkind"
 	"github.com/autocoder/autocoder/textpos"
 )
 
@@ -113,45 +114,26 @@ func examples(text []byte, items []step.Item) []Example {
 }
 
 // Decode returns raw as UTF-8 text and names the encoding it was in. A
-// byte-order mark tells UTF-8 and UTF-16; without one, text holding NUL
-// bytes in the pattern of UTF-16 (every other byte NUL, as ASCII text in
-// UTF-16 is) is UTF-16 of that byte order. Anything else is returned as it
-// is: the readers refuse what is not UTF-8 where it matters.
+// byte-order mark tells UTF-8; UTF-16, with or without its mark, is told
+// by textkind.UTF16, the rule the matcher refuses UTF-16 files by.
+// Anything else is returned as it is: the readers refuse what is not
+// UTF-8 where it matters.
 func Decode(raw []byte) ([]byte, string) {
-	switch {
-	case bytes.HasPrefix(raw, []byte{0xEF, 0xBB, 0xBF}):
+	if bytes.HasPrefix(raw, []byte{0xEF, 0xBB, 0xBF}) {
 		return raw[3:], "utf-8 with a byte-order mark"
-	case bytes.HasPrefix(raw, []byte{0xFF, 0xFE}):
-		return decodeUTF16(raw[2:], false), "utf-16le with a byte-order mark"
-	case bytes.HasPrefix(raw, []byte{0xFE, 0xFF}):
-		return decodeUTF16(raw[2:], true), "utf-16be with a byte-order mark"
 	}
-	if bytes.IndexByte(raw, 0) < 0 || len(raw) < 2 {
+	bigEndian, bom, ok := textkind.UTF16(raw)
+	if !ok {
 		return raw, "utf-8"
 	}
-	// Count NULs at even and odd offsets over a sample: ASCII characters
-	// in UTF-16LE have their NUL at odd offsets, in UTF-16BE at even ones.
-	n := min(len(raw), 4096) &^ 1
-	even, odd := 0, 0
-	for i := 0; i < n; i += 2 {
-		if raw[i] == 0 {
-			even++
-		}
-		if raw[i+1] == 0 {
-			odd++
-		}
+	name, mark := "utf-16le", " without a byte-order mark"
+	if bigEndian {
+		name = "utf-16be"
 	}
-	pairs := n / 2
-	switch {
-	// Text in a script without NUL bytes (Chinese, say) still has its
-	// ASCII line breaks and fences: a fifth of the pairs is plenty, and the
-	// other offset must be far rarer.
-	case odd*5 > pairs && even*5 < odd:
-		return decodeUTF16(raw, false), "utf-16le without a byte-order mark"
-	case even*5 > pairs && odd*5 < even:
-		return decodeUTF16(raw, true), "utf-16be without a byte-order mark"
+	if bom {
+		raw, mark = raw[2:], " with a byte-order mark"
 	}
-	return raw, "utf-8"
+	return decodeUTF16(raw, bigEndian), name + mark
 }
 
 func decodeUTF16(b []byte, bigEndian bool) []byte {

@@ -287,8 +287,10 @@ func TestDoubleForkIntoAnEmptyEnvironmentIsKilled(t *testing.T) {
 				s := Spec{Command: `( env -i RUNNER_TEST_HELPER=` + mode + ` "$1" & echo $! > pid ); while [ ! -e escaped ]; do sleep 0.01; done; echo hi`,
 					Args: []string{self}, Shell: true, Dir: dir, Grace: 200 * time.Millisecond}
 				if how == "timeout" {
+					// Long enough for the escape on a loaded machine (the
+					// "hi" below needs it first): 300 ms was not.
 					s.Command += "; sleep 30"
-					s.Timeout = 300 * time.Millisecond
+					s.Timeout = 3 * time.Second
 				}
 				res, err := Run(context.Background(), s)
 				if err != nil || string(res.Stdout) != "hi\n" {

@@ -1,15 +1,28 @@
-// Package runner runs programs for steps and for the verify command: in a
-// given directory, in a process group of their own, with a timeout that stops
-// the whole group, and with output captured up to a cap.
+// Package runner is the one home of programs: whether a step's program may
+// run, running it, and the answer the engine reports for it.
 //
-// Start with Spec and Run. Whether a program may run at all is not decided
-// here: that is config.ProgramAllowed, asked by the engine before Run.
-// The process handling is run.go, over a group per program: on Linux a
-// reaper process of its own, a child subreaper that ends every descendant
-// of the program (reaper_linux.go, group_linux.go; sweep_linux.go when the
-// program killed its reaper), a process group on macOS (group_unix.go,
-// group_darwin.go) and a job object on Windows (group_windows.go).
-// Elsewhere Run says it cannot run programs (run_other.go).
+// Start with New in policy.go: given the configuration in effect (and the
+// flag that allows every program) it returns the Policy txn.Engine asks
+// (txn.Options.Programs) and the [verify] command's Verifier
+// (txn.Options.Verify), after taking the model API's key out of the
+// environment programs inherit (keys.go, seal_linux.go). The Policy judges
+// a program by autocoder.toml's [programs] allow list and env list, and by
+// the argument rules that keep an allow entry from being widened
+// (argrules.go); it runs what it allows with Run, or Start for a program
+// that keeps running (LiveProgram), and maps what the program did to a
+// step.ProgramResult. The engine decides when a program runs and commits
+// what it changed; runner never imports the engine.
+//
+// Below that are Spec, Run and Start. Run starts a program in a given
+// directory, in a process group of its own, with a timeout that stops the
+// whole group, and with output captured up to a cap. The process handling
+// is run.go, over a group per program: on Linux a reaper process of its
+// own, a child subreaper that ends every descendant of the program
+// (reaper_linux.go, group_linux.go; sweep_linux.go when the program killed
+// its reaper), a process group on macOS (group_unix.go, group_darwin.go)
+// and a job object on Windows (group_windows.go). Elsewhere Run says it
+// cannot run programs (run_other.go). Nothing outside this package starts
+// a process but gitops.Git, which runs git (TestOnlyRunnerStartsProcesses).
 package runner
 
 import (

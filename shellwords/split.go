@@ -7,7 +7,8 @@
 // needs to know what would run.
 //
 // Start with Split (split.go) for the dialect reader and Simple (simple.go)
-// for the program policy. Simple reads the line with mvdan.cc/sh's parser, so
+// for the program policy; Command (command.go) is Simple as the policy and
+// the allow list of autocoder.toml read a line. Simple reads the line with mvdan.cc/sh's parser, so
 // that what it calls one simple command is what a real shell parser calls
 // one. Split is a small state machine of its own: shlex.split is not a shell
 // (";", "|", "&", "<", ">", "(", ")", "#" and "$" are ordinary characters to

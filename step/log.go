@@ -2,7 +2,7 @@ package step
 
 // LogEntry is one commit on a work branch: a step (Kind "step"), or a
 // commit of the user's own among them (Kind "user", no StepID). The engine
-// lists them (log, undo, redo); protocol/report writes them.
+// lists them (log, undo, redo); report writes them.
 type LogEntry struct {
 	StepID  string `json:"step_id" jsonschema:"the step id (the Autocoder-Step trailer); empty for a commit of the user's own"`
 	Kind    string `json:"kind" jsonschema:"step, or user for a commit of the user's own on the work branch"` // "step" or "user"

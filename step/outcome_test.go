@@ -80,3 +80,23 @@ func TestOutcomes(t *testing.T) {
 		}
 	}
 }
+
+// TestUnreadable: an unreadable block among readable ones is a failed step
+// (exit 1); when none is readable the response has no block (exit 2). The
+// reader's message and hint are the result's.
+func TestUnreadable(t *testing.T) {
+	t.Parallel()
+	pe := &ParseError{Dialect: "axon", Msg: "unknown act", Fix: "use write_file"}
+	for _, c := range []struct {
+		none bool
+		exit int
+	}{{false, 1}, {true, 2}} {
+		r := Unreadable(pe, c.none)
+		if r.Status != StatusFailed || r.ParseErr != pe || r.Hint != "use write_file" || r.Reason != ReasonInvalid {
+			t.Fatalf("Unreadable(none=%v) = %+v", c.none, r)
+		}
+		if got := Judge([]Result{r}, false).ExitCode(); got != c.exit {
+			t.Errorf("none=%v: exit %d, want %d", c.none, got, c.exit)
+		}
+	}
+}

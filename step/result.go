@@ -49,31 +49,35 @@ type OpResult struct {
 
 // ProgramResult is the outcome of one program.
 type ProgramResult struct {
-	Name       string  `json:"name"`
-	Status     string  `json:"status" jsonschema:"success, failure, timeout, refused, running, terminated or not_attempted"` // one of the Program* statuses
-	Stdout     string  `json:"stdout"`
-	Stderr     string  `json:"stderr"`
-	ReturnCode int     `json:"returncode" jsonschema:"the exit code; -1 when the program did not run or was killed"` // -1 when the program did not run or was killed
-	Runtime    float64 `json:"runtime" jsonschema:"seconds it ran"`                                                  // seconds it ran, as seed 001's program_checks report it
-	Error      string  `json:"error,omitempty"`
-	Hint       string  `json:"hint,omitempty"` // what to do, for a refused program
+	Name       string        `json:"name"`
+	Status     ProgramStatus `json:"status" jsonschema:"success, failure, timeout, refused, running, terminated or not_attempted"`
+	Stdout     string        `json:"stdout"`
+	Stderr     string        `json:"stderr"`
+	ReturnCode int           `json:"returncode" jsonschema:"the exit code; -1 when the program did not run or was killed"` // -1 when the program did not run or was killed
+	Runtime    float64       `json:"runtime" jsonschema:"seconds it ran"`                                                  // seconds it ran, as seed 001's program_checks report it
+	Error      string        `json:"error,omitempty"`
+	Hint       string        `json:"hint,omitempty"` // what to do, for a refused program
 }
+
+// ProgramStatus is the outcome of one program: one of the Program*
+// constants. Its JSON is the constant's string.
+type ProgramStatus string
 
 // The outcomes of a program. A refused program was not run; the step it
 // belongs to still applied its files. A failed or timed-out one did run.
 const (
-	ProgramSuccess = "success"
-	ProgramFailure = "failure"
-	ProgramTimeout = "timeout"
-	ProgramRefused = "refused"
+	ProgramSuccess ProgramStatus = "success"
+	ProgramFailure ProgramStatus = "failure"
+	ProgramTimeout ProgramStatus = "timeout"
+	ProgramRefused ProgramStatus = "refused"
 	// A live program (Program.Live) that is still running: the result
 	// holds its output so far (or since the last report).
-	ProgramRunning = "running"
+	ProgramRunning ProgramStatus = "running"
 	// A live program that was stopped: by check_program terminal: true, at
 	// the end of the command or of the run. Error says which.
-	ProgramTerminated = "terminated"
+	ProgramTerminated ProgramStatus = "terminated"
 	// A program of a step that failed or was skipped: never run.
-	ProgramNotAttempted = "not_attempted"
+	ProgramNotAttempted ProgramStatus = "not_attempted"
 )
 
 // ProgramTrouble is the first program of the results that did not succeed
@@ -110,7 +114,7 @@ type Result struct {
 	// Class is the class of a failure (step.ClassOf of its error): cmd maps
 	// it to the exit code and each dialect's feedback to its own codes. It
 	// means nothing unless Status is failed; its zero value is internal, so
-	// JSON leaves it out then (protocol/report writes it for every failure).
+	// JSON leaves it out then (report writes it for every failure).
 	Class Class `json:"class,omitempty"`
 	// Runtime marks the report on live programs between turns (seed 001's
 	// program_runtime_feedback): Programs only, no ops, no commit but
@@ -141,3 +145,16 @@ const (
 	ReasonInternal     = "internal"     // anything else
 	ReasonRolledBack   = "rolled_back"  // applied, then taken back by --atomic
 )
+
+// Unreadable is the result of a block that could not be read: failed, with
+// the reader's error and hint. Among readable blocks it is a failed step
+// (exit code 1); when no block of the response is readable (none) the
+// response has no instruction block (exit code 2). One rule for apply,
+// the engine's run and the bridge.
+func Unreadable(err *ParseError, none bool) Result {
+	c := ClassStepFailed
+	if none {
+		c = ClassNoBlock
+	}
+	return Result{ParseErr: err, Status: StatusFailed, Error: err.Error(), Hint: HintOf(err), Class: c, Reason: ReasonInvalid}
+}

@@ -8,5 +8,5 @@
 // forward or back by transaction.go over indexbatch.go (index entries kept
 // in memory and written once per run), refmove.go (ref and HEAD),
 // place.go (worktree files) and recover.go (what a killed run left).
-// walk.go walks the work tree. The read-only operations are in txn/reads.
+// walk.go walks the work tree. The read-only operations are in package reads; the path policy in pathpolicy.
 package txn

@@ -11,13 +11,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/autocoder/autocoder/config"
+	"github.com/autocoder/autocoder/reads"
 	"github.com/autocoder/autocoder/step"
-	"github.com/autocoder/autocoder/txn/reads"
 
-	"github.com/autocoder/autocoder/checks"
 	"github.com/autocoder/autocoder/gitops"
 	"github.com/autocoder/autocoder/gitops/index"
 	"github.com/autocoder/autocoder/matcher"
+	"github.com/autocoder/autocoder/pathpolicy"
 )
 
 // Options configure an Engine.
@@ -25,7 +26,7 @@ type Options struct {
 	BranchPrefix string // "autocoder/"
 	Branch       string // --branch: the work branch to use or create; "" picks one
 	MaxFileBytes int64  // files larger than this are never edited (0: 10 MiB)
-	// Deny reports paths the configuration denies (see checks.Policy).
+	// Deny reports paths the configuration denies (see pathpolicy.Policy).
 	Deny func(rel string) (pattern string, denied bool)
 	// Programs decides whether a program may run and runs it. Nil: every
 	// program is refused by the policy (programs are off by default).
@@ -52,8 +53,8 @@ type Options struct {
 // Engine applies steps to one repository. It holds the repository's
 // autocoder lock from Open to Close, so one process works at a time.
 type Engine struct {
-	Repo   *gitops.Repo
-	Policy *checks.Policy
+	repo   *gitops.Repo
+	Policy *pathpolicy.Policy
 	opts   Options
 	priv   *gitops.Private // autocoder's folder under .git: journal, lock, redo stacks
 	plock  *gitops.ProcessLock
@@ -114,10 +115,10 @@ func (e *BusyError) Class() step.Class { return step.ClassRefused }
 // ends when ctx does (Ctrl-C), with a *CancelledError.
 func Open(ctx context.Context, repo *gitops.Repo, opts Options) (*Engine, error) {
 	if opts.BranchPrefix == "" {
-		opts.BranchPrefix = "autocoder/"
+		opts.BranchPrefix = config.DefaultBranchPrefix
 	}
 	if opts.MaxFileBytes == 0 {
-		opts.MaxFileBytes = 10 << 20
+		opts.MaxFileBytes = config.DefaultMaxFileBytes
 	}
 	if opts.Log == nil {
 		opts.Log = io.Discard
@@ -134,9 +135,9 @@ func Open(ctx context.Context, repo *gitops.Repo, opts Options) (*Engine, error)
 			return nil, err
 		}
 	}
-	e := &Engine{Repo: repo, opts: opts}
+	e := &Engine{repo: repo, opts: opts}
 	e.fileMode = repo.TrustsExecutableBit()
-	e.Policy = &checks.Policy{Root: repo.Root, Deny: opts.Deny, Gitlink: e.isGitlink}
+	e.Policy = &pathpolicy.Policy{Root: repo.Root, Deny: opts.Deny, Gitlink: e.isGitlink}
 	e.crash = crashFromEnv()
 	var err error
 	if e.priv, err = repo.Private(); err != nil {
@@ -216,7 +217,7 @@ func (e *Engine) Close() error {
 	e.Policy.Close()
 	e.plock.Unlock()
 	e.plock = nil
-	if err := e.Repo.Close(); ferr == nil {
+	if err := e.repo.Close(); ferr == nil {
 		ferr = err
 	}
 	return ferr
@@ -225,7 +226,7 @@ func (e *Engine) Close() error {
 // identity resolves the user's identity once, on the first commit.
 func (e *Engine) identity() (author, committer gitops.Signature, err error) {
 	if e.author.Email == "" && e.identErr == nil {
-		e.author, e.committer, e.identErr = e.Repo.Identity()
+		e.author, e.committer, e.identErr = e.repo.Identity()
 	}
 	if e.identErr != nil {
 		return author, committer, e.identErr
@@ -245,8 +246,8 @@ func (e *Engine) isGitlink(rel string) bool {
 	if e.gitlinks == nil {
 		// One scan of the index per engine, on the first path it checks
 		// (again in a session when the index changed: see Acquire).
-		e.gitlinksAt, _ = e.Repo.IndexStat()
-		e.gitlinks = e.Repo.Gitlinks()
+		e.gitlinksAt, _ = e.repo.IndexStat()
+		e.gitlinks = e.repo.Gitlinks()
 	}
 	return e.gitlinks[rel]
 }

@@ -12,7 +12,7 @@ import (
 
 // conversion is what git does to rel's content.
 func (e *Engine) conversion(rel string) gitops.Conversion {
-	return e.Repo.Attributes().Conversion(rel)
+	return e.repo.Attributes().Conversion(rel)
 }
 
 // blobHasCR reports whether the blob h holds a carriage return; false for
@@ -22,7 +22,7 @@ func (e *Engine) blobHasCR(h gitops.Hash) func() bool {
 		if h.IsZero() {
 			return false
 		}
-		b, err := e.Repo.ReadBlob(h)
+		b, err := e.repo.ReadBlob(h)
 		return err == nil && gitops.HasCR(b)
 	}
 }

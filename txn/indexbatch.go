@@ -36,22 +36,22 @@ func (e *Engine) lockIndex() (*heldIndex, error) {
 	if e.held != nil {
 		return e.held, nil // ours since an earlier step; the copy in memory is the index
 	}
-	lock, err := e.Repo.LockIndex(e.priv)
+	lock, err := e.repo.LockIndex(e.priv)
 	if err != nil {
 		return nil, err
 	}
-	from, _ := e.Repo.IndexStat()
+	from, _ := e.repo.IndexStat()
 	if e.ixCache != nil && from != nil && gitops.Unchanged(from, e.ixStat) {
 		e.held = &heldIndex{lock: lock, ix: e.ixCache, from: from}
 		return e.held, nil
 	}
 	e.ixCache = nil
-	ix, err := e.Repo.ReadIndex()
+	ix, err := e.repo.ReadIndex()
 	if err != nil {
 		lock.Rollback()
 		return nil, err
 	}
-	e.Repo.ConfigureSplit(ix, e.opts.SplitIndex)
+	e.repo.ConfigureSplit(ix, e.opts.SplitIndex)
 	if len(e.debt) > 0 {
 		// A Flush of this engine failed: the entries it owes are not in
 		// the file. They are HEAD's (every step that owed them committed
@@ -85,7 +85,7 @@ func (e *Engine) Flush() error {
 		return &step.Error{Msg: "write the index", Err: err,
 			Fix: "the next autocoder command sets the entries of " + strings.Join(sortedKeys(e.debt), ", ") + " again"}
 	}
-	if fi, err := e.Repo.IndexStat(); err == nil {
+	if fi, err := e.repo.IndexStat(); err == nil {
 		e.ixCache, e.ixStat = h.ix, fi
 		// Our write adds no submodule: what isGitlink read from the
 		// index we started from still holds for the one we wrote.
@@ -197,7 +197,7 @@ func (e *Engine) settleDebt() error {
 // toHEADEntries sets the entries of paths in ix to HEAD's, with stat data
 // where the file matches (else blank, so that git looks at the file).
 func (e *Engine) toHEADEntries(ix *index.Index, paths []string) error {
-	head, err := e.Repo.ReadHEAD()
+	head, err := e.repo.ReadHEAD()
 	if err != nil {
 		return err
 	}
@@ -208,7 +208,7 @@ func (e *Engine) toHEADEntries(ix *index.Index, paths []string) error {
 	var set []index.IndexEntry
 	var remove []string
 	for _, p := range paths {
-		te, ok, err := e.Repo.Lookup(tree, p)
+		te, ok, err := e.repo.Lookup(tree, p)
 		if err != nil {
 			return err
 		}
@@ -217,8 +217,8 @@ func (e *Engine) toHEADEntries(ix *index.Index, paths []string) error {
 			continue
 		}
 		var st index.Stat
-		if data, err := os.ReadFile(e.Repo.Abs(p)); err == nil && e.matchesBlob(p, data, te.Hash, te.Hash) {
-			if fi, err := os.Lstat(e.Repo.Abs(p)); err == nil {
+		if data, err := os.ReadFile(e.repo.Abs(p)); err == nil && e.matchesBlob(p, data, te.Hash, te.Hash) {
+			if fi, err := os.Lstat(e.repo.Abs(p)); err == nil {
 				st = index.StatOf(fi)
 			}
 		}

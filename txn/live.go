@@ -6,28 +6,19 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/autocoder/autocoder/runner"
 	"github.com/autocoder/autocoder/step"
 )
 
 // LivePolicy is a ProgramPolicy that can also start a program that keeps
-// running after its step (step.Program.Live: a server, a watcher).
-// cmd/autocoder implements it over runner.Start.
+// running after its step (step.Program.Live: a server, a watcher):
+// runner.Policy.
 type LivePolicy interface {
 	ProgramPolicy
 	// Start starts p in dir and returns at once; the program ends when
-	// ctx does, at its own timeout, or at LiveProgram.Stop.
-	Start(ctx context.Context, dir string, p step.Program) (LiveProgram, error)
-}
-
-// LiveProgram is a started live program.
-type LiveProgram interface {
-	// Report is what the program wrote since the last Report (capped as
-	// other program output), its run time, and done when it has ended on
-	// its own: then Status and ReturnCode are final.
-	Report() (r step.ProgramResult, done bool)
-	// Stop ends the program with every process it started and reports its
-	// output since the last Report, with Status terminated.
-	Stop() step.ProgramResult
+	// ctx does, at its own timeout, or at its Stop. Its Report is what it
+	// wrote since the last Report and whether it has ended on its own.
+	Start(ctx context.Context, dir string, p step.Program) (*runner.LiveProgram, error)
 }
 
 // liveProgram is a live program the engine keeps running between steps.
@@ -35,7 +26,7 @@ type liveProgram struct {
 	name string
 	step *step.Step // the step that started it: its dialect answers for it
 	prog step.Program
-	h    LiveProgram
+	h    *runner.LiveProgram
 }
 
 // startLive starts a live program of s, or answers why it did not start.

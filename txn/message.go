@@ -344,3 +344,5 @@ func scrubPaths(text, root string) string {
 	}
 	return text
 }
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -66,7 +66,7 @@ func (e *ObstacleError) Class() step.Class { return step.ClassRefused }
 // nothing. Content goes to a temporary file that is renamed over the path,
 // so no reader ever sees half a file.
 func (e *Engine) placeFile(p *plan, rel string, t entry, forward bool) error {
-	full := e.Repo.Abs(rel)
+	full := e.repo.Abs(rel)
 	if !t.Exists {
 		if fi, err := os.Lstat(full); err == nil && fi.IsDir() {
 			// The plan's file is gone and a folder is in its place: not ours.
@@ -89,7 +89,7 @@ func (e *Engine) placeFile(p *plan, rel string, t entry, forward bool) error {
 	}
 	if data == nil {
 		var err error
-		if data, err = e.Repo.ReadBlob(t.Hash); err != nil {
+		if data, err = e.repo.ReadBlob(t.Hash); err != nil {
 			return err
 		}
 		if t.Mode != gitops.ModeSymlink {
@@ -109,7 +109,7 @@ func (e *Engine) placeFile(p *plan, rel string, t entry, forward bool) error {
 	if t.Mode == gitops.ModeSymlink {
 		// Made beside it and renamed over it, as a file is: a failure
 		// leaves the path as it was (the rollback relies on it).
-		tmp := p.tmpName(e.Repo.Root, rel)
+		tmp := p.tmpName(e.repo.Root, rel)
 		if err := os.Symlink(string(data), tmp); err != nil {
 			if errors.Is(err, fs.ErrExist) {
 				return &ObstacleError{Path: e.relOf(tmp), What: "a file with autocoder's temporary name for this step"}
@@ -137,7 +137,7 @@ func (e *Engine) placeFile(p *plan, rel string, t entry, forward bool) error {
 			perm &^= 0o111
 		}
 	}
-	tmp := p.tmpName(e.Repo.Root, rel)
+	tmp := p.tmpName(e.repo.Root, rel)
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if errors.Is(err, fs.ErrExist) {
 		return &ObstacleError{Path: e.relOf(tmp), What: "a file with autocoder's temporary name for this step"}
@@ -171,7 +171,7 @@ func (e *Engine) placeFile(p *plan, rel string, t entry, forward bool) error {
 // new state (or the file is absent where one of them has none): whether it
 // is still ours to write.
 func (e *Engine) isEither(c pathChange) bool {
-	full := e.Repo.Abs(c.Path)
+	full := e.repo.Abs(c.Path)
 	fi, err := os.Lstat(full)
 	if err != nil {
 		return !c.Old.Exists || !c.New.Exists
@@ -208,7 +208,7 @@ func contains(list []string, s string) bool {
 // git does.
 func (e *Engine) pruneDirs(dir string) {
 	for dir != "." && dir != "/" && dir != "" {
-		if os.Remove(e.Repo.Abs(dir)) != nil {
+		if os.Remove(e.repo.Abs(dir)) != nil {
 			return
 		}
 		dir = path.Dir(dir)
@@ -217,7 +217,7 @@ func (e *Engine) pruneDirs(dir string) {
 
 // relOf is an absolute path inside the worktree as a repository-relative one.
 func (e *Engine) relOf(full string) string {
-	if r, ok := e.Repo.Rel(full); ok {
+	if r, ok := e.repo.Rel(full); ok {
 		return r
 	}
 	return full

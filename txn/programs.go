@@ -12,8 +12,8 @@ import (
 	"strings"
 )
 
-// ProgramPolicy decides whether a step's program may run and runs it.
-// cmd/autocoder implements it over autocoder.toml and the runner package.
+// ProgramPolicy decides whether a step's program may run and runs it:
+// runner.Policy, over autocoder.toml's [programs] (runner.New).
 type ProgramPolicy interface {
 	// Allowed reports whether p may run; reason says why not.
 	Allowed(p step.Program) (ok bool, reason string)
@@ -123,12 +123,12 @@ func (e *Engine) runPrograms(ctx context.Context, s *step.Step, res *step.Result
 	// Programs (and git status, below) see the repository as git does: the
 	// index goes to disk first.
 	if err := e.Flush(); err != nil {
-		res.Programs = append(res.Programs, step.ProgramResult{Name: "(all)", Status: "failure", Error: err.Error()})
+		res.Programs = append(res.Programs, step.ProgramResult{Name: "(all)", Status: step.ProgramFailure, Error: err.Error()})
 		return
 	}
 	before, err := e.dirtyState()
 	if err != nil {
-		res.Programs = append(res.Programs, step.ProgramResult{Name: "(all)", Status: "failure", Error: err.Error()})
+		res.Programs = append(res.Programs, step.ProgramResult{Name: "(all)", Status: step.ProgramFailure, Error: err.Error()})
 		return
 	}
 	for i, p := range s.Programs {
@@ -141,7 +141,7 @@ func (e *Engine) runPrograms(ctx context.Context, s *step.Step, res *step.Result
 			res.Programs = append(res.Programs, e.stopLive(name))
 			continue
 		}
-		dir := e.Repo.Root
+		dir := e.repo.Root
 		if p.Cwd != "" {
 			if d, err := w.resolveDir(p.Cwd); err == nil {
 				dir = d
@@ -163,7 +163,7 @@ func (e *Engine) runPrograms(ctx context.Context, s *step.Step, res *step.Result
 	}
 	after, err := e.dirtyState()
 	if err != nil {
-		res.Programs = append(res.Programs, step.ProgramResult{Name: "(all)", Status: "failure", Error: err.Error()})
+		res.Programs = append(res.Programs, step.ProgramResult{Name: "(all)", Status: step.ProgramFailure, Error: err.Error()})
 		return
 	}
 	var mine, theirs, big []string
@@ -212,21 +212,21 @@ func (e *Engine) runPrograms(ctx context.Context, s *step.Step, res *step.Result
 // dirtyState maps every path git status reports to a hash of its content
 // ("" when deleted), so a change by a program to an already dirty file shows.
 func (e *Engine) dirtyState() (map[string]string, error) {
-	paths, err := e.Repo.Dirty()
+	paths, err := e.repo.Dirty()
 	if err != nil {
 		return nil, err
 	}
 	m := make(map[string]string, len(paths))
 	for _, p := range paths {
-		if fi, err := os.Lstat(e.Repo.Abs(p)); err == nil && !fi.Mode().IsRegular() {
+		if fi, err := os.Lstat(e.repo.Abs(p)); err == nil && !fi.Mode().IsRegular() {
 			// A link, or what a program left that is no file (a named
 			// pipe nobody writes to would be read forever): its type
 			// and, for a link, its target.
-			target, _ := os.Readlink(e.Repo.Abs(p))
+			target, _ := os.Readlink(e.repo.Abs(p))
 			m[p] = fi.Mode().Type().String() + " " + target
 			continue
 		}
-		m[p] = e.fingerprint(e.Repo.Abs(p))
+		m[p] = e.fingerprint(e.repo.Abs(p))
 	}
 	return m, nil
 }
@@ -263,7 +263,7 @@ func (e *Engine) fingerprint(full string) string {
 // commitProgramOutput commits the given paths as they are in the worktree,
 // on the work branch, as the step's own follow-up commit.
 func (e *Engine) commitProgramOutput(s *step.Step, paths []string) (string, error) {
-	head, err := e.Repo.ReadHEAD()
+	head, err := e.repo.ReadHEAD()
 	if err != nil {
 		return "", err
 	}

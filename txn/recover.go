@@ -46,15 +46,15 @@ func (e *Engine) recoverJournal() error {
 	if p.Tmp != "" {
 		// Only names with this plan's token: the files it created itself.
 		for _, c := range p.Paths {
-			os.Remove(p.tmpName(e.Repo.Root, c.Path))
+			os.Remove(p.tmpName(e.repo.Root, c.Path))
 		}
 	}
 	p.who = e.recoveryIdentity()
-	cur, _, err := e.Repo.ResolveRef(p.Ref)
+	cur, _, err := e.repo.ResolveRef(p.Ref)
 	if err != nil {
 		return err
 	}
-	headNow, _ := e.Repo.RawHEAD()
+	headNow, _ := e.repo.RawHEAD()
 	if (cur != p.OldRef && cur != p.NewRef) || (headNow != p.OldHEAD && headNow != p.NewHEAD) {
 		// The user moved on (committed, switched branches) since the crash:
 		// the journal describes a state that is gone. Touch nothing.
@@ -90,7 +90,7 @@ func (e *Engine) recoverJournal() error {
 // releaseStaleLocks removes lock files that a killed autocoder took through
 // its private names (gitops.ReleaseStaleLocks); any other lock stays.
 func (e *Engine) releaseStaleLocks() error {
-	removed, err := e.Repo.ReleaseStaleLocks(e.priv)
+	removed, err := e.repo.ReleaseStaleLocks(e.priv)
 	for _, l := range removed {
 		fmt.Fprintf(e.opts.Log, "autocoder: removed %s left by an interrupted autocoder run\n", l)
 	}

@@ -17,7 +17,7 @@ func (e *Engine) lockRef(p *plan, forward bool) (*gitops.RefTxn, error) {
 	if !forward {
 		want, other = p.OldRef, p.NewRef
 	}
-	cur, _, err := e.Repo.ResolveRef(p.Ref)
+	cur, _, err := e.repo.ResolveRef(p.Ref)
 	if err != nil {
 		return nil, err
 	}
@@ -33,7 +33,7 @@ func (e *Engine) lockRef(p *plan, forward bool) (*gitops.RefTxn, error) {
 		msg = "autocoder: roll back " + p.Kind + " of " + p.StepID
 		headRaw = p.OldHEAD
 	}
-	return e.Repo.BeginRefUpdate(gitops.RefUpdate{
+	return e.repo.BeginRefUpdate(gitops.RefUpdate{
 		Name: p.Ref, Old: cur, New: want, Message: msg, Who: p.who,
 		AlsoLogHEAD: strings.TrimSpace(headRaw) == "ref: "+p.Ref,
 	}, e.priv)
@@ -53,14 +53,14 @@ func (e *Engine) lockHEAD(p *plan, forward bool) (*gitops.HEADTxn, error) {
 		fromHash, toHash = p.HeadTo, p.HeadFrom
 		msg = "autocoder: roll back " + p.Kind + " of " + p.StepID + ": checkout: moving from " + headName(from) + " to " + headName(want)
 	}
-	cur, err := e.Repo.RawHEAD()
+	cur, err := e.repo.RawHEAD()
 	if err != nil {
 		return nil, err
 	}
 	if cur == want {
 		return nil, nil
 	}
-	return e.Repo.BeginSetHEAD(want, e.priv, fromHash, toHash, p.who, msg)
+	return e.repo.BeginSetHEAD(want, e.priv, fromHash, toHash, p.who, msg)
 }
 
 func headName(raw string) string {

@@ -25,7 +25,7 @@ func (e *Engine) Release() error {
 	e.plock = nil
 	if e.spares == nil {
 		e.spares = e.priv.Spares()
-		e.Repo.UseSpares(e.spares)
+		e.repo.UseSpares(e.spares)
 	}
 	e.spares.Fill(spareFiles)
 	return err
@@ -53,11 +53,11 @@ func (e *Engine) Acquire(ctx context.Context, wait time.Duration) error {
 	// The submodules are read from the index once, and again only when
 	// the index changed under us (a scan of 100k entries is not for every
 	// call).
-	if fi, err := e.Repo.IndexStat(); err != nil || e.gitlinksAt == nil || !gitops.Unchanged(fi, e.gitlinksAt) {
+	if fi, err := e.repo.IndexStat(); err != nil || e.gitlinksAt == nil || !gitops.Unchanged(fi, e.gitlinksAt) {
 		e.gitlinks = nil
 	}
-	e.Repo.ForgetAttributes() // the user may have edited a .gitattributes
-	if err := e.Repo.Refresh(); err != nil {
+	e.repo.ForgetAttributes() // the user may have edited a .gitattributes
+	if err := e.repo.Refresh(); err != nil {
 		e.Release()
 		return err
 	}

@@ -11,7 +11,7 @@ import (
 )
 
 // StepInfo is what `autocoder show` tells about one step (see
-// step.CommitInfo, where it lives so that protocol/report can write it).
+// step.CommitInfo, where it lives so that report can write it).
 type StepInfo = step.CommitInfo
 
 // Show finds a step of the current work branch by its step id, or by its
@@ -81,11 +81,11 @@ func (e *Engine) showCommit(id string) (info *StepInfo, ok bool, err error) {
 	if len(id) < 4 {
 		return nil, false, nil
 	}
-	h, ok := e.Repo.ResolveCommit(id)
+	h, ok := e.repo.ResolveCommit(id)
 	if !ok {
 		return nil, false, nil
 	}
-	c, err := e.Repo.ReadCommit(h)
+	c, err := e.repo.ReadCommit(h)
 	if err != nil {
 		return nil, true, err
 	}
@@ -103,7 +103,7 @@ func (e *Engine) showCommit(id string) (info *StepInfo, ok bool, err error) {
 func (e *Engine) describe(en LogEntry, branch string) (*StepInfo, error) {
 	found := &en
 	h := plumbing.NewHash(found.Commit)
-	c, err := e.Repo.ReadCommit(h)
+	c, err := e.repo.ReadCommit(h)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +114,7 @@ func (e *Engine) describe(en LogEntry, branch string) (*StepInfo, error) {
 			return nil, err
 		}
 	}
-	diffs, err := e.Repo.DiffTrees(parentTree, c.Tree)
+	diffs, err := e.repo.DiffTrees(parentTree, c.Tree)
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +128,7 @@ func (e *Engine) describe(en LogEntry, branch string) (*StepInfo, error) {
 		}
 		info.Files = append(info.Files, kind+" "+d.Path)
 	}
-	if note, ok, err := e.Repo.Note(gitops.NotesRef, h); err == nil && ok {
+	if note, ok, err := e.repo.Note(gitops.NotesRef, h); err == nil && ok {
 		info.Block = string(note)
 	}
 	return info, nil

@@ -49,10 +49,10 @@ func (e *Engine) clearTraces(absent []string, results []step.Result) {
 // failed, or --atomic took the branch back.
 func (e *Engine) dropOrphanStarts() {
 	for name, fresh := range e.startsMade {
-		if e.Repo.BranchExists(name) {
+		if e.repo.BranchExists(name) {
 			continue
 		}
-		if e.Repo.DropBranchStart(name, fresh) == nil {
+		if e.repo.DropBranchStart(name, fresh) == nil {
 			delete(e.startsMade, name)
 		}
 	}
@@ -62,7 +62,7 @@ func (e *Engine) dropOrphanStarts() {
 // from creating ("autocoder" for "autocoder/main"), naming it and the way
 // out, before anything is written.
 func (e *Engine) refInTheWay(ref string) error {
-	other, ok := e.Repo.RefInTheWay(ref)
+	other, ok := e.repo.RefInTheWay(ref)
 	if !ok {
 		return nil
 	}

@@ -121,14 +121,14 @@ func (e *Engine) moveTo(p *plan, forward bool, held *heldIndex) (wrote bool, err
 	}
 	if forward {
 		for _, d := range p.Dirs {
-			if err := os.MkdirAll(e.Repo.Abs(d), 0o777); err != nil {
+			if err := os.MkdirAll(e.repo.Abs(d), 0o777); err != nil {
 				release()
 				return true, fmt.Errorf("create folder %s: %w", d, err)
 			}
 		}
 	} else {
 		for i := len(p.NewDirs) - 1; i >= 0; i-- {
-			os.Remove(e.Repo.Abs(p.NewDirs[i])) // only if empty
+			os.Remove(e.repo.Abs(p.NewDirs[i])) // only if empty
 		}
 	}
 	if forward && p.verify != nil {
@@ -148,7 +148,7 @@ func (e *Engine) moveTo(p *plan, forward bool, held *heldIndex) (wrote bool, err
 		}
 		var st index.Stat // blank stat data: git re-reads the file
 		if !contains(p.kept, c.Path) {
-			fi, err := os.Lstat(e.Repo.Abs(c.Path))
+			fi, err := os.Lstat(e.repo.Abs(c.Path))
 			if err != nil {
 				release()
 				return true, fmt.Errorf("stat %s: %w", c.Path, err)

@@ -36,7 +36,7 @@ func (e *NothingError) Hint() string { return e.Fix }
 func (e *NothingError) Class() step.Class { return step.ClassStepFailed }
 
 // LogEntry is one commit on the work branch (see step.LogEntry, where it
-// lives so that protocol/report can write it without the engine).
+// lives so that report can write it without the engine).
 type LogEntry = step.LogEntry
 
 func logEntry(c *gitops.Commit) LogEntry {
@@ -51,7 +51,7 @@ func logEntry(c *gitops.Commit) LogEntry {
 // Log lists the commits on the current work branch since it started,
 // newest first: the steps, and any commit of the user's own among them.
 func (e *Engine) Log() (branch string, entries []LogEntry, err error) {
-	head, err := e.Repo.ReadHEAD()
+	head, err := e.repo.ReadHEAD()
 	if err != nil {
 		return "", nil, err
 	}
@@ -92,9 +92,9 @@ func (e *Engine) onWorkBranch(head gitops.Head) error {
 // no longer below its tip (rewritten by hand), falls back to the commits
 // that carry the Autocoder-Step trailer.
 func (e *Engine) history(head gitops.Head, n int) ([]*gitops.Commit, error) {
-	start, _, known := e.Repo.BranchStart(strings.TrimPrefix(head.Branch, "refs/heads/"))
+	start, _, known := e.repo.BranchStart(strings.TrimPrefix(head.Branch, "refs/heads/"))
 	if known && !head.Hash.IsZero() {
-		if below, err := e.Repo.IsAncestor(start, head.Hash); err != nil || !below {
+		if below, err := e.repo.IsAncestor(start, head.Hash); err != nil || !below {
 			known = false
 		}
 	}
@@ -103,7 +103,7 @@ func (e *Engine) history(head gitops.Head, n int) ([]*gitops.Commit, error) {
 		if known && h == start {
 			break
 		}
-		c, err := e.Repo.ReadCommit(h)
+		c, err := e.repo.ReadCommit(h)
 		if err != nil {
 			return out, err
 		}
@@ -124,12 +124,12 @@ func (e *Engine) history(head gitops.Head, n int) ([]*gitops.Commit, error) {
 // start already recorded for an existing branch stays.
 func (e *Engine) recordStart(ref string, head gitops.Head) error {
 	name := strings.TrimPrefix(ref, "refs/heads/")
-	if _, exists, err := e.Repo.ResolveRef(ref); err == nil && exists {
-		if _, _, known := e.Repo.BranchStart(name); known {
+	if _, exists, err := e.repo.ResolveRef(ref); err == nil && exists {
+		if _, _, known := e.repo.BranchStart(name); known {
 			return nil
 		}
 	}
-	fresh, err := e.Repo.SetBranchStart(name, head.Hash, head.Branch)
+	fresh, err := e.repo.SetBranchStart(name, head.Hash, head.Branch)
 	if e.startsMade == nil {
 		e.startsMade = map[string]bool{}
 	}
@@ -160,10 +160,10 @@ func (e *Engine) Undo(n int, o ...UndoOptions) ([]LogEntry, error) {
 		opt = o[0]
 	}
 	defer e.Flush() // releases index.lock on the refusals too
-	if err := e.Repo.InProgress(); err != nil {
+	if err := e.repo.InProgress(); err != nil {
 		return nil, err
 	}
-	head, err := e.Repo.ReadHEAD()
+	head, err := e.repo.ReadHEAD()
 	if err != nil {
 		return nil, err
 	}
@@ -220,10 +220,10 @@ func (e *Engine) Undo(n int, o ...UndoOptions) ([]LogEntry, error) {
 // where the undo left it.
 func (e *Engine) Redo() (LogEntry, error) {
 	defer e.Flush() // releases index.lock on the refusals too
-	if err := e.Repo.InProgress(); err != nil {
+	if err := e.repo.InProgress(); err != nil {
 		return LogEntry{}, err
 	}
-	head, err := e.Repo.ReadHEAD()
+	head, err := e.repo.ReadHEAD()
 	if err != nil {
 		return LogEntry{}, err
 	}
@@ -240,7 +240,7 @@ func (e *Engine) Redo() (LogEntry, error) {
 		return LogEntry{}, nothing
 	}
 	top := plumbing.NewHash(stack[len(stack)-1])
-	c, err := e.Repo.ReadCommit(top)
+	c, err := e.repo.ReadCommit(top)
 	if err != nil || len(c.Parents) == 0 || c.Parents[0] != head.Hash {
 		e.writeRedo(head.Branch, nil)
 		return LogEntry{}, nothing
@@ -260,17 +260,17 @@ func (e *Engine) Redo() (LogEntry, error) {
 // pushed step would come back with the next pull.
 func (e *Engine) published(branch string, oldest *gitops.Commit) error {
 	var where []string
-	if name, tip, ok := e.Repo.Upstream(branch); ok {
+	if name, tip, ok := e.repo.Upstream(branch); ok {
 		where = append(where, name+"\x00"+tip.String())
 	}
-	if _, from, ok := e.Repo.BranchStart(branch); ok && from != "" {
-		if tip, exists, err := e.Repo.ResolveRef(from); err == nil && exists {
+	if _, from, ok := e.repo.BranchStart(branch); ok && from != "" {
+		if tip, exists, err := e.repo.ResolveRef(from); err == nil && exists {
 			where = append(where, from+"\x00"+tip.String())
 		}
 	}
 	for _, w := range where {
 		name, tip, _ := strings.Cut(w, "\x00")
-		in, err := e.Repo.IsAncestor(oldest.Hash, plumbing.NewHash(tip))
+		in, err := e.repo.IsAncestor(oldest.Hash, plumbing.NewHash(tip))
 		if err != nil {
 			return err
 		}
@@ -294,7 +294,7 @@ func (e *Engine) moveBranch(kind string, about *gitops.Commit, head gitops.Head,
 	if err != nil {
 		return err
 	}
-	diff, err := e.Repo.DiffTrees(from, to)
+	diff, err := e.repo.DiffTrees(from, to)
 	if err != nil {
 		return err
 	}
@@ -368,7 +368,7 @@ func (e *Engine) clearRedo(branch string) { os.Remove(e.redoFile(branch)) }
 // rollbackTo takes back every step applied since start (--atomic): the
 // files, the index entries, the branch, and HEAD as they were.
 func (e *Engine) rollbackTo(start gitops.Head) error {
-	head, err := e.Repo.ReadHEAD()
+	head, err := e.repo.ReadHEAD()
 	if err != nil {
 		return err
 	}
@@ -383,7 +383,7 @@ func (e *Engine) rollbackTo(start gitops.Head) error {
 	if err != nil {
 		return err
 	}
-	diff, err := e.Repo.DiffTrees(from, to)
+	diff, err := e.repo.DiffTrees(from, to)
 	if err != nil {
 		return err
 	}

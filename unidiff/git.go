@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+
+	"github.com/autocoder/autocoder/textkind"
 )
 
 // Git's file modes, as a patch header writes them. A mode of 0 means the
@@ -22,8 +24,10 @@ const (
 // deleted. Concatenated, the patches of several files are one patch that
 // git apply and patch -p1 accept. It returns "" when nothing changes.
 //
-// Content holding a NUL byte is written as git writes a binary change
-// without --binary ("Binary files … differ"): readable, but not applicable.
+// Binary content (textkind.Binary: a NUL byte anywhere, not only in git's
+// first 8000 bytes, since a patch is text that must apply) is written as
+// git writes a binary change without --binary ("Binary files … differ"):
+// readable, but not applicable.
 func File(oldPath, newPath string, oldData, newData []byte, oldMode, newMode uint32) string {
 	if oldMode == 0 && newMode == 0 {
 		return ""
@@ -58,7 +62,7 @@ func File(oldPath, newPath string, oldData, newData []byte, oldMode, newMode uin
 	if newMode == 0 {
 		to = "/dev/null"
 	}
-	if bytes.IndexByte(oldData, 0) >= 0 || bytes.IndexByte(newData, 0) >= 0 {
+	if textkind.Binary(oldData, 0) >= 0 || textkind.Binary(newData, 0) >= 0 {
 		if !bytes.Equal(oldData, newData) {
 			fmt.Fprintf(&h, "Binary files %s and %s differ\n", from, to)
 		}

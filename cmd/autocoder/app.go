@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
-	"github.com/autocoder/autocoder/config"
-	"github.com/autocoder/autocoder/gitops"
-	"github.com/autocoder/autocoder/txn"
+	lib "github.com/autocoder/autocoder"
+
 	"github.com/urfave/cli/v2"
+
+	"github.com/autocoder/autocoder/config"
 )
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
@@ -87,17 +87,17 @@ func format(c *cli.Context) (string, error) {
 }
 
 // openEngine opens the repository around -C (or the current folder) with
-// its autocoder.toml, recovering an interrupted run first.
-func openEngine(c *cli.Context, branch string) (*txn.Engine, config.Settings, error) {
+// its settings (autocoder.Open, the library entry point), recovering an interrupted run first.
+func openEngine(c *cli.Context, branch string) (*lib.Engine, error) {
 	return openEngineWith(c, branch, false)
 }
 
-func openEngineWith(c *cli.Context, branch string, allowPrograms bool) (*txn.Engine, config.Settings, error) {
+func openEngineWith(c *cli.Context, branch string, allowPrograms bool) (*lib.Engine, error) {
 	dir := c.String("C")
 	if dir == "" {
 		dir = "."
 	}
-	return openEngineAt(c, dir, branch, allowPrograms, commandLockWait, false)
+	return openEngineAt(c, dir, lib.Options{Branch: branch, AllowPrograms: allowPrograms, LockWait: commandLockWait})
 }
 
 // commandLockWait is how long a command waits while another autocoder holds
@@ -107,44 +107,11 @@ func openEngineWith(c *cli.Context, branch string, allowPrograms bool) (*txn.Eng
 // after this is refused, naming the holder.
 const commandLockWait = 5 * time.Second
 
-// openEngineAt opens the engine on the repository that contains dir, with
-// that repository's autocoder.toml; lockWait is how long to wait for
-// another autocoder working there (0: refuse at once). A session's engine
-// (the MCP server's) writes the index split (txn.Options.SplitIndex).
-func openEngineAt(c *cli.Context, dir, branch string, allowPrograms bool, lockWait time.Duration, session bool) (*txn.Engine, config.Settings, error) {
-	repo, err := gitops.Open(dir)
-	if err != nil {
-		return nil, config.Settings{}, err
-	}
-	cfg, err := config.Load(repo.Root, config.UserDirs())
-	if err != nil {
-		repo.Close()
-		return nil, cfg, err
-	}
-	warnUntrusted(c.App.ErrWriter, cfg)
-	withdrawKeys(cfg.Config) // before git runs for us (txn.Open): see withdrawKeys
-	// The variable an untrusted file names as the key's is withdrawn too,
-	// when its name says it holds a secret: that only narrows what
-	// programs see (and a file naming PATH cannot take it from git).
-	if k := strings.ToUpper(cfg.IfTrusted.Model.APIKeyEnv); strings.Contains(k, "KEY") || strings.Contains(k, "TOKEN") || strings.Contains(k, "SECRET") {
-		withdrawKeys(cfg.IfTrusted)
-	}
-	e, err := txn.Open(c.Context, repo, txn.Options{
-		BranchPrefix: cfg.Apply.BranchPrefix,
-		Branch:       branch,
-		MaxFileBytes: cfg.Apply.MaxFileBytes,
-		Deny:         cfg.Denied,
-		Programs:     newPrograms(cfg, allowPrograms),
-		Verify:       verifier(cfg.Config),
-		Log:          c.App.ErrWriter,
-		LockWait:     lockWait,
-		SplitIndex:   session,
-	})
-	if err != nil {
-		repo.Close()
-		return nil, cfg, err
-	}
-	return e, cfg, nil
+// openEngineAt is autocoder.Open on the repository that contains dir, its
+// notes and warnings on standard error.
+func openEngineAt(c *cli.Context, dir string, o lib.Options) (*lib.Engine, error) {
+	o.Log = c.App.ErrWriter
+	return lib.Open(c.Context, dir, o)
 }
 
 // readCloser and writeCloser give the MCP transport the app's standard

@@ -1,20 +1,18 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 
-	"github.com/autocoder/autocoder/gitops"
+	"github.com/urfave/cli/v2"
+
 	"github.com/autocoder/autocoder/protocol"
-	"github.com/autocoder/autocoder/protocol/report"
+	"github.com/autocoder/autocoder/report"
 	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/termsafe"
 	"github.com/autocoder/autocoder/txn"
-	"github.com/urfave/cli/v2"
 )
 
 func applyCommand() *cli.Command {
@@ -68,16 +66,20 @@ func (e *noBlocksError) Hint() string {
 	return protocol.Reads + "; `autocoder parse FILE` shows what was found"
 }
 
+// oneShot is why a program that keeps running (keep_running) ends with
+// apply, in its answer.
+const oneShot = "stopped: autocoder apply is one shot, so a program that keeps running ends with it (under autocoder run it runs on across turns)."
+
 func runApply(c *cli.Context) (err error) {
 	f, err := format(c)
 	if err != nil {
 		return err
 	}
-	e, cfg, err := openEngineWith(c, c.String("branch"), c.Bool("allow-programs"))
+	e, err := openEngineWith(c, c.String("branch"), c.Bool("allow-programs"))
 	if err != nil {
 		return err
 	}
-	defer closeEngine(c, e, &err)
+	defer closeEngine(c, e.Engine, &err)
 	var text []byte
 	if c.Bool("clipboard") {
 		if c.NArg() > 0 {
@@ -86,7 +88,7 @@ func runApply(c *cli.Context) (err error) {
 		}
 		text, err = readClipboard()
 	} else {
-		text, _, err = readInput(c, cfg.Apply.MaxResponseBytes)
+		text, _, err = readInput(c, e.Settings.Apply.MaxResponseBytes)
 	}
 	if err != nil {
 		return err
@@ -97,59 +99,36 @@ func runApply(c *cli.Context) (err error) {
 		// own dialect (an MCP request's error carries the request's id).
 		var results []step.Result
 		for _, it := range items {
-			results = append(results, step.Result{ParseErr: it.Err, Status: step.StatusFailed,
-				Error: it.Err.Error(), Hint: step.HintOf(it.Err), Class: step.ClassNoBlock, Reason: step.ReasonInvalid})
+			results = append(results, step.Unreadable(it.Err, true))
 		}
 		if err := writeFeedback(c, results); err != nil {
 			return err
 		}
 		return reportUnreadable(c, f, err)
 	}
-	before, _ := e.Repo.ReadHEAD()
-	var results []step.Result
-	var patch string
+	var rep txn.Report
 	if c.Bool("interactive") {
-		results, err = interactive(c, e, items)
-		if err != nil {
+		if rep, err = interactive(c, e.Engine, items); err != nil {
 			return err
 		}
-	} else if c.Bool("dry-run") {
-		results, patch = e.DryRun(c.Context, items, c.Bool("atomic"))
-		// A dry run shows the plan during a rebase or a merge too; the
-		// user is told that apply itself would be refused until it ends.
-		var ip *gitops.InProgressError
-		if err := e.Repo.InProgress(); errors.As(err, &ip) {
-			fmt.Fprintf(c.App.ErrWriter, "autocoder: warning: apply itself would be refused now: a git %s is in progress (%s exists)\n", ip.State, ip.Marker)
-			fmt.Fprintf(c.App.ErrWriter, "autocoder: hint: finish or abort the %s first (%s), then apply\n", ip.State, ip.Ends)
-		}
 	} else {
-		results = e.Run(c.Context, items, txn.RunOptions{Atomic: c.Bool("atomic")})
+		rep = e.Execute(c.Context, items, txn.RunOptions{Atomic: c.Bool("atomic"), DryRun: c.Bool("dry-run"), StopLive: oneShot})
 	}
-	// apply is one shot: a program that keeps running (keep_running) ends
-	// with the command, and its answer says so.
-	results = append(results, e.Live(true, "stopped: autocoder apply is one shot, so a program that keeps running ends with it (under autocoder run it runs on across turns).")...)
-	branch := currentBranch(e)
-	if !strings.HasPrefix(branch, cfg.Apply.BranchPrefix) {
-		branch = "" // not (or no longer) on a work branch
+	for _, w := range rep.Warnings {
+		fmt.Fprintf(c.App.ErrWriter, "autocoder: warning: %s\n", w.Msg)
+		fmt.Fprintf(c.App.ErrWriter, "autocoder: hint: %s\n", w.Hint)
 	}
+	results := rep.Results
 	fail := failure(results)
 	if err := writeFeedback(c, results); err != nil {
 		return err
 	}
-	out := report.Run{Branch: branch, DryRun: c.Bool("dry-run"), Results: results, Code: exitOf(fail),
-		Subject: func(s *step.Step) string { return txn.Subject(s, e.Repo.Root) },
-		Patch:   patch, PatchRaw: !stdoutTerminal(c) && c.String("feedback") != "-", Allowed: newPrograms(cfg, c.Bool("allow-programs")).Allowed,
-		RefusedHint: programs{cfg: cfg.Config}.refusedHint("apply"),
-		Quiet:       c.Bool("quiet")}
-	if branch != "" && "refs/heads/"+branch != before.Branch {
-		// The run moved HEAD to a new work branch: say from where, and how
-		// the work comes back there.
-		out.SwitchedFrom = strings.TrimPrefix(before.Branch, "refs/heads/")
-		out.Earlier = earlierWorkBranch(e, out.SwitchedFrom, branch)
-		if !before.Hash.IsZero() {
-			out.StartCommit = before.Hash.String()[:12]
-		}
-	}
+	programs := e.Programs
+	out := report.Run{Branch: rep.Branch, DryRun: c.Bool("dry-run"), Results: results, Code: exitOf(fail),
+		Subject: e.Subject, Patch: rep.Patch, PatchRaw: !stdoutTerminal(c) && c.String("feedback") != "-",
+		Allowed:     programs.Allowed,
+		RefusedHint: programs.RefusedHint("apply"),
+		Quiet:       c.Bool("quiet"), SwitchedFrom: rep.From, Earlier: rep.Earlier, StartCommit: rep.StartCommit}
 	// The step lines go where the report goes, but a dry run's go to
 	// standard error; the patch goes where the report goes.
 	lines := reportWriter(c)
@@ -163,19 +142,6 @@ func runApply(c *cli.Context) (err error) {
 		out.Text(reportWriter(c), c.App.ErrWriter)
 	}
 	return fail
-}
-
-// earlierWorkBranch is the newest work branch that apply made from the
-// branch from before made, or "".
-func earlierWorkBranch(e *txn.Engine, from, made string) string {
-	names := e.WorkBranchesFrom(from)
-	switch i := slices.Index(names, made); {
-	case i > 0:
-		return names[i-1]
-	case i < 0 && len(names) > 0:
-		return names[len(names)-1]
-	}
-	return ""
 }
 
 // reportWriter is where apply's report goes: standard output, or standard
@@ -212,14 +178,6 @@ func reportUnreadable(c *cli.Context, f string, err *noBlocksError) error {
 		return &reported{class: err.Class()}
 	}
 	return err
-}
-
-func currentBranch(e *txn.Engine) string {
-	h, err := e.Repo.ReadHEAD()
-	if err != nil || h.Branch == "" {
-		return ""
-	}
-	return strings.TrimPrefix(h.Branch, "refs/heads/")
 }
 
 func writeFeedback(c *cli.Context, results []step.Result) error {

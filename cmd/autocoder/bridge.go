@@ -1,15 +1,16 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 
+	lib "github.com/autocoder/autocoder"
+
+	"github.com/urfave/cli/v2"
+
 	"github.com/autocoder/autocoder/bridge"
 	"github.com/autocoder/autocoder/gitops"
-	"github.com/autocoder/autocoder/txn"
-	"github.com/urfave/cli/v2"
 )
 
 func bridgeCommand() *cli.Command {
@@ -96,17 +97,9 @@ func bridgeCommand() *cli.Command {
 				return err
 			}
 			return bridge.Serve(c.Context, c.Args().Slice(), c.App.Reader, c.App.Writer, bridge.Options{
-				Open: func(ctx context.Context, root string) (*txn.Engine, bridge.Policy, error) {
-					// As apply, with what autocoder.toml allows: the
-					// browser has no flag that allows more.
-					e, cfg, err := openEngineAt(c, root, "", false, commandLockWait, false)
-					if err != nil {
-						return nil, bridge.Policy{}, err
-					}
-					p := programs{cfg: cfg.Config}
-					return e, bridge.Policy{BranchPrefix: cfg.Apply.BranchPrefix, MaxAnswerBytes: cfg.Apply.MaxResponseBytes,
-						Allowed: p.Allowed, RefusedHint: p.refusedHint("apply")}, nil
-				},
+				// As apply, with what autocoder.toml allows: the browser
+				// has no flag that allows more.
+				Engine:   lib.Options{LockWait: commandLockWait, Log: c.App.ErrWriter},
 				Registry: path,
 				Log:      c.App.ErrWriter,
 			})

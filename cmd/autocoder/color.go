@@ -12,7 +12,7 @@ import (
 // (no-color.org: any non-empty value), TERM is not "dumb", and on Windows
 // the console takes escape sequences (color_windows.go). A pipe or a file
 // never gets an escape sequence. What is coloured is
-// protocol/report's (color.go).
+// report's (color.go).
 func colorful(w io.Writer) bool {
 	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
 		return false

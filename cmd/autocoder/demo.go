@@ -1,14 +1,14 @@
 package main
 
 import (
+	"context"
 	"embed"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
+	"github.com/autocoder/autocoder/gitops"
 	"github.com/urfave/cli/v2"
 )
 
@@ -41,7 +41,7 @@ func demoCommand() *cli.Command {
 					return err
 				}
 			}
-			if err := demoRepo(dir); err != nil {
+			if err := demoRepo(c.Context, dir); err != nil {
 				return err
 			}
 			fmt.Fprintf(out, "A throwaway repository: %s\n", dir)
@@ -69,12 +69,10 @@ func demoCommand() *cli.Command {
 
 // demoRepo makes an empty repository with an identity, so the demo needs
 // no set-up.
-func demoRepo(dir string) error {
+func demoRepo(ctx context.Context, dir string) error {
 	git := func(args ...string) error {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
-		return cmd.Run()
+		_, err := gitops.Git(ctx, dir, args...)
+		return err
 	}
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return err

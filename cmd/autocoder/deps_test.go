@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path"
@@ -64,6 +65,22 @@ func TestLayering(t *testing.T) {
 			t.Errorf("the dialect readers or the matcher depend on %s", d)
 		}
 	}
+	// The readers sit below the engine: protocol imports step and its own
+	// helpers (the leaf packages every reader shares), never the engine,
+	// the reads it runs, or the reports of the CLI.
+	helpers := map[string]bool{mod + "/step": true, mod + "/textpos": true, mod + "/textkind": true, mod + "/suggest": true, mod + "/shellwords": true}
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}: {{join .Imports \" \"}}", mod+"/protocol/...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, imports, _ := strings.Cut(line, ": ")
+		for _, imp := range strings.Fields(imports) {
+			if strings.HasPrefix(imp, mod+"/") && !strings.HasPrefix(imp, mod+"/protocol") && !helpers[imp] {
+				t.Errorf("%s imports %s: protocol imports only step and its own helpers", pkg, imp)
+			}
+		}
+	}
 }
 
 // TestOneUpdateFlag keeps golden-file rewriting in internal/golden: a test
@@ -86,7 +103,7 @@ func TestOneUpdateFlag(t *testing.T) {
 
 // TestCmdIsThin holds the shape of this package: flags, wiring and the one
 // exit-code switch. Result rendering (text and JSON) lives in
-// protocol/report, so no file here encodes JSON; and no file names a path
+// report, so no file here encodes JSON; and no file names a path
 // under .git, which is gitops's business (the demo once wrote its
 // responses there).
 func TestCmdIsThin(t *testing.T) {
@@ -105,17 +122,55 @@ func TestCmdIsThin(t *testing.T) {
 		}
 		for _, imp := range f.Imports {
 			if p, _ := strconv.Unquote(imp.Path.Value); p == "encoding/json" {
-				t.Errorf("%s imports encoding/json: render results in protocol/report", name)
+				t.Errorf("%s imports encoding/json: render results in report", name)
 			}
+		}
+		// Where HEAD is and where a run took it are the engine's to say
+		// (txn.Report, Engine.Head): cmd once read HEAD itself, four ways.
+		ast.Inspect(f, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok && (sel.Sel.Name == "ReadHEAD" || sel.Sel.Name == "ResolveRef") {
+				t.Errorf("%s: cmd calls %s: ask the engine (txn.Report, Engine.Head)", fset.Position(sel.Pos()), sel.Sel.Name)
+			}
+			return true
+		})
+	}
+}
+
+// TestOnlyGitopsNamesGitLayout holds DESIGN.md's rule that nothing outside
+// gitops names a file under .git: no non-test file of another package
+// spells ".git" or a path in it (the demo once wrote its responses there,
+// cmd once read HEAD itself).
+func TestOnlyGitopsNamesGitLayout(t *testing.T) {
+	fset := token.NewFileSet()
+	err := filepath.WalkDir("../..", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if rel, _ := filepath.Rel("../..", p); rel == "gitops" || rel == ".git" || d.Name() == "testdata" || d.Name() == "node_modules" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
 			if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
-				if s, _ := strconv.Unquote(lit.Value); s == ".git" || strings.HasPrefix(s, ".git/") {
+				if s, _ := strconv.Unquote(lit.Value); s == ".git" || strings.HasPrefix(s, ".git/") || strings.Contains(s, "/.git/") {
 					t.Errorf("%s: %s names git's layout: ask gitops", fset.Position(lit.Pos()), lit.Value)
 				}
 			}
 			return true
 		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -136,6 +191,9 @@ func TestLayoutTableNamesEveryPackage(t *testing.T) {
 	for _, pkg := range strings.Fields(string(out)) {
 		dir := strings.TrimPrefix(strings.TrimPrefix(pkg, "github.com/autocoder/autocoder"), "/")
 		named := false
+		if dir == "" {
+			dir = "autocoder.go" // the module root's package: the library entry point
+		}
 		for d := dir; d != "." && d != ""; d = path.Dir(d) {
 			if strings.Contains(table, "`"+d+"`") {
 				named = true

@@ -13,19 +13,19 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/autocoder/autocoder/checks"
 	"github.com/autocoder/autocoder/config"
 	"github.com/autocoder/autocoder/gitops"
 	"github.com/autocoder/autocoder/gitops/index"
 	"github.com/autocoder/autocoder/matcher"
+	"github.com/autocoder/autocoder/pathpolicy"
 	"github.com/autocoder/autocoder/prompt"
-	"github.com/autocoder/autocoder/protocol/report"
 	"github.com/autocoder/autocoder/protocol/tjson"
+	"github.com/autocoder/autocoder/reads"
+	"github.com/autocoder/autocoder/report"
 	"github.com/autocoder/autocoder/runner"
 	"github.com/autocoder/autocoder/shellwords"
 	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/txn"
-	"github.com/autocoder/autocoder/txn/reads"
 )
 
 // classTable is one instance of every error type in the tree, with the
@@ -56,8 +56,8 @@ var classTable = []struct {
 	{&txn.DuplicatePathError{First: "a", Second: "./a", Path: "a"}, step.ClassStepFailed, true},
 	{&txn.AmbiguousStepError{ID: "axon-1", Branch: "autocoder/main", Candidates: []step.LogEntry{{Commit: strings.Repeat("a", 40)}}}, step.ClassUsage, true},
 
-	{&checks.RefusedError{Path: "a", Why: "w", Fix: "f"}, step.ClassRefused, true},
-	{&checks.PreconditionError{Check: "c", Why: "w", Fix: "f"}, step.ClassPrecondition, true},
+	{&pathpolicy.RefusedError{Path: "a", Why: "w", Fix: "f"}, step.ClassRefused, true},
+	{&txn.PreconditionError{Check: "c", Why: "w", Fix: "f"}, step.ClassPrecondition, true},
 
 	{&gitops.LockedError{Path: "/r/.git/index.lock"}, step.ClassRefused, true},
 	{&gitops.RefChangedError{Ref: "refs/heads/x"}, step.ClassRefused, true},
@@ -80,7 +80,7 @@ var classTable = []struct {
 
 	{&config.Error{File: "autocoder.toml", Msg: "unknown key", Fix: "did you mean x?"}, step.ClassUsage, true},
 	{&reads.NotFoundError{Path: "a", Fix: "f"}, step.ClassStepFailed, true},
-	{&reads.OptionError{Option: "line", Reason: "r", Fix: "f"}, step.ClassUsage, true},
+	{&step.OptionError{Option: "line", Reason: "r", Fix: "f"}, step.ClassUsage, true},
 	{&reads.BinaryError{Path: "a", Fix: "f"}, step.ClassStepFailed, true},
 	{&runner.StartError{Command: "c", Err: errors.New("e"), Fix: "f"}, step.ClassProgramFailed, true},
 	{&tjson.SyntaxError{Msg: "m", Fix: "f"}, step.ClassNoBlock, true},

@@ -7,7 +7,7 @@ import (
 	"github.com/autocoder/autocoder/txn"
 	"github.com/urfave/cli/v2"
 
-	"github.com/autocoder/autocoder/protocol/report"
+	"github.com/autocoder/autocoder/report"
 	"github.com/autocoder/autocoder/step"
 )
 

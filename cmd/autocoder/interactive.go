@@ -8,7 +8,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/autocoder/autocoder/protocol/report"
+	"github.com/autocoder/autocoder/report"
 	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/txn"
 	"github.com/urfave/cli/v2"
@@ -21,62 +21,32 @@ import (
 // answers come from the terminal: golang.org/x/term tells a terminal from a
 // pipe, so a script that pipes a response in gets a usage error instead of
 // steps applied on answers read from its response.
-func interactive(c *cli.Context, e *txn.Engine, items []step.Item) ([]step.Result, error) {
+func interactive(c *cli.Context, e *txn.Engine, items []step.Item) (txn.Report, error) {
 	in, ok := c.App.Reader.(*os.File)
 	if !ok || !term.IsTerminal(int(in.Fd())) || c.Args().First() == "-" || c.Args().First() == "" && !c.Bool("clipboard") {
-		return nil, &usageError{msg: "apply -i asks on a terminal, and reads the response from a file or the clipboard",
+		return txn.Report{}, &usageError{msg: "apply -i asks on a terminal, and reads the response from a file or the clipboard",
 			try: "Try: autocoder apply -i response.md, in a terminal"}
 	}
 	if c.Bool("atomic") || c.Bool("dry-run") {
-		return nil, &usageError{msg: "apply -i decides step by step: it takes neither --atomic nor --dry-run", try: "Try: autocoder apply -i response.md"}
+		return txn.Report{}, &usageError{msg: "apply -i decides step by step: it takes neither --atomic nor --dry-run", try: "Try: autocoder apply -i response.md"}
 	}
 	answers := lines(in)
 	out, errw := c.App.Writer, c.App.ErrWriter
-	var results []step.Result
-	quit, failed, interrupted := false, false, false
-	for _, it := range items {
-		// Ctrl-C or SIGTERM (main's context) ends the questions: nothing
-		// undecided is applied.
-		interrupted = interrupted || c.Context.Err() != nil
-		if quit || failed || interrupted {
-			r := step.Result{Status: step.StatusSkipped, ParseErr: it.Err}
-			if it.Step != nil {
-				r.Step, r.StepID = it.Step, it.Step.ID
-			}
-			switch {
-			case interrupted:
-				r.Error = "not applied: interrupted before this step"
-			case quit:
-				r.Error = "not applied: you quit before this step"
-			}
-			results = append(results, r)
-			continue
-		}
-		plan, patch := e.DryRun(c.Context, []step.Item{it}, false)
-		report.Run{DryRun: true, Results: plan, Patch: patch, StatusColor: colorful(errw), PatchColor: colorful(out),
-			Subject: func(s *step.Step) string { return txn.Subject(s, e.Repo.Root) }}.Text(out, errw)
-		if plan[0].Status == step.StatusFailed {
-			results = append(results, plan[0])
-			failed = true
-			continue
-		}
-		choice := ask(c.Context, errw, answers, fmt.Sprintf("apply step %s? [a]pply, [s]kip, [q]uit: ", it.Step.ID))
-		switch choice {
+	// Ctrl-C or SIGTERM (main's context) ends the questions: nothing
+	// undecided is applied.
+	return e.Interactive(c.Context, items, func(plan txn.Report) txn.Choice {
+		report.Run{DryRun: true, Results: plan.Results, Patch: plan.Patch, StatusColor: colorful(errw), PatchColor: colorful(out),
+			Subject: e.Subject}.Text(out, errw)
+		switch ask(c.Context, errw, answers, fmt.Sprintf("apply step %s? [a]pply, [s]kip, [q]uit: ", plan.Results[0].StepID)) {
 		case "":
-			interrupted = true
-			results = append(results, step.Result{Step: it.Step, StepID: it.Step.ID, Status: step.StatusSkipped, Error: "not applied: interrupted at its question"})
+			return txn.ChoiceInterrupted
 		case "a":
-			r := e.Run(c.Context, []step.Item{it}, txn.RunOptions{})
-			results = append(results, r...)
-			failed = r[0].Status == step.StatusFailed
+			return txn.ChoiceApply
 		case "s":
-			results = append(results, step.Result{Step: it.Step, StepID: it.Step.ID, Status: step.StatusSkipped, Error: "not applied: you skipped it"})
-		default:
-			quit = true
-			results = append(results, step.Result{Step: it.Step, StepID: it.Step.ID, Status: step.StatusSkipped, Error: "not applied: you quit here"})
+			return txn.ChoiceSkip
 		}
-	}
-	return results, nil
+		return txn.ChoiceQuit
+	}, oneShot), nil
 }
 
 // lines reads r line by line in a goroutine of its own and sends each line

@@ -3,7 +3,7 @@
 //
 // This package is thin: it parses arguments, wires the packages together
 // and maps a failure's class to its exit code in one switch (exit.go).
-// What a command prints, as text or --format json, is protocol/report's.
+// What a command prints, as text or --format json, is report's.
 // Each subcommand has its own file.
 package main
 

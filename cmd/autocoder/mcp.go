@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/autocoder/autocoder/gitops"
-	"github.com/autocoder/autocoder/mcpserver"
-	"github.com/autocoder/autocoder/txn"
+	lib "github.com/autocoder/autocoder"
+
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
+
+	"github.com/autocoder/autocoder/gitops"
+	"github.com/autocoder/autocoder/mcpserver"
 )
 
 // version is reported by `autocoder mcp` as serverInfo.version.
@@ -64,10 +66,8 @@ func mcpCommand() *cli.Command {
 				LockWait:  c.Duration("lock-wait"),
 				KeepAlive: keepalive,
 				Log:       c.App.ErrWriter,
-				Open: func(dir string) (*txn.Engine, error) {
-					e, _, err := openEngineAt(c, dir, c.String("branch"), c.Bool("allow-programs"), c.Duration("lock-wait"), true)
-					return e, err
-				},
+				Engine: lib.Options{Branch: c.String("branch"), AllowPrograms: c.Bool("allow-programs"),
+					LockWait: c.Duration("lock-wait"), Log: c.App.ErrWriter},
 			})
 			if c.Bool("http") {
 				return serveHTTP(c, s, root, wd)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/autocoder/autocoder/protocol"
-	"github.com/autocoder/autocoder/protocol/report"
+	"github.com/autocoder/autocoder/report"
 	"github.com/autocoder/autocoder/step"
 	"github.com/urfave/cli/v2"
 )

@@ -8,17 +8,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/autocoder/autocoder/agent"
 	"github.com/autocoder/autocoder/config"
 	"github.com/autocoder/autocoder/prompt"
+	"github.com/autocoder/autocoder/runner"
 	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/termsafe"
-	"github.com/urfave/cli/v2"
 )
-
-// runsDir is where `autocoder run` keeps its conversations, in autocoder's
-// own folder under the git directory (gitops.Private).
-const runsDir = "runs"
 
 func runCommand() *cli.Command {
 	def := config.Default().Model
@@ -68,12 +66,12 @@ func runRun(c *cli.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	e, cfg, err := openEngineWith(c, c.String("branch"), c.Bool("allow-programs"))
+	e, err := openEngineWith(c, c.String("branch"), c.Bool("allow-programs"))
 	if err != nil {
 		return err
 	}
-	defer closeEngine(c, e, &err)
-	ac, err := agentConfig(c, cfg.Config, c.Bool("allow-programs"))
+	defer closeEngine(c, e.Engine, &err)
+	ac, err := agentConfig(c, e.Settings.Config, c.Bool("allow-programs"))
 	if err != nil {
 		return err
 	}
@@ -82,25 +80,20 @@ func runRun(c *cli.Context) (err error) {
 	// whole runes (a decoded JSON string).
 	out := termsafe.Writer{W: c.App.Writer}
 	ac.Out, ac.Progress = out, c.App.ErrWriter
-	ac.RefusedHint = programs{cfg: cfg.Config}.refusedHint("run")
-	base := ""
-	if h, err := e.Repo.ReadHEAD(); err == nil && !h.Hash.IsZero() {
-		base = h.Hash.String()
-	}
-	rep, runErr := agent.Run(c.Context, e, ac, task)
+	ac.RefusedHint = e.Programs.RefusedHint("run")
+	_, base := e.Head()
+	rep, runErr := agent.Run(c.Context, e.Engine, ac, task)
 	if err := e.Flush(); err != nil && runErr == nil {
 		runErr = err
 	}
-	rep.Print(out, currentBranch(e), base)
+	branch, _ := e.Head()
+	rep.Print(out, branch, base)
 	// The conversation is kept with the repository's own data, where
 	// `autocoder show` finds the turn a step came from.
-	if p, err := e.Repo.Private(); err == nil {
-		path := p.Path(runsDir + "/" + time.Now().UTC().Format("20060102T150405Z") + fmt.Sprintf("-%d.json", os.Getpid()))
-		if err := rep.Save(path); err != nil {
-			fmt.Fprintf(c.App.ErrWriter, "autocoder: warning: %v\n", err)
-		} else {
-			fmt.Fprintf(c.App.Writer, "conversation: %s\n", path)
-		}
+	if path, err := rep.Keep(e.Private(), time.Now()); err != nil {
+		fmt.Fprintf(c.App.ErrWriter, "autocoder: warning: %v\n", err)
+	} else {
+		fmt.Fprintf(c.App.Writer, "conversation: %s\n", path)
 	}
 	if runErr != nil {
 		return runErr
@@ -188,7 +181,7 @@ func agentConfig(c *cli.Context, cfg config.Config, allowPrograms bool) (agent.C
 		AnswerTimeout:  m.AnswerTimeout,
 	}
 	if m.APIKeyEnv != "" {
-		ac.APIKey, ac.APIKeyEnv = apiKey(m.APIKeyEnv), m.APIKeyEnv
+		ac.APIKey, ac.APIKeyEnv = runner.APIKey(m.APIKeyEnv), m.APIKeyEnv
 	}
 	if c.IsSet("max-turns") {
 		ac.MaxTurns = c.Int("max-turns")

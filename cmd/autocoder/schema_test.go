@@ -15,9 +15,9 @@ import (
 )
 
 // schemaDir holds the JSON Schema of every --format json output,
-// protocol/report's golden files (TestJSONSchemasGolden makes them from the
+// report's golden files (TestJSONSchemasGolden makes them from the
 // types that write the output).
-const schemaDir = "../../protocol/report/schema"
+const schemaDir = "../../report/schema"
 
 // The real --format json output of every command that has one matches its
 // schema: apply (steps of each dialect, a read, a program, a failed step,

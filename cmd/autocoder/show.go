@@ -4,10 +4,11 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/autocoder/autocoder/agent"
-	"github.com/autocoder/autocoder/protocol/report"
-	"github.com/autocoder/autocoder/txn"
 	"github.com/urfave/cli/v2"
+
+	"github.com/autocoder/autocoder/agent"
+	"github.com/autocoder/autocoder/report"
+	"github.com/autocoder/autocoder/txn"
 )
 
 func showCommand() *cli.Command {
@@ -29,18 +30,18 @@ func showCommand() *cli.Command {
 			if c.NArg() > 1 {
 				return &usageError{msg: "show takes one step id or commit", try: "Try: autocoder log, then autocoder show STEP"}
 			}
-			e, _, err := openEngine(c, "")
+			e, err := openEngine(c, "")
 			if err != nil {
 				return err
 			}
-			defer closeEngine(c, e, &err)
+			defer closeEngine(c, e.Engine, &err)
 			info, err := e.Show(c.Args().First())
 			var amb *txn.AmbiguousStepError
 			if errors.As(err, &amb) {
 				// Each candidate with the autocoder run it came from.
 				amb.Runs = map[string]string{}
 				for _, cand := range amb.Candidates {
-					if t := findTurn(e, cand.Commit); t != nil {
+					if t := findTurn(e.Engine, cand.Commit); t != nil {
 						amb.Runs[cand.Commit] = fmt.Sprintf("autocoder run %s, turn %d", t.Record, t.N)
 					}
 				}
@@ -48,7 +49,7 @@ func showCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			turn := findTurn(e, info.Commit)
+			turn := findTurn(e.Engine, info.Commit)
 			if f == "json" {
 				return report.ShowJSON(c.App.Writer, info, turn)
 			}
@@ -60,11 +61,7 @@ func showCommand() *cli.Command {
 
 // findTurn is the autocoder run turn that made commit, or nil.
 func findTurn(e *txn.Engine, commit string) *report.Turn {
-	p, err := e.Repo.Private()
-	if err != nil {
-		return nil
-	}
-	file, rep, t, _, _ := agent.FindTurn(p.Path(runsDir), commit)
+	file, rep, t, _, _ := agent.Recorded(e.Private(), commit)
 	if t == nil {
 		return nil
 	}

@@ -5,9 +5,10 @@ import (
 	"io"
 	"strings"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/autocoder/autocoder/config"
 	"github.com/autocoder/autocoder/gitops"
-	"github.com/urfave/cli/v2"
 )
 
 func trustCommand() *cli.Command {
@@ -125,21 +126,4 @@ func showTrust(w io.Writer, s config.Settings) {
 	if len(widening(s)) == 0 {
 		fmt.Fprintf(w, "it sets nothing that runs code or sends a secret: trusting it changes nothing\n")
 	}
-}
-
-// warnUntrusted says which settings of the repository's file are ignored
-// because it is not trusted, and how to trust it: apply, run and the MCP
-// server each open the engine here, so each says it where the user looks
-// (an MCP client shows the server's standard error in its log).
-func warnUntrusted(w io.Writer, s config.Settings) {
-	if len(s.Ignored) == 0 {
-		return
-	}
-	keys := make([]string, len(s.Ignored))
-	for i, st := range s.Ignored {
-		keys[i] = st.Key
-	}
-	fmt.Fprintf(w, "autocoder: warning: %s is not trusted, so its settings that run code or send secrets are ignored: %s\n",
-		s.RepoFile, strings.Join(keys, ", "))
-	fmt.Fprintf(w, "autocoder: hint: review what it would enable with autocoder trust --show, then run autocoder trust in the repository to let it count\n")
 }

@@ -3,9 +3,10 @@ package main
 import (
 	"strconv"
 
-	"github.com/autocoder/autocoder/protocol/report"
-	"github.com/autocoder/autocoder/txn"
 	"github.com/urfave/cli/v2"
+
+	"github.com/autocoder/autocoder/report"
+	"github.com/autocoder/autocoder/txn"
 )
 
 func undoCommand() *cli.Command {
@@ -33,11 +34,11 @@ func undoCommand() *cli.Command {
 					return &usageError{msg: "N must be a positive number, not " + strconv.Quote(c.Args().First()), try: "Try: autocoder undo 2"}
 				}
 			}
-			e, _, err := openEngine(c, "")
+			e, err := openEngine(c, "")
 			if err != nil {
 				return err
 			}
-			defer closeEngine(c, e, &err)
+			defer closeEngine(c, e.Engine, &err)
 			undone, err := e.Undo(n, txn.UndoOptions{Force: c.Bool("force")})
 			if err != nil {
 				return err
@@ -69,11 +70,11 @@ func redoCommand() *cli.Command {
 			if c.NArg() > 0 {
 				return &usageError{msg: "redo takes no arguments", try: "Try: autocoder redo"}
 			}
-			e, _, err := openEngine(c, "")
+			e, err := openEngine(c, "")
 			if err != nil {
 				return err
 			}
-			defer closeEngine(c, e, &err)
+			defer closeEngine(c, e.Engine, &err)
 			r, err := e.Redo()
 			if err != nil {
 				return err
@@ -103,11 +104,11 @@ func logCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			e, _, err := openEngine(c, "")
+			e, err := openEngine(c, "")
 			if err != nil {
 				return err
 			}
-			defer closeEngine(c, e, &err)
+			defer closeEngine(c, e.Engine, &err)
 			branch, entries, err := e.Log()
 			if err != nil {
 				return err

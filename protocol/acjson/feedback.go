@@ -51,12 +51,12 @@ type replaceInfo struct {
 
 type programExec struct {
 	name       string
-	Status     string  `json:"status"` // success, failure or timeout
-	Stdout     string  `json:"stdout"`
-	Stderr     string  `json:"stderr"`
-	ReturnCode int     `json:"returncode"`
-	Runtime    float64 `json:"runtime"` // seconds
-	Error      string  `json:"error,omitempty"`
+	Status     step.ProgramStatus `json:"status"` // success, failure or timeout
+	Stdout     string             `json:"stdout"`
+	Stderr     string             `json:"stderr"`
+	ReturnCode int                `json:"returncode"`
+	Runtime    float64            `json:"runtime"` // seconds
+	Error      string             `json:"error,omitempty"`
 }
 
 // programExecs is a JSON object keyed by program name that keeps the order
@@ -227,7 +227,7 @@ func answerFor(r step.Result) answer {
 		switch status {
 		case step.ProgramSuccess, step.ProgramTimeout, step.ProgramRefused, step.ProgramRunning, step.ProgramTerminated, step.ProgramNotAttempted:
 		default:
-			status = "failure" // the documented values; Error says why
+			status = step.ProgramFailure // the documented values; Error says why
 		}
 		a.ProgramExecs = append(a.ProgramExecs, programExec{
 			name: name, Status: status, Stdout: pr.Stdout, Stderr: pr.Stderr,
@@ -247,13 +247,13 @@ type runtime struct {
 }
 
 type runtimeProgram struct {
-	Name       string  `json:"name"`
-	Status     string  `json:"status"` // running, terminated, success, failure, timeout
-	Runtime    float64 `json:"runtime"`
-	Stdout     string  `json:"stdout"`
-	Stderr     string  `json:"stderr"`
-	ReturnCode *int    `json:"returncode,omitempty"` // once it has ended
-	Error      string  `json:"error,omitempty"`
+	Name       string             `json:"name"`
+	Status     step.ProgramStatus `json:"status"` // running, terminated, success, failure, timeout
+	Runtime    float64            `json:"runtime"`
+	Stdout     string             `json:"stdout"`
+	Stderr     string             `json:"stderr"`
+	ReturnCode *int               `json:"returncode,omitempty"` // once it has ended
+	Error      string             `json:"error,omitempty"`
 }
 
 // runtimePrograms is a JSON object keyed by program name, in order.

@@ -308,7 +308,7 @@ func ErrorFor(r step.Result) *RPCError {
 	code := CodeInternal
 	refused := false
 	for _, p := range r.Programs {
-		refused = refused || p.Status == "refused"
+		refused = refused || p.Status == step.ProgramRefused
 	}
 	switch {
 	case r.Class == step.ClassPrecondition:

@@ -21,7 +21,6 @@ import (
 
 	"github.com/autocoder/autocoder/protocol/tjson"
 	"github.com/autocoder/autocoder/suggest"
-	"github.com/autocoder/autocoder/txn/reads"
 )
 
 // Dialect is the value of step.Step.Dialect and step.ParseError.Dialect.
@@ -535,8 +534,8 @@ func (c *call) build(st *step.Step, pos step.Pos) error {
 		return nil
 	}
 	if op.Read != nil {
-		if err := reads.CheckOptions(op.Kind, op.Read); err != nil {
-			var oe *reads.OptionError
+		if err := step.CheckReadOptions(op.Kind, op.Read); err != nil {
+			var oe *step.OptionError
 			if errors.As(err, &oe) {
 				name, _, _ := strings.Cut(oe.Option, "/")
 				return fail(c.at(name), oe.Fix, "%s: %s", tool, err.Error())
