@@ -11,9 +11,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/autocoder/autocoder/gitops/gittest"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -301,5 +303,65 @@ func TestWriteObjectFindsItPacked(t *testing.T) {
 	}
 	if goGitDecodedIndexes(t, r) {
 		t.Error("go-git decoded the pack indexes")
+	}
+}
+
+// BenchmarkPackLookup is the object store's part of a one-step apply at
+// 100k packed objects (issue #20), both ways in one run: open the store,
+// ask for an object that is not there (WriteObject's question for each new
+// blob and tree) and read one that is. "go-git" is go-git's
+// filesystem storage alone, which decodes every pack index at the first
+// packed lookup; "mapped" is packs.go.
+//
+//	go test -run '^$' -bench BenchmarkPackLookup -benchtime 20x ./gitops/
+func BenchmarkPackLookup(b *testing.B) {
+	gittest.Isolate(b)
+	g := gittest.New(b)
+	const n = 100000
+	var in bytes.Buffer
+	for i := range n {
+		c := fmt.Sprintf("blob %d of the lookup benchmark\n", i)
+		fmt.Fprintf(&in, "blob\ndata %d\n%s\n", len(c), c)
+	}
+	in.WriteString("done\n")
+	cmd := exec.Command("git", "fast-import", "--quiet", "--done")
+	cmd.Dir, cmd.Stdin = g.Dir, &in
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("git fast-import: %v\n%s", err, out)
+	}
+	present := plumbing.ComputeHash(plumbing.BlobObject, []byte(fmt.Sprintf("blob %d of the lookup benchmark\n", n/2)))
+	r, err := Open(g.Dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	for _, way := range []string{"go-git", "mapped"} {
+		b.Run(way, func(b *testing.B) {
+			var times []time.Duration
+			for i := range b.N {
+				absent := plumbing.ComputeHash(plumbing.BlobObject, []byte(fmt.Sprint("absent ", i)))
+				start := time.Now()
+				r.reopen()
+				var o plumbing.EncodedObject
+				var err error
+				if way == "go-git" {
+					if r.objects.HasEncodedObject(absent) == nil {
+						b.Fatal("found an absent object")
+					}
+					o, err = r.objects.EncodedObject(plumbing.BlobObject, present)
+				} else {
+					if r.hasObject(absent) {
+						b.Fatal("found an absent object")
+					}
+					o, err = r.encodedObject(plumbing.BlobObject, present)
+				}
+				if err != nil || o.Hash() != present {
+					b.Fatalf("read %s: %v", present, err)
+				}
+				times = append(times, time.Since(start))
+			}
+			slices.Sort(times)
+			b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "ms-median")
+		})
 	}
 }
