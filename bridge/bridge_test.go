@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -57,6 +58,66 @@ func TestReplyFitsTheBrowsersLimit(t *testing.T) {
 		if rep.Patch != "" && rep.Report == nil && got.Patch == "" ||
 			got.Patch != "" && (!strings.HasPrefix(rep.Patch, got.Patch) || !strings.HasSuffix(got.Patch, "\n")) {
 			t.Fatalf("reply %s: the patch kept is not a head of whole lines", rep.ID)
+		}
+	}
+}
+
+// The extension's manifests name what the host checks: Chromium's the key
+// the id follows from (extension/key.pub), Firefox's the add-on id; and
+// both load the same scripts.
+func TestExtensionManifestsMatchTheHost(t *testing.T) {
+	type contentScript struct {
+		Matches []string `json:"matches"`
+		JS      []string `json:"js"`
+	}
+	var chromium, firefox struct {
+		Key            string          `json:"key"`
+		Permissions    []string        `json:"permissions"`
+		ContentScripts []contentScript `json:"content_scripts"`
+		Background     struct {
+			ServiceWorker string   `json:"service_worker"`
+			Scripts       []string `json:"scripts"`
+		} `json:"background"`
+		Specific struct {
+			Gecko struct {
+				ID string `json:"id"`
+			} `json:"gecko"`
+		} `json:"browser_specific_settings"`
+	}
+	for path, m := range map[string]any{"../extension/manifest.json": &chromium, "../extension/manifest.firefox.json": &firefox} {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(data, m); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+	}
+	pub, err := os.ReadFile("../extension/key.pub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if chromium.Key != strings.TrimSpace(string(pub)) {
+		t.Fatal("manifest.json's key is not extension/key.pub: the extension's id would not be ExtensionID")
+	}
+	if firefox.Specific.Gecko.ID != FirefoxID {
+		t.Fatalf("manifest.firefox.json's add-on id is %q, the host answers %q", firefox.Specific.Gecko.ID, FirefoxID)
+	}
+	if chromium.Background.ServiceWorker != "background.js" || strings.Join(firefox.Background.Scripts, " ") != "adapters.js background.js" {
+		t.Fatalf("the backgrounds differ: %+v %+v", chromium.Background, firefox.Background)
+	}
+	c, f := fmt.Sprint(chromium.ContentScripts, chromium.Permissions), fmt.Sprint(firefox.ContentScripts, firefox.Permissions)
+	if c != f || !strings.Contains(c, "nativeMessaging") {
+		t.Fatalf("the manifests load different scripts or ask for different permissions:\n%s\n%s", c, f)
+	}
+	if bg, err := os.ReadFile("../extension/background.js"); err != nil || !strings.Contains(string(bg), `const HOST = "`+HostName+`";`) {
+		t.Fatalf("background.js does not connect to %s: %v", HostName, err)
+	}
+	for _, cs := range chromium.ContentScripts {
+		for _, js := range cs.JS {
+			if _, err := os.Stat("../extension/" + js); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 }

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/autocoder/autocoder/step"
@@ -56,4 +57,21 @@ func checkOrigin(args []string) error {
 		return nil
 	}
 	return &OriginError{Args: args}
+}
+
+// StartedByBrowser says whether args (the program's arguments, after its
+// name) are the ones a browser starts a native-messaging host with. The
+// host manifest names the autocoder binary itself, and a manifest's path
+// takes no arguments: Chromium's browsers run `autocoder
+// chrome-extension://ID/` (on Windows with --parent-window=N after it),
+// Firefox `autocoder /path/to/dev.autocoder.bridge.json ADDON-ID`. Such a
+// start is autocoder bridge, which then checks the caller.
+func StartedByBrowser(args []string) bool {
+	if len(args) == 0 {
+		return false
+	}
+	if strings.HasPrefix(args[0], "chrome-extension://") {
+		return true
+	}
+	return len(args) >= 2 && filepath.Base(args[0]) == HostName+".json"
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/autocoder/autocoder/shellwords"
 	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/suggest"
+	"github.com/autocoder/autocoder/textpos"
 )
 
 func quoteAll(list []string) []string {
@@ -388,20 +389,11 @@ func (l *loader) keyLine(n int) bool {
 
 func leaf(key string) string { return key[strings.LastIndexByte(key, '.')+1:] }
 
-// short shortens s for a message.
-func short(s string) string {
-	const n = 60
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
-
 // describe names a TOML value's type and shows it, for messages.
 func describe(v any) string {
 	switch x := v.(type) {
 	case string:
-		return fmt.Sprintf("the string %q", short(x))
+		return fmt.Sprintf("the string %q", clip(x))
 	case int64:
 		return fmt.Sprintf("the number %d", x)
 	case float64:
@@ -679,3 +671,6 @@ func human(d time.Duration) string {
 	}
 	return d.String()
 }
+
+// clip quotes a value in a message, cut as every message cuts one.
+func clip(s string) string { return textpos.Clip(s, 60) }

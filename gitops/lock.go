@@ -1,6 +1,7 @@
 package gitops
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -57,24 +58,48 @@ var LockWait = time.Second
 var lockHeld = func(lock string) {}
 
 // retryLocked runs take until it succeeds, fails with something other than
-// a held lock, or LockWait has passed, sleeping with a growing backoff.
+// a held lock, or LockWait has passed (WaitWhileHeld).
 func retryLocked(lock string, take func() error) error {
-	start := time.Now()
-	pause := 2 * time.Millisecond
+	err, gaveUp := WaitWhileHeld(context.Background(), LockWait, 50*time.Millisecond, take,
+		func(err error) bool { return errors.Is(err, os.ErrExist) },
+		func(time.Duration) { lockHeld(lock) })
+	if gaveUp {
+		// The wait we allowed, not the clock's overshoot on a busy
+		// machine: the message says what the policy is.
+		return &LockedError{Path: lock, Waited: LockWait}
+	}
+	return err
+}
+
+// WaitWhileHeld is the one wait for a lock someone else holds (git's
+// index.lock, a ref's lock, another autocoder's process lock): it runs take
+// until take returns nil or an error held does not call a held lock, wait
+// has passed, or ctx has ended, pausing between tries with a growing
+// backoff (2 ms, doubled each time up to maxPause, never past the wait).
+// Each time take finds the lock held, onHeld is called with how long the
+// wait has lasted, before the wait is judged: the tests let go of the lock
+// at a known point, instead of sleeping and hoping the wait has begun.
+// gaveUp is true when the wait ran out or ctx ended with the lock held;
+// err is then take's last error.
+func WaitWhileHeld(ctx context.Context, wait, maxPause time.Duration, take func() error, held func(error) bool, onHeld func(waited time.Duration)) (err error, gaveUp bool) {
+	start, pause := time.Now(), 2*time.Millisecond
 	for {
 		err := take()
-		if !errors.Is(err, os.ErrExist) {
-			return err
+		if err == nil || !held(err) {
+			return err, false
 		}
-		lockHeld(lock)
-		waited := time.Since(start)
-		if waited >= LockWait {
-			// The wait we allowed, not the clock's overshoot on a busy
-			// machine: the message says what the policy is.
-			return &LockedError{Path: lock, Waited: LockWait}
+		onHeld(time.Since(start))
+		left := wait - time.Since(start)
+		if left <= 0 || ctx.Err() != nil {
+			return err, true
 		}
-		time.Sleep(min(pause, LockWait-waited))
-		pause = min(pause*2, 50*time.Millisecond)
+		t := time.NewTimer(min(pause, left))
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+		}
+		t.Stop()
+		pause = min(pause*2, maxPause)
 	}
 }
 

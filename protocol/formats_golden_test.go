@@ -1,159 +1,163 @@
-package protocol
+package protocol_test
 
 import (
-	"bytes"
 	"context"
+	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/rogpeppe/go-internal/txtar"
-
 	"github.com/autocoder/autocoder/gitops"
 	"github.com/autocoder/autocoder/gitops/gittest"
+	"github.com/autocoder/autocoder/internal/golden"
+	"github.com/autocoder/autocoder/protocol"
 	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/txn"
+	"github.com/rogpeppe/go-internal/txtar"
 )
 
-// The golden cases of the edit formats (FORMATS.md): each is a txtar archive
-// under testdata/formats/<format>/ holding the repository before (files
-// before/PATH), the model's answer (answer.md) and either the repository
-// after (files after/PATH: every file, nothing else) or, in the comment, a
-// line "refuse: CLASS [TEXT]": some block fails with that class (no_block
-// for a block that cannot be read) and an error holding TEXT, and nothing
-// changes. Other comment lines:
+// TestFormatsGolden applies every case of testdata/formats/<format>/ (the
+// edit formats of FORMATS.md): a txtar archive whose comment says what must
+// happen, with the files before (before/…), the model's answer (answer.md)
+// and the files after (after/…, the whole worktree). The comment's first
+// line is one of
 //
-//	crlf: PATH     the file is written with "\r\n" line ends, before and after
-//	nonl: PATH     the file has no final newline, before and after (before/PATH
-//	               or after/PATH: on that side only)
+//	want: applied [N]        every step applied or unchanged (N commits)
+//	want: refuse CLASS REASON [TEXT]  a step fails so (REASON may be -),
+//	                         its error holding TEXT, and the worktree is
+//	                         after/ (before/ and nothing changed when there
+//	                         is none)
+//	want: unreadable [TEXT]  a block cannot be read (an error holding
+//	                         TEXT); nothing changes
+//
+// and the rest names where the case comes from (a peer's test, a real
+// transcript), with these lines where a case needs them:
+//
 //	exec: PATH     after the answer, git records PATH as executable (100755)
 //	atomic: true   the answer is applied with --atomic
-//	format: NAME   every step read is in that format (the archive's folder by default)
+//	format: NAME   every block read is in that format (by default, in
+//	               apply_patch/ and udiff/, the folder's; the other folders
+//	               hold mixed answers and answers with no block)
 //
-// Every case is applied with the real reader and engine on a git
-// repository, checked with git (status, fsck, one commit per step that
-// changed files), then applied a second time: the second time changes
-// nothing. The source of each case (a peer's test it was ported from, or
-// what it demonstrates) is the first line of its comment.
-func TestFormatGolden(t *testing.T) {
-	dirs, _ := filepath.Glob("testdata/formats/*")
-	if len(dirs) == 0 {
-		t.Fatal("no golden cases under testdata/formats")
+// txtar holds no CR and always a final newline: in before/, after/ and the
+// answer, <CR> stands for a CR and a final <NOEOL> for no final newline.
+// Every case runs the real reader and engine on a git repository and is
+// checked with git (status, fsck, one commit per step that changed files);
+// its feedback is golden (<case>.feedback). An applied answer is applied a
+// second time and must change nothing then: no commit, the same files.
+func TestFormatsGolden(t *testing.T) {
+	files, _ := filepath.Glob("testdata/formats/*/*.txtar")
+	if len(files) == 0 {
+		t.Fatal("no cases in testdata/formats")
 	}
-	for _, dir := range dirs {
-		if d := filepath.Base(dir); d != "apply_patch" && d != "udiff" {
-			continue // TestFormatsGolden's cases (formats_sr_golden_test.go)
-		}
-		files, _ := filepath.Glob(filepath.Join(dir, "*.txtar"))
-		for _, f := range files {
-			name := filepath.Base(dir) + "/" + strings.TrimSuffix(filepath.Base(f), ".txtar")
-			t.Run(name, func(t *testing.T) {
-				t.Parallel()
-				runGolden(t, f, filepath.Base(dir))
+	for _, name := range files {
+		t.Run(strings.TrimSuffix(strings.TrimPrefix(name, "testdata/formats/"), ".txtar"), func(t *testing.T) {
+			t.Parallel()
+			ar, err := txtar.ParseFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fb := runFormatCase(t, name, ar)
+			// The answer to the model, golden (commit ids vary).
+			fb = commitID.ReplaceAllFunc(fb, func(id []byte) []byte {
+				if !strings.ContainsAny(string(id), "0123456789") {
+					return id // a word, not an id
+				}
+				return []byte("<commit>")
 			})
-		}
+			golden.Check(t, strings.TrimSuffix(name, ".txtar")+".feedback", fb)
+		})
 	}
 }
 
-type goldenCase struct {
-	before, after map[string]string
-	answer        []byte
-	refuse        step.Class
-	refuseText    string
-	refuses       bool
-	atomic        bool
-	format        string
-	exec          []string
-}
+// commitID is a commit id, short or whole, as the feedback shows it.
+var commitID = regexp.MustCompile(`\b[0-9a-f]{7,40}\b`)
 
-func readGolden(t *testing.T, path, format string) goldenCase {
-	a, err := txtar.ParseFile(path)
+// folderFormats names the format every block of a folder's cases is in.
+var folderFormats = map[string]string{"apply_patch": "apply_patch", "udiff": "udiff"}
+
+// runFormatCase runs one case and returns the feedback to its first run.
+func runFormatCase(t *testing.T, name string, ar *txtar.Archive) []byte {
+	want := strings.Fields(strings.TrimPrefix(strings.SplitN(string(ar.Comment), "\n", 2)[0], "want:"))
+	if len(want) == 0 {
+		t.Fatal("the comment's first line must be want: …")
+		return nil
+	}
+	// The error text a refusal must hold: the words after the class and
+	// reason (after "unreadable" itself).
+	text := ""
+	switch {
+	case want[0] == "refuse" && len(want) > 3:
+		text = strings.Join(want[3:], " ")
+	case want[0] == "unreadable" && len(want) > 1:
+		text = strings.Join(want[1:], " ")
+	}
+	format := folderFormats[filepath.Base(filepath.Dir(name))]
+	var exec []string
+	atomic := false
+	for _, l := range strings.Split(string(ar.Comment), "\n")[1:] {
+		k, v, _ := strings.Cut(l, ":")
+		v = strings.TrimSpace(v)
+		switch k {
+		case "exec":
+			exec = append(exec, v)
+		case "atomic":
+			atomic = v == "true"
+		case "format":
+			format = v
+		}
+	}
+	before, after := map[string]string{}, map[string]string{}
+	var answer []byte
+	hasAfter := false
+	for _, f := range ar.Files {
+		switch {
+		case f.Name == "answer.md":
+			answer = f.Data
+		case strings.HasPrefix(f.Name, "before/"):
+			before[strings.TrimPrefix(f.Name, "before/")] = string(f.Data)
+		case strings.HasPrefix(f.Name, "after/"):
+			after[strings.TrimPrefix(f.Name, "after/")] = string(f.Data)
+			hasAfter = true
+		}
+	}
+	// txtar cannot hold CR or a missing final newline: <CR> and <NOEOL>
+	// stand for them.
+	unescape := func(m map[string]string) {
+		for k, v := range m {
+			v = strings.ReplaceAll(v, "<CR>", "\r")
+			v = strings.TrimSuffix(v, "<NOEOL>\n")
+			m[k] = v
+		}
+	}
+	unescape(before)
+	unescape(after)
+	m := map[string]string{"": string(answer)}
+	unescape(m)
+	answer = []byte(m[""])
+	if len(before) == 0 {
+		before["README"] = "a repository\n"
+	}
+	if !hasAfter {
+		after = before
+	}
+	g := gittest.NewWithCommit(t, before)
+	repo, err := gitops.Open(g.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := goldenCase{before: map[string]string{}, format: format}
-	var crlf, nonl []string
-	for _, l := range strings.Split(string(a.Comment), "\n") {
-		k, v, ok := strings.Cut(l, ":")
-		v = strings.TrimSpace(v)
-		if !ok {
-			continue
-		}
-		switch k {
-		case "refuse":
-			c.refuses = true
-			cls, text, _ := strings.Cut(v, " ")
-			c.refuseText = text
-			found := false
-			for x := step.ClassInternal; x <= step.ClassProgramFailed; x++ {
-				if x.String() == cls {
-					c.refuse, found = x, true
-				}
-			}
-			if !found {
-				t.Fatalf("unknown class %q", cls)
-			}
-		case "crlf":
-			crlf = append(crlf, v)
-		case "nonl":
-			nonl = append(nonl, v)
-		case "exec":
-			c.exec = append(c.exec, v)
-		case "atomic":
-			c.atomic = v == "true"
-		case "format":
-			c.format = v
-		}
+	e, err := txn.Open(context.Background(), repo, txn.Options{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, f := range a.Files {
-		data := string(f.Data)
-		switch {
-		case f.Name == "answer.md":
-			c.answer = f.Data
-		case strings.HasPrefix(f.Name, "before/"):
-			c.before[strings.TrimPrefix(f.Name, "before/")] = data
-		case strings.HasPrefix(f.Name, "after/"):
-			if c.after == nil {
-				c.after = map[string]string{}
-			}
-			c.after[strings.TrimPrefix(f.Name, "after/")] = data
-		default:
-			t.Fatalf("unknown file %q", f.Name)
-		}
-	}
-	for _, p := range nonl {
-		sides := []map[string]string{c.before, c.after}
-		if q, ok := strings.CutPrefix(p, "before/"); ok {
-			p, sides = q, sides[:1]
-		} else if q, ok := strings.CutPrefix(p, "after/"); ok {
-			p, sides = q, sides[1:]
-		}
-		for _, m := range sides {
-			if s, ok := m[p]; ok {
-				m[p] = strings.TrimSuffix(s, "\n")
-			}
-		}
-	}
-	for _, p := range crlf {
-		for _, m := range []map[string]string{c.before, c.after} {
-			if s, ok := m[p]; ok {
-				m[p] = strings.ReplaceAll(s, "\n", "\r\n")
-			}
-		}
-	}
-	if c.answer == nil || (c.after == nil) == !c.refuses {
-		t.Fatal("a case needs answer.md and either after/ files or a refuse: line")
-	}
-	return c
-}
-
-func runGolden(t *testing.T, path, format string) {
-	c := readGolden(t, path, format)
-	g := gittest.NewWithCommit(t, c.before)
-	items := Parse(c.answer)
-	if len(items) == 0 {
+	defer e.Close()
+	snap := g.Snapshot()
+	items := protocol.Parse(answer)
+	if len(items) == 0 && format != "" {
 		t.Fatal("no block read")
 	}
 	for _, it := range items {
@@ -163,123 +167,191 @@ func runGolden(t *testing.T, path, format string) {
 		} else {
 			d = it.Err.Dialect
 		}
-		if d != c.format {
-			t.Errorf("a block was read as %s, want %s", d, c.format)
+		if format != "" && d != format {
+			t.Errorf("a block was read as %s, want %s", d, format)
 		}
 	}
-	run := func() []step.Result {
-		repo, err := gitops.Open(g.Dir)
-		if err != nil {
-			t.Fatal(err)
+	results := e.Run(context.Background(), items, txn.RunOptions{Atomic: atomic})
+	describe := func() string {
+		var b strings.Builder
+		for _, r := range results {
+			fmt.Fprintf(&b, "  %s %s %s %s: %s (hint: %s)\n", r.StepID, r.Status, r.Class, r.Reason, r.Error, r.Hint)
+			if r.ParseErr != nil {
+				fmt.Fprintf(&b, "  parse error: %v\n", r.ParseErr)
+			}
 		}
-		e, err := txn.Open(context.Background(), repo, txn.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer e.Close()
-		return e.Run(context.Background(), Parse(c.answer), txn.RunOptions{Atomic: c.atomic})
+		return b.String()
 	}
-	if c.refuses {
-		var rs []step.Result
+	switch want[0] {
+	case "applied":
+		for _, r := range results {
+			if r.Status != step.StatusApplied && r.Status != step.StatusUnchanged && r.Status != step.StatusRead {
+				t.Fatalf("not applied:\n%s", describe())
+			}
+		}
+		n := strings.Count(g.Git("log", "--format=%H", "main..HEAD"), "\n")
+		if len(want) > 1 && fmt.Sprint(n) != want[1] {
+			t.Errorf("%d commits, want %s:\n%s", n, want[1], describe())
+		}
+		commits := 0
+		for _, r := range results {
+			if r.Commit != "" {
+				commits++
+			}
+		}
+		if n != commits {
+			t.Errorf("%d commits, want one per step that changed files (%d):\n%s", n, commits, describe())
+		}
+		for _, p := range exec {
+			if m := g.Git("ls-files", "-s", "--", p); !strings.HasPrefix(m, "100755 ") {
+				t.Errorf("%s is not executable in git: %s", p, m)
+			}
+		}
+		g.AssertClean()
+		g.Fsck()
+	case "refuse":
+		var failed *step.Result
+		for i := range results {
+			if results[i].Status == step.StatusFailed {
+				failed = &results[i]
+				break
+			}
+		}
+		if failed == nil || failed.Class.String() != want[1] || (len(want) > 2 && want[2] != "-" && failed.Reason != want[2]) {
+			t.Fatalf("want a step refused as %v:\n%s", want[1:], describe())
+		}
+		if failed.Error == "" && failed.ParseErr == nil {
+			t.Errorf("the refusal says nothing")
+		}
+		if !strings.Contains(failed.Error, text) {
+			t.Errorf("the refusal %q does not say %q", failed.Error, text)
+		}
+		if !hasAfter {
+			unchanged(t, g)
+		}
+	case "unreadable":
+		bad := false
 		for _, it := range items {
-			if it.Err != nil {
-				rs = append(rs, step.Result{ParseErr: it.Err, Status: step.StatusFailed, Error: it.Err.Error(), Class: step.ClassNoBlock})
-			}
+			bad = bad || it.Err != nil && strings.Contains(it.Err.Error(), text)
 		}
-		if len(rs) == 0 {
-			rs = run()
+		if !bad {
+			t.Fatalf("no block unreadable with an error holding %q:\n%s", text, describe())
 		}
-		ok := false
-		for _, r := range rs {
-			if r.Status == step.StatusFailed && r.Class == c.refuse && strings.Contains(r.Error, c.refuseText) {
-				ok = true
-			}
+		if !hasAfter {
+			g.AssertUnchanged(snap)
+			unchanged(t, g)
 		}
-		if !ok {
-			t.Fatalf("no %s failure holding %q:\n%s", c.refuse, c.refuseText, describe(rs))
-		}
-		if fb := Feedback(rs); len(fb) == 0 {
-			t.Error("no feedback for a refusal")
-		}
-		// Nothing changed: not a file, not a branch that names a commit
-		// beyond main.
-		if out := g.Git("rev-list", "--count", "--all", "^main"); strings.TrimSpace(out) != "0" {
-			t.Errorf("%s commits beyond main", strings.TrimSpace(out))
-		}
-		if s := g.Status(); s != "" {
-			t.Errorf("git status: %s", s)
-		}
-		for p, want := range c.before {
-			if got := string(g.Bytes(p)); got != want {
-				t.Errorf("%s changed: %q", p, got)
-			}
-		}
-		return
+	default:
+		t.Fatalf("unknown want %q", want[0])
+		return nil
 	}
-	rs := run()
-	commits := 0
-	for _, r := range rs {
-		if r.Status != step.StatusApplied && r.Status != step.StatusUnchanged {
-			t.Fatalf("step %s: %s: %s (hint: %s)", r.StepID, r.Status, r.Error, r.Hint)
-		}
-		if r.Commit != "" {
-			commits++
-		}
+	fb := protocol.Feedback(results)
+	if len(fb) == 0 && len(results) > 0 {
+		t.Errorf("empty feedback")
 	}
-	checkTree(t, g, c.after)
-	for _, p := range c.exec {
-		if m := g.Git("ls-files", "-s", "--", p); !strings.HasPrefix(m, "100755 ") {
-			t.Errorf("%s is not executable in git: %s", p, m)
-		}
-	}
-	if got := strings.TrimSpace(g.Git("rev-list", "--count", "main..HEAD")); got != strconv.Itoa(commits) {
-		t.Errorf("%s commits, want one per step that changed files (%d)", got, commits)
-	}
-	g.AssertClean()
-	g.Fsck()
-	if fb := Feedback(rs); len(fb) == 0 {
-		t.Error("no feedback")
+	fb = []byte(strings.ReplaceAll(string(fb), g.Dir, "<repo>"))
+	checkTree(t, g.Dir, after)
+	if want[0] != "applied" {
+		return fb
 	}
 	// The same answer again changes nothing.
 	head := g.Git("rev-parse", "HEAD")
-	for _, r := range run() {
-		if r.Status == step.StatusApplied && r.Commit != "" {
-			t.Errorf("second run: step %s committed again", r.StepID)
+	again := e.Run(context.Background(), protocol.Parse(answer), txn.RunOptions{})
+	for _, r := range again {
+		if r.Status != step.StatusUnchanged && r.Status != step.StatusRead && !(r.Reason == step.ReasonNoMatch && deletes(r.Step)) &&
+			!(r.Reason == step.ReasonNotFound && removes(r.Step)) {
+			t.Errorf("applied again: step %s %s: %s", r.StepID, r.Status, r.Error)
 		}
 	}
 	if g.Git("rev-parse", "HEAD") != head {
-		t.Error("the second run moved HEAD")
+		t.Errorf("applied again: a new commit")
 	}
-	checkTree(t, g, c.after)
+	checkTree(t, g.Dir, after)
+	return fb
 }
 
-// checkTree compares the tracked files with want, byte for byte.
-func checkTree(t *testing.T, g *gittest.Repo, want map[string]string) {
+// unchanged checks that a refused answer changed nothing git shows: no
+// commit beyond main on any branch, a clean status.
+func unchanged(t *testing.T, g *gittest.Repo) {
 	t.Helper()
-	got := strings.Split(strings.TrimSuffix(g.Git("-c", "core.quotePath=false", "ls-files"), "\n"), "\n")
-	if len(got) == 1 && got[0] == "" {
-		got = nil
+	if out := strings.TrimSpace(g.Git("rev-list", "--count", "--all", "^main")); out != "0" {
+		t.Errorf("%s commits beyond main", out)
 	}
-	var names []string
-	for p := range want {
-		names = append(names, p)
+	g.AssertClean()
+}
+
+// deletes reports a step with an edit whose new text is empty: once it is
+// applied, nothing in the file shows it was (its old text is gone and it
+// left no new text), so a second application finds no old text and fails,
+// changing nothing.
+func deletes(s *step.Step) bool {
+	if s == nil {
+		return false
 	}
-	sort.Strings(names)
-	sort.Strings(got)
-	if strings.Join(got, " ") != strings.Join(names, " ") {
-		t.Errorf("files: %v, want %v", got, names)
-	}
-	for _, p := range names {
-		if b := g.Bytes(p); !bytes.Equal(b, []byte(want[p])) {
-			t.Errorf("%s = %q, want %q", p, b, want[p])
+	for _, op := range s.Ops {
+		for _, e := range op.Edits {
+			if e.New == "" {
+				return true
+			}
 		}
 	}
+	return false
 }
 
-func describe(rs []step.Result) string {
-	var b strings.Builder
-	for _, r := range rs {
-		b.WriteString(string(r.Status) + " " + r.Class.String() + ": " + r.Error + "\n")
+// removes reports a step that deletes or moves a file: once it is applied
+// the file is gone, so a second application finds no file and fails,
+// changing nothing.
+func removes(s *step.Step) bool {
+	if s == nil {
+		return false
 	}
-	return b.String()
+	for _, op := range s.Ops {
+		if op.Kind == step.OpDelete || op.Kind == step.OpMove {
+			return true
+		}
+	}
+	return false
+}
+
+// checkTree compares the worktree's files with want.
+func checkTree(t *testing.T, dir string, want map[string]string) {
+	t.Helper()
+	got := map[string]string{}
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			if d.Name() == ".git" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		b, _ := os.ReadFile(p)
+		got[filepath.ToSlash(rel)] = string(b)
+		return nil
+	})
+	var names []string
+	for k := range got {
+		names = append(names, k)
+	}
+	for k := range want {
+		if _, ok := got[k]; !ok {
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		g, ok1 := got[k]
+		w, ok2 := want[k]
+		switch {
+		case !ok1:
+			t.Errorf("%s is missing", k)
+		case !ok2:
+			t.Errorf("%s should not be there: %q", k, g)
+		case g != w:
+			t.Errorf("%s = %q, want %q", k, g, w)
+		}
+	}
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/autocoder/autocoder/protocol/applypatch"
 	"github.com/autocoder/autocoder/protocol/axon"
 	"github.com/autocoder/autocoder/protocol/editorjson"
+	"github.com/autocoder/autocoder/protocol/fence"
 	"github.com/autocoder/autocoder/protocol/mcp"
 	"github.com/autocoder/autocoder/protocol/searchreplace"
 	"github.com/autocoder/autocoder/protocol/udiff"
@@ -37,7 +38,13 @@ import (
 // reader is one dialect's reader, under the dialect's name (step.Step.Dialect).
 type reader struct {
 	name  string
-	parse func([]byte) []step.Item
+	parse func(*fence.Text) []step.Item
+}
+
+// bytesOnly runs a reader that needs neither the fences nor the line index
+// of the pre-scan.
+func bytesOnly(parse func([]byte) []step.Item) func(*fence.Text) []step.Item {
+	return func(t *fence.Text) []step.Item { return parse(t.Bytes) }
 }
 
 // dialects are the readers Parse runs, in order of precedence: when two
@@ -45,20 +52,22 @@ type reader struct {
 //
 // The seed dialects come first; then the edit formats models write without
 // our prompt (FORMATS.md), each a subpackage with the same contract: Dialect,
-// Parse(text []byte) []step.Item, and Feedback([]step.Result) []byte
-// registered in writers (feedback.go).
+// ParseText(*fence.Text) []step.Item (or Parse(text []byte) for a reader
+// that needs no fence), and Feedback([]step.Result) []byte registered in
+// writers (feedback.go). The text is scanned once (fence.NewText) for all
+// of them: its fences and line starts.
 var dialects = []reader{
-	{axon.Dialect, axon.Parse},
-	{acjson.Dialect, acjson.Parse},
-	{mcp.Dialect, mcp.Parse},
-	{applypatch.Dialect, applypatch.Parse},
-	{searchreplace.Dialect, searchreplace.Parse},
-	{editorjson.Dialect, editorjson.Parse},
+	{axon.Dialect, axon.ParseText},
+	{acjson.Dialect, bytesOnly(acjson.Parse)},
+	{mcp.Dialect, bytesOnly(mcp.Parse)},
+	{applypatch.Dialect, applypatch.ParseText},
+	{searchreplace.Dialect, searchreplace.ParseText},
+	{editorjson.Dialect, bytesOnly(editorjson.Parse)},
 	// A unified diff is read after SEARCH/REPLACE, so that a fence holding
 	// a SEARCH block is never read as a diff; a whole file last, as the
 	// loosest: a fence under a path line.
-	{udiff.Dialect, udiff.Parse},
-	{wholefile.Dialect, wholefile.Parse},
+	{udiff.Dialect, udiff.ParseText},
+	{wholefile.Dialect, wholefile.ParseText},
 }
 
 // Parse finds every block of every dialect in text and returns their items
@@ -78,11 +87,12 @@ func Parse(text []byte) []step.Item {
 	return items
 }
 
-// parseAll runs every dialect over text and merges their items.
-func parseAll(text []byte) []step.Item {
+// parseAll runs every dialect over the text and merges their items.
+func parseAll(t *fence.Text) []step.Item {
+	text := t.Bytes
 	var all []step.Item
 	for _, d := range dialects {
-		all = append(all, d.parse(text)...)
+		all = append(all, d.parse(t)...)
 	}
 	// Stable: at equal offsets, dialect order and each dialect's own order
 	// stand.

@@ -3,6 +3,7 @@ package protocol
 import (
 	"bytes"
 	"github.com/autocoder/autocoder/internal/golden"
+	"github.com/autocoder/autocoder/protocol/fence"
 	"github.com/autocoder/autocoder/step"
 	"os"
 	"path/filepath"
@@ -53,7 +54,7 @@ func TestCorpus(t *testing.T) {
 			checkItems(t, text, items)
 			got := golden.Items(items)
 			if !own {
-				if want := golden.Items(alone.parse(text)); !bytes.Equal(got, want) {
+				if want := golden.Items(alone.parse(fence.NewText(text))); !bytes.Equal(got, want) {
 					t.Errorf("detection changed the items %s reads alone:\n%s", alone.name, golden.LineDiff(string(want), string(got)))
 				}
 				return
@@ -79,7 +80,7 @@ func registered(prefix string) (reader, bool) {
 
 // fake is a dialect reader that returns fixed items.
 func fake(items ...step.Item) reader {
-	return reader{"fake", func([]byte) []step.Item {
+	return reader{"fake", func(*fence.Text) []step.Item {
 		out := make([]step.Item, len(items))
 		for i, it := range items {
 			if it.Step != nil {

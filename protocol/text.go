@@ -6,6 +6,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/autocoder/autocoder/protocol/fence"
 	"github.com/autocoder/autocoder/protocol/wholefile"
 	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/textkind"
@@ -82,7 +83,7 @@ func Read(raw []byte) ([]step.Item, Reading) {
 	if s, e, ok := thinkSection(text); ok {
 		// Blank the section, keeping its line breaks, so that every
 		// position after it stays what it was in the text.
-		inner := parseAll(text[s:e])
+		inner := parseAll(fence.NewText(text[s:e]))
 		text = bytes.Clone(text)
 		for i := s; i < e; i++ {
 			if text[i] != '\n' && text[i] != '\r' {
@@ -91,17 +92,18 @@ func Read(raw []byte) ([]step.Item, Reading) {
 		}
 		rd.Skipped = append(rd.Skipped, Skipped{Start: textpos.Of(text, s), End: textpos.Of(text, e), Blocks: len(inner)})
 	}
-	items := parseAll(text)
-	rd.Examples = examples(text, items)
+	t := fence.NewText(text)
+	items := parseAll(t)
+	rd.Examples = examples(t, items)
 	return items, rd
 }
 
 // examples are the fences that no block holds and that have no path
 // marker, for Reading.Examples.
-func examples(text []byte, items []step.Item) []Example {
+func examples(t *fence.Text, items []step.Item) []Example {
 	var out []Example
 	k := 0
-	for _, u := range wholefile.Examples(text) {
+	for _, u := range wholefile.Examples(t) {
 		for k < len(items) && items[k].End <= u.Start {
 			k++
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/autocoder/autocoder/config"
 	"github.com/autocoder/autocoder/shellwords"
 	"github.com/autocoder/autocoder/step"
+	"github.com/autocoder/autocoder/textpos"
 )
 
 // Policy is the program policy of the configuration in effect over Run and
@@ -142,7 +143,7 @@ func programAllowed(c config.Config, command string, args []string, flagAll bool
 		if err != nil {
 			return false, fmt.Sprintf("command %q is not one simple command with fixed words: %v; "+
 				"run one program with its arguments, without shell operators, writing every argument out "+
-				"and quoting what the shell would expand ('*.go')", short(command), err)
+				"and quoting what the shell would expand ('*.go')", clip(command), err)
 		}
 		words = w
 	} else {
@@ -168,7 +169,7 @@ func programAllowed(c config.Config, command string, args []string, flagAll bool
 		}
 		if refused == "" {
 			refused = fmt.Sprintf("%q would let %s run or write something other than what the allow entry %q permits (%s); "+
-				"drop %s, or add an allow entry that names it (such as %q)", short(f), words[0], entry, why, short(f), short(entry+" "+f))
+				"drop %s, or add an allow entry that names it (such as %q)", clip(f), words[0], entry, why, clip(f), clip(entry+" "+f))
 		}
 	}
 	if refused != "" {
@@ -177,10 +178,10 @@ func programAllowed(c config.Config, command string, args []string, flagAll bool
 	line := strings.Join(words, " ")
 	if len(c.Programs.Allow) == 0 {
 		return false, fmt.Sprintf("%q is not allowed: the [programs] allow list in autocoder.toml is empty; "+
-			"add a prefix of the command, such as %q", short(line), words[0])
+			"add a prefix of the command, such as %q", clip(line), words[0])
 	}
 	return false, fmt.Sprintf("%q is not allowed: it starts with none of the [programs] allow entries %s; "+
-		"add a prefix of it to allow in autocoder.toml", short(line), quoteList(c.Programs.Allow))
+		"add a prefix of it to allow in autocoder.toml", clip(line), quoteList(c.Programs.Allow))
 }
 
 // hasWordPrefix reports whether words starts with prefix, word for word.
@@ -194,15 +195,6 @@ func hasWordPrefix(words, prefix []string) bool {
 		}
 	}
 	return true
-}
-
-// short shortens s for a message.
-func short(s string) string {
-	const n = 60
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
 
 func quoteList(list []string) string {
@@ -337,3 +329,6 @@ func (lp *LiveProgram) Stop() step.ProgramResult {
 	}
 	return lp.take(step.ProgramResult{Status: step.ProgramTerminated, ReturnCode: r.ExitCode})
 }
+
+// clip quotes a value in a message, cut as every message cuts one.
+func clip(s string) string { return textpos.Clip(s, 60) }

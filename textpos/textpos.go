@@ -78,14 +78,25 @@ type Index struct {
 
 // NewIndex reads the line starts of text, once.
 func NewIndex(text []byte) *Index {
-	x := &Index{text: text, starts: []int{0}}
-	for i, c := range text {
-		if c == '\n' {
-			x.starts = append(x.starts, i+1)
+	// Counted first and found with IndexByte: both run many bytes at a
+	// time, and the slice is allocated once (a 10 MB text has 150,000
+	// lines, and four readers index it).
+	starts := make([]int, 1, bytes.Count(text, []byte{'\n'})+1)
+	for i := 0; ; {
+		j := bytes.IndexByte(text[i:], '\n')
+		if j < 0 {
+			break
 		}
+		i += j + 1
+		starts = append(starts, i)
 	}
-	return x
+	return &Index{text: text, starts: starts}
 }
+
+// Starts returns the offset of each line's first byte, in order (the first
+// is 0), for a reader that looks at line starts only. The slice is the
+// index's own: read it, never change it.
+func (x *Index) Starts() []int { return x.starts }
 
 // Pos returns the position of byte offset off (clamped to the text).
 func (x *Index) Pos(off int) step.Pos {
@@ -103,4 +114,18 @@ func (x *Index) LineStart(off int) int {
 // line is the 0-based line of off.
 func (x *Index) line(off int) int {
 	return sort.Search(len(x.starts), func(i int) bool { return x.starts[i] > off }) - 1
+}
+
+// Clip is s cut to at most n bytes at a character boundary, with "…"
+// marking the cut: how a message quotes a value or a line of a response
+// without repeating all of it, and never with half a character.
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }

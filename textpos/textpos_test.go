@@ -46,3 +46,24 @@ func TestAgree(t *testing.T) {
 		t.Errorf("LineStart = %d", got)
 	}
 }
+
+// TestClip: a long value is cut at a character boundary with "…"; a short
+// one is kept whole.
+func TestClip(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 60, "short"},
+		{"abcdef", 3, "abc…"},
+		{"日本語", 4, "日…"}, // 4 bytes end inside 本: cut before it
+		{"日本語", 6, "日本…"},
+		{"", 0, ""},
+	} {
+		if got := Clip(c.in, c.n); got != c.want {
+			t.Errorf("Clip(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+	}
+}

@@ -170,38 +170,33 @@ const noteAfter = 300 * time.Millisecond
 var onBusy = func() {}
 
 func (e *Engine) lockWait(ctx context.Context, wait time.Duration) error {
-	start, pause := time.Now(), 2*time.Millisecond
+	var held *gitops.LockHeldError
 	noted := false
-	for {
-		l, err := e.priv.Lock()
-		if err == nil {
-			e.plock = l
-			return nil
-		}
-		var held *gitops.LockHeldError
-		if !errors.As(err, &held) {
-			return err
-		}
-		onBusy()
-		left := wait - time.Since(start)
-		if left <= 0 || ctx.Err() != nil {
-			if cerr := cancelled(ctx); cerr != nil {
-				return cerr
+	err, gaveUp := gitops.WaitWhileHeld(ctx, wait, 100*time.Millisecond,
+		func() error {
+			l, err := e.priv.Lock()
+			if err == nil {
+				e.plock = l
 			}
-			return &BusyError{Holder: held.Holder}
+			return err
+		},
+		func(err error) bool { return errors.As(err, &held) },
+		func(waited time.Duration) {
+			onBusy()
+			if !noted && waited >= noteAfter && waited < wait && ctx.Err() == nil {
+				// A wait the user would notice says what it waits for, and
+				// that Ctrl-C ends it (with nothing applied).
+				noted = true
+				fmt.Fprintf(e.opts.Log, "autocoder: waiting up to %s for another autocoder working in this repository (%s); Ctrl-C stops\n", wait, held.Holder)
+			}
+		})
+	if gaveUp {
+		if cerr := cancelled(ctx); cerr != nil {
+			return cerr
 		}
-		if !noted && time.Since(start) >= noteAfter {
-			// A wait the user would notice says what it waits for, and
-			// that Ctrl-C ends it (with nothing applied).
-			noted = true
-			fmt.Fprintf(e.opts.Log, "autocoder: waiting up to %s for another autocoder working in this repository (%s); Ctrl-C stops\n", wait, held.Holder)
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(min(pause, left)):
-		}
-		pause = min(pause*2, 100*time.Millisecond)
+		return &BusyError{Holder: held.Holder}
 	}
+	return err
 }
 
 // Close writes the index (Flush), releases the lock and the repository.

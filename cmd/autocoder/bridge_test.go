@@ -368,3 +368,31 @@ func TestBridgeInstall(t *testing.T) {
 		t.Fatalf("autocoder bridge: %d\n%s", code, out.String())
 	}
 }
+
+// The browser runs the program the host manifest names with the caller's
+// origin and no command (a manifest's path takes no arguments): that start
+// is the host, for Chromium's browsers and for Firefox, and still checks
+// the caller.
+func TestBridgeStartedAsTheBrowserStartsIt(t *testing.T) {
+	gittest.Isolate(t)
+	g := bridgeRepo(t)
+	for _, args := range [][]string{
+		{chromeOrigin},
+		{chromeOrigin, "--parent-window=0"},
+		{filepath.Join(t.TempDir(), bridge.HostName+".json"), bridge.FirefoxID},
+	} {
+		cmd := exec.Command("autocoder", args...)
+		cmd.Dir = t.TempDir()
+		cmd.Stdin = bytes.NewReader(frame(map[string]any{"id": "1", "type": "repositories"}))
+		out, err := cmd.Output()
+		if err != nil || !strings.Contains(string(out), `"name":"`+filepath.Base(g.Dir)+`"`) {
+			t.Fatalf("autocoder %v: %v\n%q", args, err, out)
+		}
+	}
+	cmd := exec.Command("autocoder", "chrome-extension://abcdefghijklmnopabcdefghijklmnop/")
+	cmd.Stdin = bytes.NewReader(frame(map[string]any{"type": "repositories"}))
+	out, err := cmd.Output()
+	if err == nil || !strings.Contains(string(out), "talks only to autocoder's browser extension") || strings.Contains(string(out), filepath.Base(g.Dir)) {
+		t.Fatalf("another extension: %v %q", err, out)
+	}
+}

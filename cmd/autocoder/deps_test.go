@@ -4,7 +4,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path"
@@ -133,44 +132,6 @@ func TestCmdIsThin(t *testing.T) {
 			}
 			return true
 		})
-	}
-}
-
-// TestOnlyGitopsNamesGitLayout holds DESIGN.md's rule that nothing outside
-// gitops names a file under .git: no non-test file of another package
-// spells ".git" or a path in it (the demo once wrote its responses there,
-// cmd once read HEAD itself).
-func TestOnlyGitopsNamesGitLayout(t *testing.T) {
-	fset := token.NewFileSet()
-	err := filepath.WalkDir("../..", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if rel, _ := filepath.Rel("../..", p); rel == "gitops" || rel == ".git" || d.Name() == "testdata" || d.Name() == "node_modules" {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
-				if s, _ := strconv.Unquote(lit.Value); s == ".git" || strings.HasPrefix(s, ".git/") || strings.Contains(s, "/.git/") {
-					t.Errorf("%s: %s names git's layout: ask gitops", fset.Position(lit.Pos()), lit.Value)
-				}
-			}
-			return true
-		})
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }
 

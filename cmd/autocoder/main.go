@@ -11,11 +11,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/autocoder/autocoder/termsafe"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/autocoder/autocoder/bridge"
+	"github.com/autocoder/autocoder/termsafe"
 )
 
 func main() { os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr)) }
@@ -46,6 +48,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		case <-done:
 		}
 	}()
+	if len(args) > 1 && bridge.StartedByBrowser(args[1:]) {
+		// The browser runs the binary the host manifest names with the
+		// caller's origin, and no command: that is autocoder bridge.
+		args = append([]string{args[0], "bridge"}, args[1:]...)
+	}
 	err := app.RunContext(ctx, interspersed(app, args)) // options after FILE too
 	code := conclude(stderr, err)
 	var sig *signalled

@@ -1,7 +1,8 @@
 // Package golden is the project's golden-file testing: one -update flag for
 // every package, one comparison that shows where the texts part, and the
-// JSON view of parsed items that the dialect packages share, so that their
-// golden files read alike. It is for tests only.
+// golden form of parsed items (in report/parsed's view, the one parse
+// --format json writes), so that the dialect packages' golden files read
+// alike. It is for tests only.
 package golden
 
 import (
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/autocoder/autocoder/report/parsed"
 	"github.com/autocoder/autocoder/step"
 )
 
@@ -66,45 +68,11 @@ func LineDiff(want, got string) string {
 	return b.String()
 }
 
-// opView shows an op's content as text rather than encoding/json's base64,
-// so that a golden file reads like the response it came from. The shallower
-// Content field hides the embedded one.
-type opView struct {
-	step.Op
-	Content *string `json:"content,omitempty"`
-}
-
-type stepView struct {
-	*step.Step
-	Ops []opView `json:"ops,omitempty"`
-}
-
-type itemView struct {
-	Start int              `json:"start"`
-	End   int              `json:"end"`
-	Step  *stepView        `json:"step,omitempty"`
-	Err   *step.ParseError `json:"error,omitempty"`
-}
-
-// Items is the golden form of a parse: indented JSON of the items, ending
-// with a newline.
+// Items is the golden form of a parse: indented JSON of the items in the
+// one view of parsed items (report/parsed, what parse --format json
+// writes), ending with a newline.
 func Items(items []step.Item) []byte {
-	views := []itemView{}
-	for _, it := range items {
-		v := itemView{Start: it.Start, End: it.End, Err: it.Err}
-		if it.Step != nil {
-			v.Step = &stepView{Step: it.Step}
-			for _, op := range it.Step.Ops {
-				ov := opView{Op: op}
-				if op.Content != nil || op.HasContent {
-					c := string(op.Content)
-					ov.Content = &c
-				}
-				v.Step.Ops = append(v.Step.Ops, ov)
-			}
-		}
-		views = append(views, v)
-	}
+	views := parsed.Items(items)
 	out, err := json.MarshalIndent(views, "", "  ")
 	if err != nil {
 		panic(err) // the views hold only encodable fields

@@ -11,7 +11,7 @@
 // with the chunk's "@@" anchors, after the previous chunk (Follows), and at
 // the end of the file when it says "*** End of File" or only adds lines.
 //
-// Start with Parse; body.go reads the operations, calls.go the JSON forms,
+// Start with ParseText; body.go reads the operations, calls.go the JSON forms,
 // feedback.go answers as the apply_patch tool does.
 package applypatch
 
@@ -20,6 +20,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/autocoder/autocoder/protocol/fence"
 	"github.com/autocoder/autocoder/step"
@@ -53,38 +54,12 @@ type File struct {
 	Path   string // the path after the operation (a move's destination)
 }
 
-// line is one line of the response without its line ending, and where it
-// starts.
-type line struct {
-	s   string
-	off int
-}
-
-// splitLines cuts text into lines; "\r\n" and "\n" both end a line. The
-// lines are pieces of one string copy of the text: no line is allocated.
-func splitLines(data []byte, base int) []line {
-	text := string(data)
-	ls := make([]line, 0, strings.Count(text, "\n")+1)
-	for off := 0; off < len(text); {
-		end := strings.IndexByte(text[off:], '\n')
-		next := len(text)
-		if end < 0 {
-			end = len(text)
-		} else {
-			end += off
-			next = end + 1
-		}
-		ls = append(ls, line{s: strings.TrimSuffix(text[off:end], "\r"), off: base + off})
-		off = next
-	}
-	return ls
-}
-
 // reader holds the response being read.
 type reader struct {
-	text  []byte
-	cur   step.Pos // the last position computed, to move from (textpos.Locate)
-	lines []line
+	text   []byte
+	cur    step.Pos // the last position computed, to move from (textpos.Locate)
+	lines  []fence.Line
+	blocks []fence.Block // the fenced blocks of text
 	// at, when set, gives every position of a patch read from a JSON
 	// string: the string's lines have no offsets in the response.
 	at *step.Pos
@@ -99,16 +74,16 @@ func (r *reader) pos(off int) step.Pos {
 }
 
 // errAt is a parse error at line i of ls (len(ls): just after the last).
-func (r *reader) errAt(ls []line, i int, msg, fix string) *step.ParseError {
+func (r *reader) errAt(ls []fence.Line, i int, msg, fix string) *step.ParseError {
 	e := &step.ParseError{Dialect: Dialect, Msg: msg, Fix: fix}
 	switch {
 	case i < len(ls):
-		e.Pos, e.Quote = r.pos(ls[i].off), quote(ls[i].s)
+		e.Pos, e.Quote = r.pos(ls[i].Off), quote(ls[i].S)
 		if r.at != nil {
 			e.Msg = fmt.Sprintf("%s (line %d of the patch)", msg, i+1)
 		}
 	case len(ls) > 0:
-		e.Pos = r.pos(ls[len(ls)-1].off)
+		e.Pos = r.pos(ls[len(ls)-1].Off)
 		if r.at != nil {
 			e.Msg = fmt.Sprintf("%s (after line %d of the patch)", msg, len(ls))
 		}
@@ -118,17 +93,19 @@ func (r *reader) errAt(ls []line, i int, msg, fix string) *step.ParseError {
 	return e
 }
 
-func quote(s string) string {
-	if len(s) > 60 {
-		return s[:60] + "…"
-	}
-	return s
-}
+// quote is a line of the answer in a message (textpos.Clip).
+func quote(s string) string { return textpos.Clip(s, 60) }
 
-// Parse finds every apply_patch block in text and reads each into one step
-// (or the error that kept it from being read), in document order.
-func Parse(text []byte) []step.Item {
-	r := &reader{text: text, cur: textpos.Start, lines: splitLines(text, 0)}
+// ParseText finds every apply_patch block in the text and reads each into
+// one step (or the error that kept it from being read), in document order.
+func ParseText(t *fence.Text) []step.Item {
+	// Every envelope marker and operation header holds "*** ", and every
+	// tool call a begin marker or "apply_patch_call": a text with neither
+	// is read no further.
+	if !fence.Contains(t.Bytes, "*** ") && !fence.Contains(t.Bytes, string(callKeys[0])) {
+		return nil
+	}
+	r := &reader{text: t.Bytes, cur: textpos.Start, lines: fence.Lines(t.Bytes, 0), blocks: t.Blocks}
 	items := r.envelopes()
 	items = append(items, r.calls(items)...)
 	sort.SliceStable(items, func(i, j int) bool { return items[i].Start < items[j].Start })
@@ -146,68 +123,71 @@ func Parse(text []byte) []step.Item {
 // whose first line is an operation header (the operations without the
 // envelope).
 func (r *reader) envelopes() []step.Item {
-	blocks := fence.Scan(r.text)
+	blocks := r.blocks
 	var items []step.Item
 	covered := 0 // the end of the last item: items never overlap
 	for i := 0; i < len(r.lines); i++ {
 		if len(items) > 0 {
 			covered = items[len(items)-1].End
 		}
-		if r.lines[i].off < covered {
+		if r.lines[i].Off < covered {
 			continue
 		}
-		t := strings.TrimSpace(r.lines[i].s)
-		b := enclosing(blocks, r.lines[i].off)
+		if !mayMark(r.lines[i].S) {
+			continue // no marker: the cases below all need one
+		}
+		t := strings.TrimSpace(r.lines[i].S)
+		b := fence.Enclosing(blocks, r.lines[i].Off)
 		switch {
 		case t == beginPatch:
-		case b != nil && r.lines[i].off == b.ContentStart && isHeader(t) && b.Start >= covered:
+		case b != nil && r.lines[i].Off == b.ContentStart && isHeader(t) && b.Start >= covered:
 			// A fence whose content is operations without the envelope:
 			// the fence tells where the patch ends.
 			end := i
-			for end < len(r.lines) && r.lines[end].off < b.ContentEnd {
+			for end < len(r.lines) && r.lines[end].Off < b.ContentEnd {
 				end++
 			}
 			it := r.item(r.lines[i:end], false, b.Start, b.End)
 			if it.Step != nil {
-				it.Step.Repairs = append(it.Step.Repairs, step.Repair{Pos: r.pos(r.lines[i].off),
+				it.Step.Repairs = append(it.Step.Repairs, step.Repair{Pos: r.pos(r.lines[i].Off),
 					What: "the fence holds apply_patch operations without *** Begin Patch / *** End Patch: read the fence as one patch"})
 			}
 			items = append(items, it)
 			i = end - 1
 			continue
-		case isHeader(t) && b == nil && (i == 0 || strings.TrimSpace(r.lines[i-1].s) == ""):
+		case isHeader(t) && b == nil && (i == 0 || strings.TrimSpace(r.lines[i-1].S) == ""):
 			// An operation header outside any envelope or fence: the
 			// start of a patch that lost its envelope. Refused, since
 			// nothing says where it ends.
 			items = append(items, step.Item{Err: r.errAt(r.lines, i,
 				"an apply_patch operation outside *** Begin Patch … *** End Patch",
 				"put the operations between a line *** Begin Patch and a line *** End Patch"),
-				Start: r.lines[i].off, End: r.lines[i].off + len(r.lines[i].s)})
+				Start: r.lines[i].Off, End: r.lines[i].Off + len(r.lines[i].S)})
 			continue
 		default:
 			continue
 		}
-		start := r.lines[i].off
+		start := r.lines[i].Off
 		var err *step.ParseError
 		// The heredoc line above the patch (apply_patch <<'EOF') is the
 		// block's start when it stands in the same fence, or in none.
-		if prev := i - 1; prev >= 0 && r.lines[prev].off >= covered && (b == nil || r.lines[prev].off >= b.ContentStart) &&
-			strings.Contains(r.lines[prev].s, "apply_patch") && strings.Contains(r.lines[prev].s, "<<") {
+		if prev := i - 1; prev >= 0 && r.lines[prev].Off >= covered && (b == nil || r.lines[prev].Off >= b.ContentStart) &&
+			strings.Contains(r.lines[prev].S, "apply_patch") && strings.Contains(r.lines[prev].S, "<<") {
 			err = r.heredoc(r.lines[prev])
-			start = r.lines[prev].off
+			start = r.lines[prev].Off
 		}
 		j := i + 1
-		for j < len(r.lines) && strings.TrimSpace(r.lines[j].s) != endPatch && strings.TrimSpace(r.lines[j].s) != beginPatch {
+		for j < len(r.lines) && (!mayMark(r.lines[j].S) || strings.TrimSpace(r.lines[j].S) != endPatch && strings.TrimSpace(r.lines[j].S) != beginPatch) {
 			j++
 		}
 		var it step.Item
 		switch {
 		case err != nil:
 			it = step.Item{Err: err}
-		case j == len(r.lines) || strings.TrimSpace(r.lines[j].s) != endPatch:
+		case j == len(r.lines) || strings.TrimSpace(r.lines[j].S) != endPatch:
 			// Read as far as the operations go, so that the error
 			// names the line where the patch stops making sense.
-			begin := r.pos(r.lines[i].off).Line
+			begin := r.pos(r.lines[i].Off).Line
 			it = r.item(r.lines[i+1:j], true, 0, 0)
 			if it.Err == nil {
 				it = step.Item{Err: r.errAt(r.lines, j,
@@ -218,7 +198,7 @@ func (r *reader) envelopes() []step.Item {
 			}
 			// The block ends where reading it stopped: what follows may
 			// be another dialect's block.
-			j = sort.Search(len(r.lines), func(k int) bool { return r.lines[k].off > it.Err.Pos.Offset }) - 1
+			j = sort.Search(len(r.lines), func(k int) bool { return r.lines[k].Off > it.Err.Pos.Offset }) - 1
 			j = max(j, i+1)
 		default:
 			it = r.item(r.lines[i+1:j], true, 0, 0)
@@ -226,9 +206,9 @@ func (r *reader) envelopes() []step.Item {
 		it.Start = start
 		end := len(r.text)
 		if j < len(r.lines) {
-			end = r.lines[j].off + len(r.lines[j].s)
-			if strings.TrimSpace(r.lines[j].s) == beginPatch {
-				end = r.lines[j].off
+			end = r.lines[j].Off + len(r.lines[j].S)
+			if strings.TrimSpace(r.lines[j].S) == beginPatch {
+				end = r.lines[j].Off
 			}
 		}
 		// A patch that is all its fence holds (a heredoc's lines aside)
@@ -241,10 +221,10 @@ func (r *reader) envelopes() []step.Item {
 		}
 		it.End = end
 		if it.Step != nil {
-			it.Step.Pos = r.pos(r.lines[i].off)
+			it.Step.Pos = r.pos(r.lines[i].Off)
 		}
 		items = append(items, it)
-		if j < len(r.lines) && strings.TrimSpace(r.lines[j].s) == beginPatch {
+		if j < len(r.lines) && strings.TrimSpace(r.lines[j].S) == beginPatch {
 			j--
 		}
 		i = j
@@ -255,29 +235,27 @@ func (r *reader) envelopes() []step.Item {
 // heredocEnd is a heredoc's terminator line (EOF, PATCH, …).
 var heredocEnd = regexp.MustCompile(`(?m)^[A-Z_]+\r?$`)
 
+// mayMark reports whether line s may be a marker line (or a blank one):
+// whether, white space trimmed, it can start with "*" (fence.Lead).
+func mayMark(s string) bool {
+	c := fence.Lead(s)
+	return c == '*' || c == 0 || c == utf8.RuneSelf
+}
+
 // onlyBlank reports whether b holds only white space.
 func onlyBlank(b []byte) bool { return len(strings.TrimSpace(string(b))) == 0 }
 
 // heredoc refuses a heredoc that runs apply_patch after a cd: the paths
 // would be read from another folder than the one the model meant.
-func (r *reader) heredoc(prev line) *step.ParseError {
-	s := prev.s
+func (r *reader) heredoc(prev fence.Line) *step.ParseError {
+	s := prev.S
 	if !strings.Contains(s, "apply_patch") || !strings.Contains(s, "<<") {
 		return nil
 	}
 	if strings.Contains(s, "cd ") {
-		return &step.ParseError{Dialect: Dialect, Pos: r.pos(prev.off), Quote: quote(s),
+		return &step.ParseError{Dialect: Dialect, Pos: r.pos(prev.Off), Quote: quote(s),
 			Msg: "apply_patch after a cd: autocoder applies patches from the repository root and does not follow the cd",
 			Fix: "write the paths relative to the repository root and drop the cd"}
-	}
-	return nil
-}
-
-// enclosing returns the fence whose content holds offset off, or nil.
-func enclosing(blocks []fence.Block, off int) *fence.Block {
-	i := sort.Search(len(blocks), func(i int) bool { return blocks[i].Start > off }) - 1
-	if i >= 0 && off >= blocks[i].ContentStart && off < blocks[i].ContentEnd {
-		return &blocks[i]
 	}
 	return nil
 }
@@ -288,7 +266,7 @@ func isHeader(t string) bool {
 }
 
 // item reads the operations ls (inside the envelope when env) into one step.
-func (r *reader) item(ls []line, env bool, start, end int) step.Item {
+func (r *reader) item(ls []fence.Line, env bool, start, end int) step.Item {
 	ops, files, repairs, err := r.body(ls)
 	if err != nil {
 		return step.Item{Err: err, Start: start, End: end}

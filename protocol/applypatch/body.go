@@ -5,15 +5,16 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/autocoder/autocoder/protocol/fence"
 	"github.com/autocoder/autocoder/step"
 )
 
 // body reads the operations of one patch (the lines between its Begin and
 // End markers) into ops, with the summary of the files for the feedback.
-func (r *reader) body(ls []line) (ops []step.Op, files []File, repairs []step.Repair, err *step.ParseError) {
+func (r *reader) body(ls []fence.Line) (ops []step.Op, files []File, repairs []step.Repair, err *step.ParseError) {
 	for i := 0; i < len(ls); {
-		t := strings.TrimSpace(ls[i].s)
-		pos := r.pos(ls[i].off)
+		t := strings.TrimSpace(ls[i].S)
+		pos := r.pos(ls[i].Off)
 		switch {
 		case t == "":
 			i++ // blank lines between operations
@@ -24,12 +25,12 @@ func (r *reader) body(ls []line) (ops []step.Op, files []File, repairs []step.Re
 			}
 			i++
 			var content strings.Builder
-			for i < len(ls) && strings.HasPrefix(ls[i].s, "+") {
-				content.WriteString(ls[i].s[1:])
+			for i < len(ls) && strings.HasPrefix(ls[i].S, "+") {
+				content.WriteString(ls[i].S[1:])
 				content.WriteByte('\n')
 				i++
 			}
-			if i < len(ls) && !isMarker(ls[i].s) {
+			if i < len(ls) && !isMarker(ls[i].S) {
 				return nil, nil, nil, r.errAt(ls, i, "a line of *** Add File: "+path+" does not start with +",
 					"start every line of a new file with + (an empty line is a lone +)")
 			}
@@ -50,8 +51,8 @@ func (r *reader) body(ls []line) (ops []step.Op, files []File, repairs []step.Re
 			}
 			i++
 			to := ""
-			if i < len(ls) && strings.HasPrefix(strings.TrimSpace(ls[i].s), moveTo) {
-				to = strings.TrimSpace(strings.TrimSpace(ls[i].s)[len(moveTo):])
+			if i < len(ls) && strings.HasPrefix(strings.TrimSpace(ls[i].S), moveTo) {
+				to = strings.TrimSpace(strings.TrimSpace(ls[i].S)[len(moveTo):])
 				i++
 			}
 			edits, next, reps, err := r.chunks(ls, i, path)
@@ -88,6 +89,9 @@ var opHeader = regexp.MustCompile(`^\*\*\* \w+ \w+:`)
 
 // isMarker reports whether a line is one of the envelope's marker lines.
 func isMarker(s string) bool {
+	if !mayMark(s) {
+		return false
+	}
 	t := strings.TrimSpace(s)
 	if !strings.HasPrefix(t, "*** ") {
 		return false // most lines: no regular expression run
@@ -102,8 +106,11 @@ var udiffHeader = regexp.MustCompile(`^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@ ?(.*)$
 
 // chunk is one chunk of an Update being read.
 type chunk struct {
-	anchors  []string
-	old, new []string
+	anchors []string
+	// old and new are the lines (indexes in the Update's lines) of the
+	// old and the new text: indexes, not strings, so that a 10 MB patch's
+	// lines are no garbage for the collector to scan.
+	old, new []int
 	changes  bool // a line was read (context, - or +)
 	// tail says of each line read whether it was an empty line (an empty
 	// context line, or a blank line between chunks).
@@ -114,8 +121,15 @@ type chunk struct {
 
 // chunks reads the chunks of one Update starting at line i, up to the next
 // operation or the end of the patch, into edits.
-func (r *reader) chunks(ls []line, i int, path string) (edits []step.Edit, next int, repairs []step.Repair, err *step.ParseError) {
+func (r *reader) chunks(ls []fence.Line, i int, path string) (edits []step.Edit, next int, repairs []step.Repair, err *step.ParseError) {
 	var c *chunk
+	// The buffers of the chunk being read, reused by the next: joinLines
+	// copies the text out.
+	var oldBuf, newBuf []int
+	var tailBuf []bool
+	newChunk := func(pos step.Pos) *chunk {
+		return &chunk{pos: pos, old: oldBuf[:0], new: newBuf[:0], tail: tailBuf[:0]}
+	}
 	flush := func() {
 		if c == nil || !c.changes {
 			return
@@ -130,16 +144,16 @@ func (r *reader) chunks(ls []line, i int, path string) (edits []step.Edit, next 
 			drop := len(c.tail) - n
 			c.old, c.new = c.old[:len(c.old)-drop], c.new[:len(c.new)-drop]
 		}
-		e := step.Edit{Old: joinLines(c.old), New: joinLines(c.new), Anchors: c.anchors, Follows: true, Pos: c.pos}
+		e := step.Edit{Old: joinLines(ls, c.old), New: joinLines(ls, c.new), Anchors: c.anchors, Follows: true, Pos: c.pos}
 		e.AtEnd = c.atEnd || len(c.old) == 0
 		edits = append(edits, e)
+		oldBuf, newBuf, tailBuf = c.old, c.new, c.tail
 		c = nil
 	}
 	for ; i < len(ls); i++ {
-		s := ls[i].s
-		t := strings.TrimSpace(s)
+		s := ls[i].S
 		switch {
-		case t == endOfFile:
+		case mayMark(s) && strings.TrimSpace(s) == endOfFile:
 			if c == nil || !c.changes {
 				return nil, 0, nil, r.errAt(ls, i, "*** End of File closes no chunk", "put *** End of File right after the last line of a chunk")
 			}
@@ -153,12 +167,12 @@ func (r *reader) chunks(ls []line, i int, path string) (edits []step.Edit, next 
 				flush()
 			}
 			if c == nil {
-				c = &chunk{pos: r.pos(ls[i].off)}
+				c = newChunk(r.pos(ls[i].Off))
 			}
 			a := strings.TrimSpace(s[2:])
 			if m := udiffHeader.FindStringSubmatch(s); m != nil {
 				a = strings.TrimSpace(m[1])
-				repairs = append(repairs, step.Repair{Pos: r.pos(ls[i].off),
+				repairs = append(repairs, step.Repair{Pos: r.pos(ls[i].Off),
 					What: fmt.Sprintf("read the unified-diff hunk header %q as @@ %s: line numbers are not read", quote(s), a)})
 			}
 			if a != "" {
@@ -175,22 +189,18 @@ func (r *reader) chunks(ls []line, i int, path string) (edits []step.Edit, next 
 					return nil, 0, nil, r.errAt(ls, i, "a chunk of "+path+" without its @@ line",
 						"start every chunk after the first with a line @@ (or @@ followed by a whole line of the file that comes before the change)")
 				}
-				c = &chunk{pos: r.pos(ls[i].off)}
+				c = newChunk(r.pos(ls[i].Off))
 			}
 			c.changes = true
-			body := ""
-			if s != "" {
-				body = s[1:]
-			}
 			switch {
 			case s == "" || s[0] == ' ':
-				c.old, c.new = append(c.old, body), append(c.new, body)
+				c.old, c.new = append(c.old, i), append(c.new, i)
 				c.tail = append(c.tail, s == "")
 			case s[0] == '-':
-				c.old = append(c.old, body)
+				c.old = append(c.old, i)
 				c.tail = append(c.tail, false)
 			default:
-				c.new = append(c.new, body)
+				c.new = append(c.new, i)
 				c.tail = append(c.tail, false)
 			}
 		default:
@@ -205,10 +215,22 @@ func (r *reader) chunks(ls []line, i int, path string) (edits []step.Edit, next 
 	return edits, i, repairs, nil
 }
 
-// joinLines is lines each ended by "\n"; "" for none.
-func joinLines(ls []string) string {
-	if len(ls) == 0 {
-		return ""
+// joinLines is the bodies of the lines ls[k] for k in idx (each without
+// its first character, the line's " ", "-" or "+"; an empty line is an
+// empty body), each ended by "\n"; "" for none. One allocation: a chunk's
+// lines are most of a large patch.
+func joinLines(ls []fence.Line, idx []int) string {
+	n := 0
+	for _, k := range idx {
+		n += max(len(ls[k].S), 1)
 	}
-	return strings.Join(ls, "\n") + "\n"
+	var b strings.Builder
+	b.Grow(n)
+	for _, k := range idx {
+		if s := ls[k].S; s != "" {
+			b.WriteString(s[1:])
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
 }

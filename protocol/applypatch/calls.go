@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/autocoder/autocoder/protocol/fence"
 	"github.com/autocoder/autocoder/protocol/tjson"
 	"github.com/autocoder/autocoder/step"
 )
@@ -29,7 +30,7 @@ func (r *reader) calls(found []step.Item) []step.Item {
 	var keys []int
 	for _, k := range callKeys {
 		for off := 0; ; {
-			i := bytes.Index(r.text[off:], k)
+			i := fence.Index(r.text[off:], string(k))
 			if i < 0 {
 				break
 			}
@@ -117,13 +118,13 @@ func inside(items []step.Item, k int) bool {
 // after from.
 func (r *reader) objectAround(k, from int, tried map[int]bool, budget *int) *tjson.Node {
 	ls := r.lines
-	i := sort.Search(len(ls), func(i int) bool { return ls[i].off > k }) - 1
-	for tries := 0; i >= 0 && tries < lookBack && ls[i].off >= from; i, tries = i-1, tries+1 {
-		t := strings.TrimLeft(ls[i].s, " \t")
+	i := sort.Search(len(ls), func(i int) bool { return ls[i].Off > k }) - 1
+	for tries := 0; i >= 0 && tries < lookBack && ls[i].Off >= from; i, tries = i-1, tries+1 {
+		t := strings.TrimLeft(ls[i].S, " \t")
 		if !strings.HasPrefix(t, "{") {
 			continue
 		}
-		at := ls[i].off + len(ls[i].s) - len(t)
+		at := ls[i].Off + len(ls[i].S) - len(t)
 		if tried[at] {
 			continue
 		}
@@ -172,13 +173,13 @@ func patchString(n *tjson.Node) *tjson.Node {
 // object's, since the string's lines have none in the response.
 func (r *reader) inner(s *tjson.Node, at step.Pos) step.Item {
 	sub := &reader{text: []byte(s.Text), at: &at}
-	ls := splitLines(sub.text, 0)
+	ls := fence.Lines(sub.text, 0)
 	b := 0
-	for b < len(ls) && strings.TrimSpace(ls[b].s) != beginPatch {
+	for b < len(ls) && strings.TrimSpace(ls[b].S) != beginPatch {
 		b++
 	}
 	e := b + 1
-	for e < len(ls) && strings.TrimSpace(ls[e].s) != endPatch {
+	for e < len(ls) && strings.TrimSpace(ls[e].S) != endPatch {
 		e++
 	}
 	if b == len(ls) || e >= len(ls) {
@@ -218,19 +219,19 @@ func (r *reader) operation(n *tjson.Node) (callOp, *step.ParseError) {
 	if path == "" {
 		return fail(`the apply_patch_call operation has no "path"`, `give the file's path relative to the repository root in "path"`)
 	}
-	ls := splitLines([]byte(str("diff")), 0)
+	ls := fence.Lines([]byte(str("diff")), 0)
 	switch kind := str("type"); kind {
 	case "create_file":
 		var content strings.Builder
 		for i, l := range ls {
-			if !strings.HasPrefix(l.s, "+") {
-				if l.s == "" && i == len(ls)-1 {
+			if !strings.HasPrefix(l.S, "+") {
+				if l.S == "" && i == len(ls)-1 {
 					break
 				}
 				return callOp{}, sub.errAt(ls, i, "a line of create_file "+path+" does not start with +",
 					"start every line of the new file's diff with + (an empty line is a lone +)")
 			}
-			content.WriteString(l.s[1:])
+			content.WriteString(l.S[1:])
 			content.WriteByte('\n')
 		}
 		return callOp{ops: []step.Op{{Kind: step.OpWrite, Path: path, Content: []byte(content.String()), HasContent: true, Pos: n.Pos}},

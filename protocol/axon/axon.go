@@ -1,7 +1,7 @@
 // Package axon reads Axon plans (DIALECTS.md section 3) into steps and writes
 // the executor's answer for them.
 //
-// Start with Parse: it finds the plan's fence character, reads the blocks
+// Start with ParseText: it finds the plan's fence character, reads the blocks
 // into acts (readActs), turns each act into ops, checks or programs (the
 // acts table in acts.go) and gathers acts into steps (group). Feedback, in
 // feedback.go, writes the plain-text report a model reads after a run.
@@ -28,11 +28,13 @@
 package axon
 
 import (
+	"bytes"
 	"fmt"
-	"github.com/autocoder/autocoder/step"
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/autocoder/autocoder/step"
 
 	"github.com/autocoder/autocoder/protocol/fence"
 	"github.com/autocoder/autocoder/shellwords"
@@ -56,12 +58,13 @@ type Act struct {
 	Line int    // line of the act block's opening fence
 }
 
-// Parse reads every Axon act of text into items in document order: one step
+// ParseText reads every Axon act of text into items in document order: one step
 // per act, or one step per git_commit group, or a *step.ParseError where an
 // act cannot be read unambiguously. An error does not stop the reading:
 // later acts are still read. Text with no act block yields no items.
-func Parse(text []byte) []step.Item {
-	char, from, ok := planStart(text)
+func ParseText(t *fence.Text) []step.Item {
+	text := t.Bytes
+	char, from, ok := planStart(t.Blocks)
 	if !ok {
 		return nil
 	}
@@ -127,12 +130,16 @@ func maskForeign(lines []string) {
 func planTitle(before []byte) string {
 	// Fenced blocks are not prose: a "# comment" in a code block is no
 	// heading. Their bytes become NULs, which no prose line holds.
-	text := []byte(string(before))
+	text := bytes.Clone(before)
 	for _, b := range fence.Scan(text) {
-		for i := b.Start; i < b.End && i < len(text); i++ {
-			if text[i] != '\n' {
-				text[i] = 0
+		// Line by line: clear runs many bytes at a time.
+		for i, end := b.Start, min(b.End, len(text)); i < end; {
+			j := bytes.IndexByte(text[i:end], '\n')
+			if j < 0 {
+				j = end - i
 			}
+			clear(text[i : i+j])
+			i += j + 1
 		}
 	}
 	lines := strings.Split(string(text), "\n")
@@ -214,8 +221,8 @@ var listItem = regexp.MustCompile(`^(\d+[.)]|[-*+])\s`)
 // characters the way Markdown would, so that an act quoted inside a ```
 // example before the plan is not taken for the plan. The plan's character
 // is that block's, and the plan starts at its opening line.
-func planStart(text []byte) (char byte, from int, ok bool) {
-	for _, b := range fence.Scan(text) {
+func planStart(blocks []fence.Block) (char byte, from int, ok bool) {
+	for _, b := range blocks {
 		if b.Info == "act" {
 			return b.Char, b.Start, true
 		}
@@ -500,14 +507,5 @@ func firstLine(b []byte) string {
 
 // short cuts a quote to a length a message can carry, at a rune boundary.
 func short(s string) string {
-	s = strings.TrimSpace(firstLine([]byte(s)))
-	const max = 60
-	if len(s) <= max {
-		return s
-	}
-	cut := max
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
+	return textpos.Clip(strings.TrimSpace(firstLine([]byte(s))), 60)
 }

@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/autocoder/autocoder/protocol/fence"
 	"github.com/autocoder/autocoder/protocol/tjson"
 	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/textpos"
@@ -54,7 +55,7 @@ type Source struct {
 
 // Parse returns the text-editor calls of text in document order.
 func Parse(text []byte) []step.Item {
-	if !bytes.Contains(text, []byte(`"command"`)) {
+	if !fence.Contains(text, `"command"`) {
 		return nil // every call, readable or not, names its command
 	}
 	var items []step.Item

@@ -21,6 +21,7 @@ package fence
 
 import (
 	"bytes"
+	"unicode/utf8"
 
 	"github.com/autocoder/autocoder/textpos"
 )
@@ -175,6 +176,15 @@ func content(raw []byte, indent, lines int) []byte {
 		return []byte{}
 	}
 	out := make([]byte, 0, len(raw)+1)
+	if indent == 0 && bytes.IndexByte(raw, '\r') < 0 {
+		// Nothing to change but the final line ending: one copy, not one
+		// append per line (a 10 MB answer is mostly fence content).
+		out = append(out, raw...)
+		if len(raw) > 0 && raw[len(raw)-1] != '\n' {
+			out = append(out, '\n')
+		}
+		return out
+	}
 	for pos := 0; pos < len(raw); {
 		end, next := lineEnd(raw, pos)
 		l := raw[pos:end]
@@ -201,6 +211,23 @@ func Open(line []byte) (Block, bool) {
 // tabs.
 func (b Block) Closes(line []byte) bool {
 	return isClosing(line, b.Char, b.Len)
+}
+
+// Lead returns the first byte of line l that strings.TrimSpace keeps: a
+// reader tells most lines from its marker lines by that byte, without
+// trimming every line (TrimSpace decodes the last rune of each line that
+// ends in a non-ASCII character). It returns 0 for a line of white space
+// only, and utf8.RuneSelf when a non-ASCII byte comes first: that may start
+// a Unicode space, so trim the line and look.
+func Lead[T string | []byte](l T) byte {
+	for i := 0; i < len(l); i++ {
+		switch c := l[i]; c {
+		case ' ', '\t', '\n', '\v', '\f', '\r':
+		default:
+			return min(c, utf8.RuneSelf)
+		}
+	}
+	return 0
 }
 
 // PathLine reads a line as a bare file path, the way models name the file

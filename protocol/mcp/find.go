@@ -71,6 +71,29 @@ func (d *doc) quote(off int) string {
 
 const marker = "mcp-request"
 
+// mayHold reports whether text may hold a request: every block starts at a
+// fence or a bare line that names the marker, in any letter case (the
+// first nine letters, "mcp-reque", fold to no other runes). Most texts
+// have none, and are read no further; a 'q' or 'Q' is rare enough to look
+// for first.
+func mayHold(text []byte) bool {
+	const head = "mcp-reque"
+	q := strings.IndexByte(head, 'q')
+	for _, c := range []byte{'q', 'Q'} {
+		for off := q; off < len(text); {
+			i := bytes.IndexByte(text[off:], c)
+			if i < 0 {
+				break
+			}
+			if at := off + i - q; at+len(head) <= len(text) && bytes.EqualFold(text[at:at+len(head)], []byte(head)) {
+				return true
+			}
+			off += i + 1
+		}
+	}
+	return false
+}
+
 // isRequestInfo reports whether a fence's info string marks a request: its
 // first word is mcp-request (in any letter case). Anything after the word
 // is kept by CommonMark as attributes and ignored here.

@@ -64,6 +64,9 @@ type Request struct {
 // text; positions are 1-based lines and columns counted in characters.
 // Text may use CRLF line endings.
 func Parse(text []byte) []step.Item {
+	if !mayHold(text) {
+		return nil
+	}
 	d := newDoc(text)
 	var items []step.Item
 	for _, b := range findBlocks(d) {

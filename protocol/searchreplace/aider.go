@@ -3,7 +3,6 @@ package searchreplace
 import (
 	"bytes"
 	"fmt"
-	"sort"
 
 	"github.com/autocoder/autocoder/protocol/fence"
 	"github.com/autocoder/autocoder/step"
@@ -36,7 +35,7 @@ func isReplace(l []byte) bool { return aiderMarker(l, '>', "REPLACE") }
 // calls (sorted, disjoint items) starts one.
 func (p *parser) aider(calls []step.Item) []step.Item {
 	var items []step.Item
-	fences := fence.Scan(p.text)
+	fences := p.fences
 	floor := 0 // the first line a block may use: after the previous item
 	c := 0     // the next call that may lie ahead
 	prevPath := ""
@@ -65,7 +64,7 @@ func (p *parser) aider(calls []step.Item) []step.Item {
 		if c < len(calls) {
 			limit = p.lineOf(calls[c].Start)
 		}
-		it, last, path := p.aiderBlock(i, floor, limit, enclosing(fences, off), prevPath)
+		it, last, path := p.aiderBlock(i, floor, limit, fence.Enclosing(fences, off), prevPath)
 		items = append(items, it)
 		if path != "" {
 			prevPath = path
@@ -74,15 +73,6 @@ func (p *parser) aider(calls []step.Item) []step.Item {
 		floor = last + 1
 	}
 	return items
-}
-
-// enclosing returns the fenced block whose content holds offset off, or nil.
-func enclosing(fences []fence.Block, off int) *fence.Block {
-	k := sort.Search(len(fences), func(k int) bool { return fences[k].ContentStart > off }) - 1
-	if k >= 0 && off < fences[k].ContentEnd {
-		return &fences[k]
-	}
-	return nil
 }
 
 // aiderBlock reads the block whose SEARCH marker is line s, looking for its

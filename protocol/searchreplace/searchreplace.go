@@ -5,7 +5,7 @@
 // +++++++ REPLACE blocks, and whole files in <write_to_file>) and Roo Code's
 // <apply_diff> (with :start_line: and the ------- separator).
 //
-// Start reading at Parse: the tool calls are found first (calls.go), then
+// Start reading at ParseText: the tool calls are found first (calls.go), then
 // aider's blocks outside them (aider.go); feedback.go answers each in its
 // tool's convention. One aider block, or one tool call with all its blocks,
 // is one step: the engine applies it whole or not at all.
@@ -31,6 +31,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/autocoder/autocoder/protocol/fence"
 	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/textpos"
 )
@@ -55,16 +56,17 @@ type Source struct {
 	Blocks  []string // each SEARCH/REPLACE block's text as written
 }
 
-// Parse returns the SEARCH/REPLACE blocks and tool calls of text in document
+// ParseText returns the SEARCH/REPLACE blocks and tool calls of text in document
 // order: a *step.Step for each that reads, a *step.ParseError for each that
 // starts like one but cannot be read. Items never overlap.
-func Parse(text []byte) []step.Item {
+func ParseText(t *fence.Text) []step.Item {
+	text := t.Bytes
 	// Every block, readable or not, has a SEARCH or REPLACE marker or a
 	// tool's tag: a text with none is read no further.
-	if !bytes.Contains(text, []byte(" SEARCH")) && !bytes.Contains(text, []byte(" REPLACE")) && !slices.ContainsFunc(tags, func(t tag) bool { return bytes.Contains(text, []byte(t.open)) }) {
+	if !fence.Contains(text, " SEARCH") && !fence.Contains(text, " REPLACE") && !slices.ContainsFunc(tags, func(t tag) bool { return fence.Contains(text, t.open) }) {
 		return nil
 	}
-	p := &parser{text: text, lines: splitLines(text), idx: textpos.NewIndex(text)}
+	p := &parser{text: text, lines: splitLines(text), idx: t.Lines, fences: t.Blocks}
 	calls := p.calls()
 	aider := p.aider(calls)
 	items := make([]step.Item, 0, len(calls)+len(aider))
@@ -108,9 +110,10 @@ func splitLines(text []byte) []line {
 }
 
 type parser struct {
-	text  []byte
-	lines []line
-	idx   *textpos.Index
+	text   []byte
+	lines  []line
+	idx    *textpos.Index
+	fences []fence.Block // the fenced blocks of text
 }
 
 func (p *parser) at(i int) []byte { return p.text[p.lines[i].start:p.lines[i].end] }

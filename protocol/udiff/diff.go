@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/autocoder/autocoder/protocol/fence"
 	"github.com/autocoder/autocoder/step"
 )
 
@@ -44,9 +45,9 @@ var extended = []string{"index ", "new file mode ", "deleted file mode ", "old m
 	"Binary files ", "GIT binary patch"}
 
 // errLine is a parse error at line i of ls.
-func (r *reader) errLine(ls []line, i int, msg, fix string) *step.ParseError {
+func (r *reader) errLine(ls []fence.Line, i int, msg, fix string) *step.ParseError {
 	i = min(i, len(ls)-1)
-	return &step.ParseError{Dialect: Dialect, Pos: r.pos(ls[i].off), Quote: quote(ls[i].s), Msg: msg, Fix: fix}
+	return &step.ParseError{Dialect: Dialect, Pos: r.pos(ls[i].Off), Quote: quote(ls[i].S), Msg: msg, Fix: fix}
 }
 
 // diff reads the files of one diff from line i, up to hi at most. cut says
@@ -54,7 +55,7 @@ func (r *reader) errLine(ls []line, i int, msg, fix string) *step.ParseError {
 // that a hunk shorter than its header says was cut off. It returns the item
 // and the line after the last one it read; a bare diff (hi is the end of
 // the text) ends at the first line that continues no hunk and starts no file.
-func (r *reader) diff(ls []line, i, hi int, cut bool) (step.Item, int) {
+func (r *reader) diff(ls []fence.Line, i, hi int, cut bool) (step.Item, int) {
 	bare := hi == len(r.lines) && !cut
 	if bare {
 		cut = true // the text itself ends there
@@ -66,19 +67,19 @@ func (r *reader) diff(ls []line, i, hi int, cut bool) (step.Item, int) {
 			if bare {
 				break
 			}
-			if strings.TrimSpace(ls[i].s) == "" {
+			if strings.TrimSpace(ls[i].S) == "" {
 				i++
 				continue
 			}
 			return r.failed(ls, r.errLine(ls, i, "a line that belongs to no hunk and starts no file",
 				"a diff holds file headers (--- a/PATH, +++ b/PATH) and their @@ hunks only; put explanations outside the fence"))
 		}
-		f := &fileDiff{pos: r.pos(ls[i].off), line: i}
-		if strings.HasPrefix(ls[i].s, "diff --git ") {
-			f.gitOld, f.gitNew = gitPaths(ls[i].s[len("diff --git "):])
+		f := &fileDiff{pos: r.pos(ls[i].Off), line: i}
+		if strings.HasPrefix(ls[i].S, "diff --git ") {
+			f.gitOld, f.gitNew = gitPaths(ls[i].S[len("diff --git "):])
 			i++
 			for ; i < hi; i++ {
-				s := ls[i].s
+				s := ls[i].S
 				ext := ""
 				for _, e := range extended {
 					if strings.HasPrefix(s, e) {
@@ -112,11 +113,11 @@ func (r *reader) diff(ls []line, i, hi int, cut bool) (step.Item, int) {
 				}
 			}
 		}
-		if i+1 < hi && strings.HasPrefix(ls[i].s, "--- ") && strings.HasPrefix(ls[i+1].s, "+++ ") {
-			f.oldPath, f.newPath = headerPath(ls[i].s[4:]), headerPath(ls[i+1].s[4:])
+		if i+1 < hi && strings.HasPrefix(ls[i].S, "--- ") && strings.HasPrefix(ls[i+1].S, "+++ ") {
+			f.oldPath, f.newPath = headerPath(ls[i].S[4:]), headerPath(ls[i+1].S[4:])
 			i += 2
 		}
-		for i < hi && strings.HasPrefix(ls[i].s, "@@") {
+		for i < hi && strings.HasPrefix(ls[i].S, "@@") {
 			h, next, err := r.hunk(ls, i, hi, cut)
 			if err != nil {
 				return r.failed(ls, err)
@@ -160,15 +161,15 @@ func (r *reader) diff(ls []line, i, hi int, cut bool) (step.Item, int) {
 // failed is the item of a diff that could not be read, and the line after
 // the one the error names: a bare diff's text ends there, so that what
 // follows (another block) is read on its own.
-func (r *reader) failed(ls []line, e *step.ParseError) (step.Item, int) {
-	i := sort.Search(len(ls), func(i int) bool { return ls[i].off > e.Pos.Offset })
+func (r *reader) failed(ls []fence.Line, e *step.ParseError) (step.Item, int) {
+	i := sort.Search(len(ls), func(i int) bool { return ls[i].Off > e.Pos.Offset })
 	return step.Item{Err: e}, max(i, 1)
 }
 
 // hunk reads the hunk whose "@@" line is i.
-func (r *reader) hunk(ls []line, i, hi int, cut bool) (hunk, int, *step.ParseError) {
-	h := hunk{pos: r.pos(ls[i].off), oldCnt: -1, newCnt: -1}
-	if m := hunkHeader.FindStringSubmatch(ls[i].s); m != nil {
+func (r *reader) hunk(ls []fence.Line, i, hi int, cut bool) (hunk, int, *step.ParseError) {
+	h := hunk{pos: r.pos(ls[i].Off), oldCnt: -1, newCnt: -1}
+	if m := hunkHeader.FindStringSubmatch(ls[i].S); m != nil {
 		h.oldCnt, h.newCnt = 1, 1
 		if m[1] != "" {
 			h.oldCnt, _ = strconv.Atoi(m[1])
@@ -177,6 +178,13 @@ func (r *reader) hunk(ls []line, i, hi int, cut bool) (hunk, int, *step.ParseErr
 			h.newCnt, _ = strconv.Atoi(m[2])
 		}
 	}
+	if h.oldCnt >= 0 {
+		// Room for the lines the header counts (no more than the lines
+		// left: the numbers are the model's): appends that grow a slice
+		// of strings were a third of reading a large diff.
+		h.old = make([]string, 0, max(0, min(h.oldCnt, hi-i)))
+		h.new = make([]string, 0, max(0, min(h.newCnt, hi-i)))
+	}
 	head := i
 	i++
 	oldN, newN := 0, 0
@@ -184,7 +192,7 @@ func (r *reader) hunk(ls []line, i, hi int, cut bool) (hunk, int, *step.ParseErr
 	trailing := 0 // empty lines read at the end, which may stand between hunks
 	last := byte(0)
 	for ; i < hi; i++ {
-		s := ls[i].s
+		s := ls[i].S
 		open := counted && (oldN < h.oldCnt || newN < h.newCnt)
 		if !open {
 			if strings.HasPrefix(s, "@@") || r.headerAt(ls[:hi], i) || strings.HasPrefix(s, "diff --git ") {
@@ -287,7 +295,7 @@ func unquote(s string) string {
 const devNull = "/dev/null"
 
 // ops turns one file's section into ops.
-func (r *reader) ops(ls []line, f *fileDiff) ([]step.Op, File, []step.Repair, *step.ParseError) {
+func (r *reader) ops(ls []fence.Line, f *fileDiff) ([]step.Op, File, []step.Repair, *step.ParseError) {
 	var repairs []step.Repair
 	oldP, newP := f.oldPath, f.newPath
 	if oldP == "" && newP == "" {
@@ -416,9 +424,19 @@ const emptySHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b785
 
 // joinLines is lines each ended by "\n", the last one without when noNL.
 func joinLines(ls []string, noNL bool) string {
-	s := strings.Join(ls, "\n")
 	if !noNL && len(ls) > 0 {
-		s += "\n"
+		// One allocation: a hunk's lines are most of a large diff.
+		n := 0
+		for _, l := range ls {
+			n += len(l) + 1
+		}
+		var b strings.Builder
+		b.Grow(n)
+		for _, l := range ls {
+			b.WriteString(l)
+			b.WriteByte('\n')
+		}
+		return b.String()
 	}
-	return s
+	return strings.Join(ls, "\n")
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/autocoder/autocoder/protocol/reply"
 	"github.com/autocoder/autocoder/step"
 )
 
@@ -13,44 +14,15 @@ import (
 // nearest to it, as a diff) and that nothing of it was applied; a diff that
 // could not be read gets its line, what to write instead and the smallest
 // correct diff.
-func Feedback(results []step.Result) []byte {
-	var b strings.Builder
-	for i, r := range results {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		writeResult(&b, r)
-	}
-	return []byte(b.String())
-}
+func Feedback(results []step.Result) []byte { return reply.Feedback(results, words) }
 
-func writeResult(b *strings.Builder, r step.Result) {
-	if r.Step == nil && r.ParseErr != nil {
-		e := r.ParseErr
-		fmt.Fprintf(b, "error: corrupt patch at line %d: %s\n", e.Pos.Line, e.Msg)
-		if e.Quote != "" {
-			fmt.Fprintf(b, "near: %s\n", e.Quote)
-		}
-		if e.Fix != "" {
-			fmt.Fprintf(b, "hint: %s\n", e.Fix)
-		}
-		b.WriteString("Nothing of this diff was applied.\n")
-		b.WriteString(Example)
-		return
-	}
-	var files []File
-	line := 0
-	if r.Step != nil {
-		line = r.Step.Pos.Line
-		if src, ok := r.Step.Source.(Source); ok {
-			files = src.Files
-		} else {
-			files = filesOf(r.Step.Ops)
-		}
-	}
-	switch r.Status {
-	case step.StatusApplied:
-		for _, f := range files {
+// words are git apply's answers.
+var words = reply.Words{
+	Unreadable: "error: corrupt patch at line %d: %s\n",
+	NotRead:    "Nothing of this diff was applied.\n",
+	Example:    Example,
+	Applied: func(b *strings.Builder, r step.Result, _ int) {
+		for _, f := range filesOfResult(r) {
 			switch f.Verb {
 			case "patched":
 				fmt.Fprintf(b, "Applied patch to '%s' cleanly.\n", f.Path)
@@ -60,46 +32,30 @@ func writeResult(b *strings.Builder, r step.Result) {
 				fmt.Fprintf(b, "Applied patch: %s '%s'.\n", f.Verb, f.Path)
 			}
 		}
-		writeNotes(b, r)
-	case step.StatusUnchanged:
-		if step.StepOutcome(r) == step.OutcomeNoOp {
-			b.WriteString("The diff changes nothing: its removed and added lines are equal. Nothing was changed.\n")
-		} else {
-			b.WriteString("The diff is already applied: nothing was changed.\n")
-		}
-		writeNotes(b, r)
-	case step.StatusPlanned:
+	},
+	NoOp:    "The diff changes nothing: its removed and added lines are equal. Nothing was changed.\n",
+	Already: "The diff is already applied: nothing was changed.\n",
+	Planned: func(b *strings.Builder, _ step.Result, line int) {
 		fmt.Fprintf(b, "Dry run: the diff at line %d would apply.\n", line)
-	case step.StatusSkipped:
+	},
+	Skipped: func(b *strings.Builder, _ step.Result, line int) {
 		fmt.Fprintf(b, "Not applied: the diff at line %d was not attempted, since an earlier block failed.\n", line)
-	case step.StatusRolledBack:
-		fmt.Fprintf(b, "Rolled back: the diff at line %d applied, then was taken back because another block of the answer failed.\n", line)
-	default:
-		what := "error: patch failed"
-		if r.Class == step.ClassRefused {
-			what = "error: patch refused by the repository's safety policy"
-		}
-		fmt.Fprintf(b, "%s (diff at line %d): %s\n", what, line, r.Error)
-		if r.Hint != "" {
-			fmt.Fprintf(b, "hint: %s\n", r.Hint)
-		}
-		for _, op := range r.Ops {
-			if op.Status == step.StatusRolledBack {
-				fmt.Fprintf(b, "taken back: %s %s, which had applied\n", op.Kind, op.Path)
-			}
-		}
-		b.WriteString("Nothing of this diff was applied: fix it and send the whole diff again. Hunks are placed by their lines, not their numbers: give enough context lines to make each hunk unique.\n")
-	}
+	},
+	RolledBack: "Rolled back: the diff at line %d applied, then was taken back because another block of the answer failed.\n",
+	Failed:     "error: patch failed (diff at line %d): %s\n",
+	Refused:    "error: patch refused by the repository's safety policy (diff at line %d): %s\n",
+	Retry:      "Nothing of this diff was applied: fix it and send the whole diff again. Hunks are placed by their lines, not their numbers: give enough context lines to make each hunk unique.\n",
 }
 
-// writeNotes adds what the model should know of a diff that applied:
-// hunks already applied, no-op hunks.
-func writeNotes(b *strings.Builder, r step.Result) {
-	for _, op := range r.Ops {
-		if op.Kind == step.OpReplace && op.Message != "" && op.Message != "replaced" {
-			fmt.Fprintf(b, "note: %s: %s\n", op.Path, op.Message)
-		}
+// filesOfResult is the files of the diff a result is of.
+func filesOfResult(r step.Result) []File {
+	if r.Step == nil {
+		return nil
 	}
+	if src, ok := r.Step.Source.(Source); ok {
+		return src.Files
+	}
+	return filesOf(r.Step.Ops)
 }
 
 // Example is the smallest correct diff, shown with an error of reading.

@@ -10,13 +10,15 @@
 // it), renames, mode changes; a binary patch is refused. A header with no
 // hunk, or a hunk cut off, is an error with its line.
 //
-// Start with Parse; diff.go reads one diff's lines, feedback.go answers as
+// Start with ParseText; diff.go reads one diff's lines, feedback.go answers as
 // git apply does.
 package udiff
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/autocoder/autocoder/protocol/fence"
 	"github.com/autocoder/autocoder/step"
@@ -38,57 +40,28 @@ type File struct {
 	From string // a rename's old path
 }
 
-// line is one line of the response without its line ending, and where it
-// starts.
-type line struct {
-	s   string
-	off int
-}
-
-// splitLines cuts text into lines; "\r\n" and "\n" both end a line. The
-// lines are pieces of one string copy of the text: no line is allocated.
-func splitLines(data []byte) []line {
-	text := string(data)
-	ls := make([]line, 0, strings.Count(text, "\n")+1)
-	for off := 0; off < len(text); {
-		end := strings.IndexByte(text[off:], '\n')
-		next := len(text)
-		if end < 0 {
-			end = len(text)
-		} else {
-			end += off
-			next = end + 1
-		}
-		ls = append(ls, line{s: strings.TrimSuffix(text[off:end], "\r"), off: off})
-		off = next
-	}
-	return ls
-}
-
 // diffInfos are the info strings of a fence that holds a diff.
 var diffInfos = map[string]bool{"diff": true, "patch": true, "udiff": true, "git": true}
 
-// Parse finds every unified diff in text and reads each into one step (or
-// the error that kept it from being read), in document order.
-func Parse(text []byte) []step.Item {
-	r := &reader{text: text, cur: textpos.Start, lines: splitLines(text)}
+// ParseText finds every unified diff in the text and reads each into one
+// step (or the error that kept it from being read), in document order.
+func ParseText(t *fence.Text) []step.Item {
+	if !mayHold(t) {
+		return nil
+	}
+	r := &reader{text: t.Bytes, cur: textpos.Start, lines: fence.Lines(t.Bytes, 0)}
 	var items []step.Item
-	blocks := fence.Scan(text)
-	bi := 0
+	blocks := t.Blocks
 	for i := 0; i < len(r.lines); i++ {
-		off := r.lines[i].off
-		for bi < len(blocks) && blocks[bi].End <= off {
-			bi++
-		}
-		if bi < len(blocks) && off >= blocks[bi].Start {
-			b := blocks[bi]
+		off := r.lines[i].Off
+		if b := fence.At(blocks, off); b != nil {
 			// Skip the rest of the fence whatever it holds.
 			j := i
-			for j < len(r.lines) && r.lines[j].off < b.End {
+			for j < len(r.lines) && r.lines[j].Off < b.End {
 				j++
 			}
 			if off == b.Start {
-				if it, ok := r.fenced(b, i, j); ok {
+				if it, ok := r.fenced(*b, i, j); ok {
 					items = append(items, it)
 				}
 			}
@@ -102,7 +75,7 @@ func Parse(text []byte) []step.Item {
 		it, end := r.diff(r.lines, i, len(r.lines), false)
 		if end > i {
 			it.Start = off
-			it.End = r.lines[end-1].off + len(r.lines[end-1].s)
+			it.End = r.lines[end-1].Off + len(r.lines[end-1].S)
 			items = append(items, it)
 			i = end - 1
 		}
@@ -117,10 +90,29 @@ func Parse(text []byte) []step.Item {
 	return items
 }
 
+// mayHold reports whether the text may hold a diff: every item Parse
+// returns starts at a header line ("diff --git " or "--- " at a line's
+// start) or is a fence whose info string names a diff. Most texts have
+// neither, and are read no further.
+func mayHold(t *fence.Text) bool {
+	for _, s := range t.Lines.Starts() {
+		if l := t.Bytes[s:]; len(l) > 0 && (l[0] == '-' || l[0] == 'd') &&
+			(bytes.HasPrefix(l, []byte("--- ")) || bytes.HasPrefix(l, []byte("diff --git "))) {
+			return true
+		}
+	}
+	for _, b := range t.Blocks {
+		if diffInfos[strings.ToLower(strings.Fields(b.Info + " x")[0])] {
+			return true
+		}
+	}
+	return false
+}
+
 type reader struct {
 	text  []byte
 	cur   step.Pos // the last position computed, to move from (textpos.Locate)
-	lines []line
+	lines []fence.Line
 }
 
 // pos is the position of byte offset off; positions are asked for in
@@ -142,17 +134,21 @@ func (r *reader) fenced(b fence.Block, i, j int) (step.Item, bool) {
 		hi = lo
 	}
 	first := lo
-	for first < hi && strings.TrimSpace(r.lines[first].s) == "" {
+	for first < hi && strings.TrimSpace(r.lines[first].S) == "" {
 		first++
 	}
 	hasHeader := -1
 	for k := lo; k < hi; k++ {
-		s := r.lines[k].s
-		t := strings.TrimSpace(s)
-		if t == "*** Begin Patch" || strings.HasPrefix(t, "*** Update File:") || strings.HasPrefix(t, "*** Add File:") ||
-			strings.HasPrefix(t, "*** Delete File:") || strings.HasPrefix(t, "<<<<<<< SEARCH") || strings.HasPrefix(t, "<<<<<<<") {
-			// Another format's block in a diff fence: its reader's.
-			return step.Item{}, false
+		s := r.lines[k].S
+		// Another format's marker starts with * or <, white space
+		// trimmed (fence.Lead tells most lines without trimming them).
+		if c := fence.Lead(s); c == '*' || c == '<' || c == utf8.RuneSelf {
+			t := strings.TrimSpace(s)
+			if t == "*** Begin Patch" || strings.HasPrefix(t, "*** Update File:") || strings.HasPrefix(t, "*** Add File:") ||
+				strings.HasPrefix(t, "*** Delete File:") || strings.HasPrefix(t, "<<<<<<< SEARCH") || strings.HasPrefix(t, "<<<<<<<") {
+				// Another format's block in a diff fence: its reader's.
+				return step.Item{}, false
+			}
 		}
 		if hasHeader < 0 && r.headerAt(r.lines[:hi], k) {
 			hasHeader = k
@@ -166,8 +162,8 @@ func (r *reader) fenced(b fence.Block, i, j int) (step.Item, bool) {
 			Msg: "a ```" + info + " fence without a file header (--- a/PATH then +++ b/PATH, or diff --git) before its hunks",
 			Fix: "start each file of the diff with --- a/PATH and +++ b/PATH lines, then its @@ hunks; " + example}
 		if first < hi {
-			e.Quote = quote(r.lines[first].s)
-			e.Pos = r.pos(r.lines[first].off)
+			e.Quote = quote(r.lines[first].S)
+			e.Pos = r.pos(r.lines[first].Off)
 		}
 		return step.Item{Err: e, Start: b.Start, End: b.End}, true
 	default:
@@ -184,19 +180,15 @@ func (r *reader) fenced(b fence.Block, i, j int) (step.Item, bool) {
 // example is the smallest correct diff, for hints.
 const example = "for example:\n--- a/app.py\n+++ b/app.py\n@@ ... @@\n def f():\n-    return 1\n+    return 2"
 
-func quote(s string) string {
-	if len(s) > 60 {
-		return s[:60] + "…"
-	}
-	return s
-}
+// quote is a line of the answer in a message (textpos.Clip).
+func quote(s string) string { return textpos.Clip(s, 60) }
 
 // headerAt reports whether a file header starts at line i: "diff --git",
 // or a "--- " line directly followed by a "+++ " line.
-func (r *reader) headerAt(ls []line, i int) bool {
-	s := ls[i].s
+func (r *reader) headerAt(ls []fence.Line, i int) bool {
+	s := ls[i].S
 	if strings.HasPrefix(s, "diff --git ") {
 		return true
 	}
-	return strings.HasPrefix(s, "--- ") && i+1 < len(ls) && strings.HasPrefix(ls[i+1].s, "+++ ")
+	return strings.HasPrefix(s, "--- ") && i+1 < len(ls) && strings.HasPrefix(ls[i+1].S, "+++ ")
 }

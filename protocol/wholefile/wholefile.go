@@ -4,7 +4,7 @@
 // opening fence (src/app.py, ### src/app.py, **src/app.py**:) or the info
 // string (```src/app.py, ```python:src/app.py, ```python path=src/app.py).
 //
-// Start reading at Parse. A fence without a path marker is an example, never
+// Start reading at ParseText. A fence without a path marker is an example, never
 // a write: Unnamed lists those, and protocol.Read tells them to the user
 // (parse prints "skipped"). A fence whose content another format reads (a
 // SEARCH/REPLACE block, a diff, an apply_patch envelope, a tool call, a
@@ -20,10 +20,10 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/autocoder/autocoder/protocol/fence"
 	"github.com/autocoder/autocoder/step"
-	"github.com/autocoder/autocoder/textpos"
 )
 
 // Dialect is this format's name in step.Step.Dialect.
@@ -36,13 +36,14 @@ type Source struct {
 	Marker string
 }
 
-// Parse returns a step for every closed fence with a path marker whose
+// ParseText returns a step for every closed fence with a path marker whose
 // content no other format reads, in document order. The item starts at the
 // path line (or the fence) and ends after the closing fence.
-func Parse(text []byte) []step.Item {
+func ParseText(t *fence.Text) []step.Item {
+	text := t.Bytes
 	var items []step.Item
-	idx := textpos.NewIndex(text)
-	for _, b := range fence.Scan(text) {
+	idx := t.Lines
+	for _, b := range t.Blocks {
 		path, start, marker := named(text, b)
 		if path == "" || !b.Closed || claimed(b) {
 			continue
@@ -58,7 +59,7 @@ func Parse(text []byte) []step.Item {
 	return items
 }
 
-// Unnamed is a fence Parse did not take as a file: it has no path marker.
+// Unnamed is a fence ParseText did not take as a file: it has no path marker.
 type Unnamed struct {
 	Start, End int // the fence's offsets
 	Line       int // the opening fence's line
@@ -69,10 +70,10 @@ type Unnamed struct {
 // Examples returns the closed fences of text that have no path marker and
 // that no other format reads: examples, not writes. protocol.Read reports
 // those outside every block, so that a user sees why nothing was written.
-func Examples(text []byte) []Unnamed {
+func Examples(t *fence.Text) []Unnamed {
 	var out []Unnamed
-	for _, b := range fence.Scan(text) {
-		if path, _, _ := named(text, b); path != "" || !b.Closed || claimed(b) {
+	for _, b := range t.Blocks {
+		if path, _, _ := named(t.Bytes, b); path != "" || !b.Closed || claimed(b) {
 			continue
 		}
 		out = append(out, Unnamed{Start: b.Start, End: b.End, Line: b.Line, Info: b.Info, Fence: strings.Repeat(string(b.Char), b.Len)})
@@ -133,11 +134,11 @@ func claimed(b fence.Block) bool {
 	}
 	c := b.Content
 	for _, s := range claimedText {
-		if bytes.Contains(c, []byte(s)) {
+		if fence.Contains(c, s) {
 			return true
 		}
 	}
-	if bytes.Contains(c, []byte(`"command"`)) && editorCall.Match(c) {
+	if fence.Contains(c, `"command"`) && editorCall.Match(c) {
 		return true
 	}
 	heads, hunk := false, false
@@ -167,6 +168,9 @@ func claimed(b fence.Block) bool {
 // or Roo's: a fence that holds one is an edit (or a broken one), never a
 // file's content.
 func searchLine(l []byte) bool {
+	if c := fence.Lead(l); c != '<' && c != '-' && c != '>' && c != '+' && c != utf8.RuneSelf {
+		return false // most lines, told without trimming them
+	}
 	t := bytes.TrimSpace(l)
 	if len(t) < 10 || bytes.IndexByte([]byte("<->+"), t[0]) < 0 {
 		return false
