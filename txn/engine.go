@@ -92,6 +92,9 @@ type Engine struct {
 	// branch that was then never made has its record taken back
 	// (traces.go).
 	startsMade map[string]bool
+
+	// view is the work branch of View ("refs/heads/…"); "": HEAD's.
+	view string
 }
 
 // BusyError is another autocoder process working in the same repository.
