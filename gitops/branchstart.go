@@ -67,13 +67,28 @@ func (r *Repo) DropBranchStart(branch string, fresh bool) error {
 // from, as SetBranchStart recorded them; ok is false when nothing is
 // recorded (a branch made by an older autocoder, or by hand).
 func (r *Repo) BranchStart(branch string) (start Hash, from string, ok bool) {
-	out, err := r.gitOut("config", "--get", "branch."+branch+".autocoderStart")
-	s := strings.TrimSpace(out)
-	if err != nil || !plumbing.IsHash(s) {
+	// Both keys from one git process (every apply and undo asks): git
+	// matches the expression against the key with the section and the
+	// name in lower case, the branch as it is, and lists every value in
+	// order; the last one counts, as for git config --get.
+	out, err := r.gitOut("config", "-z", "--get-regexp", `^branch\.`+regexp.QuoteMeta(branch)+`\.autocoder(start|from)$`)
+	if err != nil {
 		return ZeroHash, "", false
 	}
-	f, _ := r.gitOut("config", "--get", "branch."+branch+".autocoderFrom")
-	return plumbing.NewHash(s), strings.TrimSpace(f), true
+	var s string
+	for _, kv := range strings.Split(out, "\x00") {
+		k, v, _ := strings.Cut(kv, "\n")
+		switch {
+		case strings.HasSuffix(k, ".autocoderstart"):
+			s = strings.TrimSpace(v)
+		case strings.HasSuffix(k, ".autocoderfrom"):
+			from = strings.TrimSpace(v)
+		}
+	}
+	if !plumbing.IsHash(s) {
+		return ZeroHash, "", false
+	}
+	return plumbing.NewHash(s), from, true
 }
 
 // IsAncestor reports whether commit a is b or an ancestor of b.
