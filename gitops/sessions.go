@@ -25,6 +25,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/autocoder/autocoder/step"
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
@@ -49,6 +50,14 @@ func (r *Repo) sessionsDir() string {
 type BranchTakenError struct{ Branch string }
 
 func (e *BranchTakenError) Error() string { return "branch " + e.Branch + " already exists" }
+
+// Class is usage: the branch asked for is taken.
+func (e *BranchTakenError) Class() step.Class { return step.ClassUsage }
+
+// Hint says what to do.
+func (e *BranchTakenError) Hint() string {
+	return "choose another work branch with --branch (autocoder sessions lists the sessions' branches)"
+}
 
 // AddSession makes a linked worktree on the new branch (a short name)
 // made at commit start, named after the branch. The branch is made first,
