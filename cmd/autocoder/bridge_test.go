@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -395,4 +396,24 @@ func TestBridgeStartedAsTheBrowserStartsIt(t *testing.T) {
 	if err == nil || !strings.Contains(string(out), "talks only to autocoder's browser extension") || strings.Contains(string(out), filepath.Base(g.Dir)) {
 		t.Fatalf("another extension: %v %q", err, out)
 	}
+}
+
+// An answer whose file names swell in JSON ('&' is written \u0026, six
+// bytes) lists more than 1 MiB of names in the preview's summary: the
+// reply still fits in what the browser accepts (a larger one ends the
+// connection, and the panel learns nothing of what happened).
+func TestBridgeReplyWithManyFilesFits(t *testing.T) {
+	gittest.Isolate(t)
+	g := bridgeRepo(t)
+	before := g.Snapshot()
+	var answer strings.Builder
+	const files = 800
+	for i := range files {
+		fmt.Fprintf(&answer, "~~~~~act\nwrite_file\n~~~~~\n~~~~~path\nd/%s%d\n~~~~~\n~~~~~text\nx\n~~~~~\n\n", strings.Repeat("&", 240), i)
+	}
+	p := bridgeAsk(t, map[string]any{"id": "1", "type": "preview", "site": "chatgpt.com", "answer": answer.String()})
+	if !p.OK || p.Outcome != "previewed" || p.Summary == nil || p.Summary.Steps != files || p.Truncated == "" {
+		t.Fatalf("preview: ok %v outcome %s error %s truncated %q", p.OK, p.Outcome, p.Error, p.Truncated)
+	}
+	g.AssertUnchanged(before)
 }
