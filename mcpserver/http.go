@@ -200,6 +200,15 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 				"to allow a page you trust, start the server with --allow-origin %s", strings.Join(origin, ", "), strings.Join(origin, "")))
 			return
 		}
+		if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "none" && r.Header.Get("Origin") == "" {
+			// A browser marks every request it makes with Sec-Fetch-Site,
+			// and leaves Origin out of some a page makes (a navigation, a
+			// no-cors GET): "none" is the user's own (an address typed),
+			// anything else a page's, which only a listed Origin admits.
+			refuse(w, http.StatusForbidden, fmt.Sprintf("a web page's request (Sec-Fetch-Site: %s) without an Origin is refused; "+
+				"a client that is not a browser sends no Sec-Fetch-Site", site))
+			return
+		}
 		if !g.authorized(r) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="autocoder"`)
 			refuse(w, http.StatusUnauthorized, "a bearer token is required: send the header Authorization: Bearer TOKEN, "+

@@ -237,6 +237,11 @@ func TestMCPHTTPRefusals(t *testing.T) {
 		{"a web page's origin", write, "", func(q *http.Request) { q.Header.Set("Origin", "https://evil.example") }, 403},
 		{"a null origin", write, "", func(q *http.Request) { q.Header.Set("Origin", "null") }, 403},
 		{"a rebinding Host", write, "", func(q *http.Request) { q.Host = "evil.example:" + port }, 403},
+		// A browser sends Sec-Fetch-Site on every request, and leaves
+		// Origin out of some (a navigation, a no-cors GET): a page's
+		// request is refused even when it carries no Origin.
+		{"a cross-site request without Origin", write, "", func(q *http.Request) { q.Header.Set("Sec-Fetch-Site", "cross-site") }, 403},
+		{"a same-site page without Origin", write, "", func(q *http.Request) { q.Header.Set("Sec-Fetch-Site", "same-site") }, 403},
 		{"a Host on another port", write, "", func(q *http.Request) { q.Host = "127.0.0.1:1" }, 403},
 		{"a preflight", "", "OPTIONS", func(q *http.Request) {
 			q.Header.Set("Origin", "https://trusted.example")
