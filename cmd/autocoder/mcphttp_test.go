@@ -299,6 +299,15 @@ func TestMCPHTTPRefusesToExpose(t *testing.T) {
 			t.Errorf("%s: exit %d\n%s", addr, code, errb.String())
 		}
 	}
+	// An allowed origin is one page's exact origin: "null" is every
+	// sandboxed frame and file page, "*" or a path no browser sends.
+	for _, origin := range []string{"null", "*", "https://example.com/", "example.com", "https://*.example.com"} {
+		var out, errb bytes.Buffer
+		code := run([]string{"autocoder", "-C", g.Dir, "mcp", "--http", "127.0.0.1:0", "--allow-origin", origin}, strings.NewReader(""), &out, &errb)
+		if code != 2 || !strings.Contains(errb.String(), "--allow-origin") || strings.Contains(errb.String(), "MCP over HTTP at") {
+			t.Errorf("--allow-origin %s: exit %d\n%s", origin, code, errb.String())
+		}
+	}
 	tok := filepath.Join(home, ".config", "autocoder", "mcp-token")
 	os.MkdirAll(filepath.Dir(tok), 0o700)
 	os.WriteFile(tok, []byte(strings.Repeat("t", 43)+"\n"), 0o644)
