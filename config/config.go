@@ -142,8 +142,9 @@ const (
 )
 
 // The defaults other packages fall back on when they are given zero (the
-// engine, the reads, the model client): named here, once, so that each
-// number of Default is written in one place (TestDefaultsLiveInConfig).
+// engine, the reads, the model client, the runner): named here, once, so
+// that each value of Default is written in one place
+// (TestDefaultsLiveInConfig).
 const (
 	DefaultBranchPrefix     = "autocoder/"
 	DefaultMaxFileBytes     = 10 * MiB
@@ -154,6 +155,12 @@ const (
 	// As long as the idle timeout, so that a server that drips a byte at a
 	// time, each resetting the idle timeout, ends too.
 	DefaultAnswerTimeout = 10 * time.Minute
+	// The variable of the model API's key: runner withdraws it from the
+	// environment of every program whichever variable the config names.
+	DefaultAPIKeyEnv = "OPENAI_API_KEY"
+	// A program's timeout and captured output when nothing says otherwise.
+	DefaultProgramTimeout = 60 * time.Second
+	DefaultMaxOutputBytes = 1 * MiB
 )
 
 // Default returns the configuration of a repository without autocoder.toml.
@@ -185,9 +192,9 @@ func Default() Config {
 			Enabled:        false,
 			Allow:          []string{},
 			Env:            append([]string(nil), DefaultProgramEnv...),
-			Timeout:        60 * time.Second,
+			Timeout:        DefaultProgramTimeout,
 			MaxTimeout:     10 * time.Minute,
-			MaxOutputBytes: 1 * MiB,
+			MaxOutputBytes: DefaultMaxOutputBytes,
 		},
 		Verify: Verify{
 			Command: "",
@@ -195,7 +202,7 @@ func Default() Config {
 		},
 		Model: Model{
 			BaseURL:       "",
-			APIKeyEnv:     "OPENAI_API_KEY",
+			APIKeyEnv:     DefaultAPIKeyEnv,
 			Name:          "",
 			Dialect:       "autocoder",
 			Lang:          "",

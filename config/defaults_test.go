@@ -2,25 +2,23 @@ package config
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
+
+	"github.com/autocoder/autocoder/internal/archtest"
 )
 
 // TestDefaultsLiveInConfig holds "defaults in config": outside config no
-// non-test file writes the default branch prefix or one of the default
-// sizes (max_file_bytes, max_response_bytes) as a number of its own; the
-// engine, the reads and the model client fall back on config's constants.
+// non-test file writes the default branch prefix, the default API key
+// variable or one of the default sizes (max_file_bytes,
+// max_response_bytes) as a value of its own;
+// the engine, the reads, the model client and the runner fall back on
+// config's constants.
 func TestDefaultsLiveInConfig(t *testing.T) {
 	t.Parallel()
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
+	// 1 MiB (programs.max_output_bytes) is every other cap's size too, so
+	// it is not one of these.
 	sizes := map[int64]string{DefaultMaxFileBytes: "DefaultMaxFileBytes", DefaultMaxResponseBytes: "DefaultMaxResponseBytes"}
 	intOf := func(e ast.Expr) (int64, bool) {
 		lit, ok := e.(*ast.BasicLit)
@@ -39,33 +37,20 @@ func TestDefaultsLiveInConfig(t *testing.T) {
 		}
 		return false
 	}
-	fset := token.NewFileSet()
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel := filepath.ToSlash(strings.TrimPrefix(p, root+string(filepath.Separator)))
-		if d.IsDir() {
-			if rel == "config" || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") && p != root {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		where := func(n ast.Node) string {
-			return strings.TrimPrefix(fset.Position(n.Pos()).String(), root+string(filepath.Separator))
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
+	archtest.Walk(t, "..", []string{"config"}, func(f archtest.File) {
+		where := f.Where
+		ast.Inspect(f.AST, func(n ast.Node) bool {
 			switch n := n.(type) {
 			case *ast.BasicLit:
-				if s, err := strconv.Unquote(n.Value); err == nil && n.Kind == token.STRING && s == DefaultBranchPrefix {
-					t.Errorf("%s: the default branch prefix written again; use config.DefaultBranchPrefix", where(n))
+				s, err := strconv.Unquote(n.Value)
+				if err != nil || n.Kind != token.STRING {
+					return true
+				}
+				if s == DefaultBranchPrefix {
+					t.Errorf("%s: the default branch prefix written again; use config.DefaultBranchPrefix", where(n.Pos()))
+				}
+				if s == DefaultAPIKeyEnv {
+					t.Errorf("%s: the default API key variable written again; use config.DefaultAPIKeyEnv", where(n.Pos()))
 				}
 			case *ast.BinaryExpr:
 				var size int64
@@ -78,14 +63,10 @@ func TestDefaultsLiveInConfig(t *testing.T) {
 					size = x * MiB
 				}
 				if name := sizes[size]; name != "" {
-					t.Errorf("%s: a default size of config written again; use config.%s", where(n), name)
+					t.Errorf("%s: a default size of config written again; use config.%s", where(n.Pos()), name)
 				}
 			}
 			return true
 		})
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }

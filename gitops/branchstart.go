@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -35,14 +37,14 @@ func (r *Repo) SetBranchStart(branch string, start Hash, from string) (fresh boo
 	_, err = r.gitOut("config", "--get-regexp", `^branch\.`+regexp.QuoteMeta(branch)+`\.`)
 	var ee *exec.ExitError
 	fresh = errors.As(err, &ee) && ee.ExitCode() == 1 // git config: nothing matched
-	if err := r.gitRun("config", "branch."+branch+".autocoderStart", start.String()); err != nil {
+	if err := r.configSet("branch."+branch+".autocoderStart", start.String()); err != nil {
 		return fresh, fmt.Errorf("record where %s starts: %w", branch, err)
 	}
 	if from == "" {
-		r.gitRun("config", "--unset", "branch."+branch+".autocoderFrom")
+		r.configSet("--unset", "branch."+branch+".autocoderFrom")
 		return fresh, nil
 	}
-	if err := r.gitRun("config", "branch."+branch+".autocoderFrom", from); err != nil {
+	if err := r.configSet("branch."+branch+".autocoderFrom", from); err != nil {
 		return fresh, fmt.Errorf("record where %s starts: %w", branch, err)
 	}
 	return fresh, nil
@@ -54,10 +56,10 @@ func (r *Repo) SetBranchStart(branch string, start Hash, from string) (fresh boo
 // is left as it was.
 func (r *Repo) DropBranchStart(branch string, fresh bool) error {
 	if fresh {
-		return r.gitRun("config", "--remove-section", "branch."+branch)
+		return r.configSet("--remove-section", "branch."+branch)
 	}
-	r.gitRun("config", "--unset", "branch."+branch+".autocoderStart")
-	r.gitRun("config", "--unset", "branch."+branch+".autocoderFrom")
+	r.configSet("--unset", "branch."+branch+".autocoderStart")
+	r.configSet("--unset", "branch."+branch+".autocoderFrom")
 	return nil
 }
 
@@ -65,13 +67,28 @@ func (r *Repo) DropBranchStart(branch string, fresh bool) error {
 // from, as SetBranchStart recorded them; ok is false when nothing is
 // recorded (a branch made by an older autocoder, or by hand).
 func (r *Repo) BranchStart(branch string) (start Hash, from string, ok bool) {
-	out, err := r.gitOut("config", "--get", "branch."+branch+".autocoderStart")
-	s := strings.TrimSpace(out)
-	if err != nil || !plumbing.IsHash(s) {
+	// Both keys from one git process (every apply and undo asks): git
+	// matches the expression against the key with the section and the
+	// name in lower case, the branch as it is, and lists every value in
+	// order; the last one counts, as for git config --get.
+	out, err := r.gitOut("config", "-z", "--get-regexp", `^branch\.`+regexp.QuoteMeta(branch)+`\.autocoder(start|from)$`)
+	if err != nil {
 		return ZeroHash, "", false
 	}
-	f, _ := r.gitOut("config", "--get", "branch."+branch+".autocoderFrom")
-	return plumbing.NewHash(s), strings.TrimSpace(f), true
+	var s string
+	for _, kv := range strings.Split(out, "\x00") {
+		k, v, _ := strings.Cut(kv, "\n")
+		switch {
+		case strings.HasSuffix(k, ".autocoderstart"):
+			s = strings.TrimSpace(v)
+		case strings.HasSuffix(k, ".autocoderfrom"):
+			from = strings.TrimSpace(v)
+		}
+	}
+	if !plumbing.IsHash(s) {
+		return ZeroHash, "", false
+	}
+	return plumbing.NewHash(s), from, true
 }
 
 // IsAncestor reports whether commit a is b or an ancestor of b.
@@ -125,6 +142,27 @@ func (r *Repo) ResolveCommit(prefix string) (h Hash, ok bool) {
 func (r *Repo) gitOut(args ...string) (string, error) {
 	out, err := Git(context.Background(), r.Root, args...)
 	return string(out), err
+}
+
+// configSet runs `git config` with args, waiting as for our own locks
+// (retryLocked) while another process holds config.lock: git config
+// refuses at once (exit 255), and two sessions starting side by side each
+// record their branch's start there.
+func (r *Repo) configSet(args ...string) error {
+	lock := filepath.Join(r.CommonDir, "config.lock")
+	return retryLocked(lock, func() error {
+		err := r.gitRun(append([]string{"config"}, args...)...)
+		var ee *exec.ExitError
+		var ge *gitError
+		if errors.As(err, &ee) && ee.ExitCode() == 255 && errors.As(err, &ge) {
+			// git's message says so (in English), or the lock is still
+			// there to see (in any language).
+			if _, serr := os.Stat(lock); serr == nil || strings.Contains(ge.stderr, "could not lock config file") {
+				return fmt.Errorf("%w (%w)", err, os.ErrExist)
+			}
+		}
+		return err
+	})
 }
 
 func (r *Repo) gitRun(args ...string) error {

@@ -9,7 +9,10 @@
 // "<file>.lock" with O_EXCL, writes the new content there and renames it over
 // the file (lock.go). Start with repo.go (Open), then index_repo.go (the
 // repository's index file; the subpackage index reads and writes git's
-// index format, also split), objects.go (blobs and trees) and refs.go
+// index format, also split), objects.go (blobs and trees; packs.go finds
+// packed objects on each pack's mapped .idx, packidx.go, instead of
+// go-git's decoding of every index, with mmap_unix.go and mmap_other.go)
+// and refs.go
 // (refname.go checks a branch name). private.go is autocoder's folder
 // (<gitdir>/autocoder): the private names of its locks and the one-process
 // lock, whose system part is in lock_unix.go and lock_windows.go. stat.go

@@ -71,7 +71,7 @@ func (r *Repo) keepObjects() error {
 			r.reopen() // the packs a gc wrote
 			reopened = true
 		}
-		if r.objects.HasEncodedObject(o.h) == nil {
+		if r.hasObject(o.h) {
 			continue
 		}
 		if err := r.writeLoose(o.h, o.typ, o.data); err != nil {

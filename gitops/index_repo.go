@@ -51,16 +51,14 @@ func (r *Repo) LockIndex(p *Private) (*LockFile, error) { return r.lockVia(p, "i
 func (r *Repo) IndexStat() (os.FileInfo, error) { return os.Stat(r.indexFile()) }
 
 // Gitlinks lists the submodule paths of the repository: every gitlink entry
-// of the index (also one added without .gitmodules, as `git add` of an
-// embedded repository makes) and every path .gitmodules names (also one not
-// yet in the index).
-func (r *Repo) Gitlinks() map[string]bool {
+// of ix, the repository's index (also one added without .gitmodules, as
+// `git add` of an embedded repository makes; nil when it could not be read),
+// and every path .gitmodules names (also one not yet in the index).
+func (r *Repo) Gitlinks(ix *index.Index) map[string]bool {
 	links := map[string]bool{}
-	if ix, err := r.ReadIndex(); err == nil {
-		for en := range ix.All() {
-			if en.Mode == ModeGitlink {
-				links[en.Path] = true
-			}
+	if ix != nil {
+		for _, p := range ix.PathsOfMode(ModeGitlink) {
+			links[p] = true
 		}
 	}
 	if b, err := os.ReadFile(filepath.Join(r.Root, ".gitmodules")); err == nil {

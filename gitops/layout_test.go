@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/autocoder/autocoder/internal/archtest"
 )
 
 // layoutExempt are files outside gitops that still name git's files, each
@@ -132,10 +134,6 @@ func TestNoOtherPackageNamesGitLayout(t *testing.T) {
 // os.StartProcess, syscall.ForkExec). gittest, the tests' own helper,
 // may.
 func TestOnlyGitopsRunsGit(t *testing.T) {
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
 	starts := map[string]bool{"Command": true, "CommandContext": true, "StartProcess": true, "ForkExec": true}
 	isGit := func(e ast.Expr) bool {
 		lit, ok := e.(*ast.BasicLit)
@@ -149,27 +147,9 @@ func TestOnlyGitopsRunsGit(t *testing.T) {
 		s = strings.ReplaceAll(s, `\`, "/")
 		return s == "git" || s == "git.exe" || strings.HasSuffix(s, "/git") || strings.HasSuffix(s, "/git.exe")
 	}
-	fset := token.NewFileSet()
 	seen := 0
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel := filepath.ToSlash(strings.TrimPrefix(p, root+string(filepath.Separator)))
-		if d.IsDir() {
-			if rel == "gitops/gittest" || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") && p != root {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
+	archtest.Walk(t, "..", []string{"gitops/gittest"}, func(f archtest.File) {
+		ast.Inspect(f.AST, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
 			if !ok {
 				return true
@@ -182,19 +162,15 @@ func TestOnlyGitopsRunsGit(t *testing.T) {
 				if !isGit(a) {
 					continue
 				}
-				if rel == "gitops/git.go" {
+				if f.Rel == "gitops/git.go" {
 					seen++
 				} else {
-					t.Errorf("%s: runs git itself; call gitops.Git, which takes a context and handles git's environment", strings.TrimPrefix(fset.Position(call.Pos()).String(), root+string(filepath.Separator)))
+					t.Errorf("%s: runs git itself; call gitops.Git, which takes a context and handles git's environment", f.Where(call.Pos()))
 				}
 			}
 			return true
 		})
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if seen != 1 {
 		t.Errorf("gitops/git.go starts git in %d places, want 1 (gitCommand): has the helper moved? then move this test's exemption with it", seen)
 	}

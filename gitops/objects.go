@@ -48,7 +48,7 @@ func (r *Repo) WriteObject(typ plumbing.ObjectType, data []byte) (Hash, error) {
 	h := plumbing.ComputeHash(typ, data)
 	// Kept until a ref names it, in case a git gc removes it (gc.go).
 	r.remember(h, typ, data)
-	if r.objects.HasEncodedObject(h) == nil {
+	if r.hasObject(h) {
 		r.freshen(h)
 		return h, nil
 	}
@@ -73,7 +73,12 @@ func (r *Repo) freshen(h Hash) {
 // spare (see Spares) when there is one, else one made there.
 func (r *Repo) tmpObjectFile(dir string) (*os.File, error) {
 	if tmp := tmpObjectName(dir); r.spares.take(tmp) {
-		return os.OpenFile(tmp, os.O_WRONLY|os.O_TRUNC, 0)
+		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_TRUNC, 0)
+		if !errors.Is(err, os.ErrNotExist) {
+			return f, err
+		}
+		// A git gc --prune=now beside us removed the spare (git prunes
+		// tmp_obj_ files): make a file as if there had been none.
 	}
 	return os.CreateTemp(dir, "tmp_obj_")
 }
@@ -137,12 +142,12 @@ func (r *Repo) WriteBlob(content []byte) (Hash, error) {
 
 // ReadObject reads an object of the given type.
 func (r *Repo) ReadObject(typ plumbing.ObjectType, h Hash) ([]byte, error) {
-	o, err := r.objects.EncodedObject(typ, h)
+	o, err := r.encodedObject(typ, h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
 		// A git gc beside us may have packed the object and removed the
 		// loose file: go-git knows only the packs it listed when opened.
 		r.reopen()
-		o, err = r.objects.EncodedObject(typ, h)
+		o, err = r.encodedObject(typ, h)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s %s: %w", typ, h, err)

@@ -163,15 +163,21 @@ type ProcessLock struct{ f *os.File }
 // message another process shows. It returns *LockHeldError when another
 // process holds it.
 func (p *Private) Lock() (*ProcessLock, error) {
-	path := filepath.Join(p.dir, "lock")
+	return p.lockNamed("lock", "the autocoder lock")
+}
+
+// lockNamed is Lock on the file name of the private folder; what names
+// the lock in errors.
+func (p *Private) lockNamed(name, what string) (*ProcessLock, error) {
+	path := filepath.Join(p.dir, name)
 	f, err := OpenOwn(path, os.O_RDWR)
 	if err != nil {
-		return nil, fmt.Errorf("take the autocoder lock: %w", err)
+		return nil, fmt.Errorf("take %s: %w", what, err)
 	}
 	if err := lockFileNB(f); err != nil {
 		f.Close()
 		if !errors.Is(err, errLockHeld) {
-			return nil, fmt.Errorf("take the autocoder lock: %w", err)
+			return nil, fmt.Errorf("take %s: %w", what, err)
 		}
 		// Another handle holds the lock; on Windows the locked range
 		// cannot be read through ours, so the holder is read by name.

@@ -25,7 +25,12 @@ type Repo struct {
 	CommonDir string // shared: objects, refs, packed-refs, config
 	objects   *filesystem.ObjectStorage
 	storage   *filesystem.Storage
-	packs     os.FileInfo // objects/pack as open saw it (see Refresh)
+	packDir   os.FileInfo // objects/pack as open saw it (see Refresh)
+	// packs finds packed objects without go-git's decoding of every pack
+	// index (packs.go); alternates is set when objects/info/alternates
+	// names other object folders, which go-git searches.
+	packs      *packSet
+	alternates bool
 
 	attrsMu sync.Mutex
 	attrs   *Attributes // see Attributes
@@ -190,7 +195,7 @@ func (r *Repo) checkAlternates() error {
 // and keeps the files open. A long-lived process calls it before each use.
 func (r *Repo) Refresh() error {
 	fi, _ := os.Stat(filepath.Join(r.CommonDir, "objects", "pack"))
-	if fi == nil || (r.packs != nil && fi.ModTime().Equal(r.packs.ModTime()) && fi.Size() == r.packs.Size()) {
+	if fi == nil || (r.packDir != nil && fi.ModTime().Equal(r.packDir.ModTime()) && fi.Size() == r.packDir.Size()) {
 		return nil
 	}
 	r.reopen()
@@ -205,13 +210,21 @@ func (r *Repo) reopen() {
 	if r.storage != nil {
 		r.storage.Close()
 	}
-	r.packs, _ = os.Stat(filepath.Join(r.CommonDir, "objects", "pack"))
+	if r.packs != nil {
+		r.packs.close()
+	}
+	packDir := filepath.Join(r.CommonDir, "objects", "pack")
+	r.packDir, _ = os.Stat(packDir)
 	// Alternates (checkAlternates) are absolute paths: go-git reads them
 	// through a file system rooted at the volume's root.
 	root := filepath.VolumeName(r.CommonDir) + string(filepath.Separator)
-	r.storage = filesystem.NewStorageWithOptions(osfs.New(r.CommonDir), cache.NewObjectLRUDefault(),
+	objCache := cache.NewObjectLRUDefault()
+	r.storage = filesystem.NewStorageWithOptions(osfs.New(r.CommonDir), objCache,
 		filesystem.Options{KeepDescriptors: true, AlternatesFS: osfs.New(root)})
 	r.objects = &r.storage.ObjectStorage
+	r.packs = newPackSet(packDir, objCache)
+	_, err := os.Stat(filepath.Join(r.CommonDir, "objects", "info", "alternates"))
+	r.alternates = err == nil
 }
 
 // checkObjectLinks refuses an object store reached through a symbolic
@@ -303,6 +316,9 @@ func (r *Repo) checkFormat() error {
 // check-ignore that Ignored kept.
 func (r *Repo) Close() error {
 	r.ForgetIgnores()
+	if r.packs != nil {
+		r.packs.close()
+	}
 	if r.storage != nil {
 		return r.storage.Close()
 	}

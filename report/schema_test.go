@@ -48,6 +48,8 @@ var jsonOutputs = []struct {
 		[]reflect.Type{reflect.TypeFor[redoneJSON]()}},
 	{"show", "autocoder show --format json", "One step: its commit, message, files and the block the model wrote, and the turn of autocoder run it came from.",
 		[]reflect.Type{reflect.TypeFor[showJSON]()}},
+	{"sessions", "autocoder sessions --format json", "The worktree sessions of the repository: running, or kept for the user.",
+		[]reflect.Type{reflect.TypeFor[sessionsJSON]()}},
 }
 
 // enums are the values of the string types whose values are a closed set.
@@ -57,6 +59,7 @@ var enums = map[reflect.Type][]any{
 	reflect.TypeFor[step.OpKind](): {step.OpWrite, step.OpAppend, step.OpReplace, step.OpDelete, step.OpMove, step.OpMkdir,
 		step.OpRmdir, step.OpChmod, step.OpRead, step.OpList, step.OpSearch, step.OpDiff, step.OpEcho, step.OpStatus},
 	reflect.TypeFor[step.CheckKind](): {step.CheckFilesExist, step.CheckCwdMatch},
+	reflect.TypeFor[SessionState]():   {SessionRunning, SessionKept},
 }
 
 // schemaText is the schema of o, as the golden file holds it.

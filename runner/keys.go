@@ -10,8 +10,8 @@ import (
 
 // keyVars are the variables that may hold the model API's key under cfg.
 func keyVars(cfg config.Config) []string {
-	vars := []string{"OPENAI_API_KEY"}
-	if k := cfg.Model.APIKeyEnv; k != "" && k != "OPENAI_API_KEY" {
+	vars := []string{config.DefaultAPIKeyEnv}
+	if k := cfg.Model.APIKeyEnv; k != "" && k != config.DefaultAPIKeyEnv {
 		vars = append(vars, k)
 	}
 	return vars

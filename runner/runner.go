@@ -32,14 +32,15 @@ import (
 	"os/exec"
 	"time"
 
+	"github.com/autocoder/autocoder/config"
 	"github.com/autocoder/autocoder/step"
 )
 
 // Defaults for the Spec fields left zero. The engine passes the values of
 // autocoder.toml; these only keep a zero Spec from running unbounded.
 const (
-	DefaultTimeout   = 60 * time.Second
-	DefaultMaxOutput = 1 << 20
+	DefaultTimeout   = config.DefaultProgramTimeout
+	DefaultMaxOutput = config.DefaultMaxOutputBytes
 	DefaultGrace     = 2 * time.Second
 )
 

@@ -2,12 +2,9 @@ package textkind_test
 
 import (
 	"go/ast"
-	"go/parser"
-	"go/token"
-	"io/fs"
-	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/autocoder/autocoder/internal/archtest"
 )
 
 // nulExempt are the files that look for a NUL byte for another reason
@@ -25,31 +22,9 @@ var nulExempt = map[string]string{
 // non-printable bytes), which must stay git's.
 func TestOneBinaryRule(t *testing.T) {
 	t.Parallel()
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
 	used := map[string]bool{}
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel := filepath.ToSlash(strings.TrimPrefix(p, root+string(filepath.Separator)))
-		if d.IsDir() {
-			if rel == "textkind" || rel == "gitops" || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") && p != root {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
+	archtest.Walk(t, "..", []string{"textkind", "gitops"}, func(f archtest.File) {
+		ast.Inspect(f.AST, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
 			if !ok || len(call.Args) != 2 {
 				return true
@@ -64,18 +39,14 @@ func TestOneBinaryRule(t *testing.T) {
 			if lit, ok := call.Args[1].(*ast.BasicLit); !ok || lit.Value != "0" {
 				return true
 			}
-			if _, ok := nulExempt[rel]; ok {
-				used[rel] = true
+			if _, ok := nulExempt[f.Rel]; ok {
+				used[f.Rel] = true
 				return true
 			}
-			t.Errorf("%s: looks for a NUL byte itself; ask textkind.Binary (or textkind.UTF16 first)", strings.TrimPrefix(fset.Position(call.Pos()).String(), root+string(filepath.Separator)))
+			t.Errorf("%s: looks for a NUL byte itself; ask textkind.Binary (or textkind.UTF16 first)", f.Where(call.Pos()))
 			return true
 		})
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for rel, why := range nulExempt {
 		if !used[rel] {
 			t.Errorf("%s no longer looks for a NUL byte: remove its exemption (%s)", rel, why)

@@ -48,14 +48,28 @@ func workBranchName(prefix, base string, n int) string {
 // WorkBranchesFrom lists the work branches apply made from base (see
 // workBase), oldest first, as long as they follow on from one another.
 func (e *Engine) WorkBranchesFrom(base string) []string {
+	return workBranchesFrom(e.repo, e.opts.BranchPrefix, base)
+}
+
+func workBranchesFrom(repo *gitops.Repo, prefix, base string) []string {
 	var names []string
 	for n := 1; ; n++ {
-		name := workBranchName(e.opts.BranchPrefix, base, n)
-		if !e.repo.BranchExists(name) {
+		name := workBranchName(prefix, base, n)
+		if !repo.BranchExists(name) {
 			return names
 		}
 		names = append(names, name)
 	}
+}
+
+// NewWorkBranch is the name a new work branch made from head gets, as
+// apply names it (prefix+base, then base-2, base-3, …: the first free
+// one), for a session's branch (autocoder apply --worktree). A session
+// made from a work branch is named after that branch's base, not nested
+// under the prefix twice.
+func NewWorkBranch(repo *gitops.Repo, prefix string, head gitops.Head) string {
+	base := strings.TrimPrefix(workBase(head), prefix)
+	return workBranchName(prefix, base, len(workBranchesFrom(repo, prefix, base))+1)
 }
 
 // workBranch decides where a step's commit goes: on the current work

@@ -92,6 +92,9 @@ type Engine struct {
 	// branch that was then never made has its record taken back
 	// (traces.go).
 	startsMade map[string]bool
+
+	// view is the work branch of View ("refs/heads/…"); "": HEAD's.
+	view string
 }
 
 // BusyError is another autocoder process working in the same repository.
@@ -240,9 +243,28 @@ func (e *Engine) identity() (author, committer gitops.Signature, err error) {
 func (e *Engine) isGitlink(rel string) bool {
 	if e.gitlinks == nil {
 		// One scan of the index per engine, on the first path it checks
-		// (again in a session when the index changed: see Acquire).
-		e.gitlinksAt, _ = e.repo.IndexStat()
-		e.gitlinks = e.repo.Gitlinks()
+		// (again in a session when the index changed: see Acquire). The
+		// index read for it is kept (ixCache) for lockIndex, which
+		// takes it when the file under the lock is still the one read:
+		// at 100k entries an apply reads 10 MB once, not twice. The
+		// stat comes first, so that a file replaced during the read
+		// never matches it.
+		fi, _ := e.repo.IndexStat()
+		e.gitlinksAt = fi
+		var ix *index.Index
+		switch {
+		case e.ixCache != nil && fi != nil && gitops.Unchanged(fi, e.ixStat):
+			ix = e.ixCache
+		default:
+			if read, err := e.repo.ReadIndex(); err == nil {
+				ix = read
+				if fi != nil && e.held == nil && len(e.debt) == 0 {
+					e.repo.ConfigureSplit(ix, e.opts.SplitIndex)
+					e.ixCache, e.ixStat = ix, fi
+				}
+			}
+		}
+		e.gitlinks = e.repo.Gitlinks(ix)
 	}
 	return e.gitlinks[rel]
 }

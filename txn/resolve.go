@@ -84,26 +84,24 @@ func (w *workspace) resolveOp(op *step.Op, r *step.OpResult) error {
 			return err
 		}
 	}
-	switch op.Kind {
-	case step.OpWrite:
-		return w.resolveWrite(op, f, rel, r)
-	case step.OpAppend:
-		return w.resolveAppend(op, f, rel, r)
-	case step.OpReplace:
-		return w.resolveReplace(op, f, rel, r)
-	case step.OpDelete:
-		return w.resolveDelete(op, f, rel, r)
-	case step.OpRmdir:
-		return w.resolveRmdir(op, f, rel, r)
-	case step.OpMkdir:
-		return w.resolveMkdir(op, f, rel, r)
-	case step.OpChmod:
-		return w.resolveChmod(op, f, rel, r)
-	case step.OpMove:
-		return w.resolveMove(op, f, rel, r)
+	if resolve, ok := resolvers[op.Kind]; ok {
+		return resolve(w, op, f, rel, r)
 	}
 	return &step.Error{C: step.ClassUsage, Msg: fmt.Sprintf("unknown operation %q", op.Kind),
 		Fix: "the operations are write, append, replace, delete, move, mkdir, rmdir, chmod, read, list, search and diff"}
+}
+
+// resolvers are the resolvers of the write ops, by kind: each gets the op,
+// its file as the step leaves it so far, and the file's path.
+var resolvers = map[step.OpKind]func(w *workspace, op *step.Op, f *file, rel string, r *step.OpResult) error{
+	step.OpWrite:   (*workspace).resolveWrite,
+	step.OpAppend:  (*workspace).resolveAppend,
+	step.OpReplace: (*workspace).resolveReplace,
+	step.OpDelete:  (*workspace).resolveDelete,
+	step.OpRmdir:   (*workspace).resolveRmdir,
+	step.OpMkdir:   (*workspace).resolveMkdir,
+	step.OpChmod:   (*workspace).resolveChmod,
+	step.OpMove:    (*workspace).resolveMove,
 }
 
 // namesLookAlikes puts in front of the hint of a path that does not exist

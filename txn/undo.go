@@ -1,6 +1,7 @@
 package txn
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -51,7 +52,7 @@ func logEntry(c *gitops.Commit) LogEntry {
 // Log lists the commits on the current work branch since it started,
 // newest first: the steps, and any commit of the user's own among them.
 func (e *Engine) Log() (branch string, entries []LogEntry, err error) {
-	head, err := e.repo.ReadHEAD()
+	head, err := e.current()
 	if err != nil {
 		return "", nil, err
 	}
@@ -163,7 +164,7 @@ func (e *Engine) Undo(n int, o ...UndoOptions) ([]LogEntry, error) {
 	if err := e.repo.InProgress(); err != nil {
 		return nil, err
 	}
-	head, err := e.repo.ReadHEAD()
+	head, err := e.current()
 	if err != nil {
 		return nil, err
 	}
@@ -201,7 +202,7 @@ func (e *Engine) Undo(n int, o ...UndoOptions) ([]LogEntry, error) {
 		}
 	}
 	target := oldest.Parents[0]
-	if err := e.moveBranch("undo", steps[0], head, target, oldest.Trailer("Autocoder-Step")); err != nil {
+	if err := e.move("undo", steps[0], head, target, oldest.Trailer("Autocoder-Step")); err != nil {
 		return nil, err
 	}
 	if err := e.Flush(); err != nil {
@@ -223,7 +224,7 @@ func (e *Engine) Redo() (LogEntry, error) {
 	if err := e.repo.InProgress(); err != nil {
 		return LogEntry{}, err
 	}
-	head, err := e.repo.ReadHEAD()
+	head, err := e.current()
 	if err != nil {
 		return LogEntry{}, err
 	}
@@ -245,7 +246,7 @@ func (e *Engine) Redo() (LogEntry, error) {
 		e.writeRedo(head.Branch, nil)
 		return LogEntry{}, nothing
 	}
-	if err := e.moveBranch("redo", c, head, top, c.Trailer("Autocoder-Step")); err != nil {
+	if err := e.move("redo", c, head, top, c.Trailer("Autocoder-Step")); err != nil {
 		return LogEntry{}, err
 	}
 	if err := e.Flush(); err != nil {
@@ -281,6 +282,76 @@ func (e *Engine) published(branch string, oldest *gitops.Commit) error {
 		}
 	}
 	return nil
+}
+
+// View makes Log (and so Show), Undo and Redo work on the work branch
+// name (the prefix is added when missing) rather than the one HEAD is on:
+// from the user's checkout on a session's branch (autocoder log --branch).
+// A branch checked out in another worktree is undone there, not through
+// View (see move).
+func (e *Engine) View(name string) error {
+	if !strings.HasPrefix(name, e.opts.BranchPrefix) {
+		name = e.opts.BranchPrefix + name
+	}
+	if err := checkBranchName(name); err != nil {
+		return err
+	}
+	_, ok, err := e.repo.ResolveRef("refs/heads/" + name)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return &BranchError{Name: name, Why: "no such branch",
+			Fix: "autocoder sessions and git branch --list '" + e.opts.BranchPrefix + "*' list the work branches"}
+	}
+	e.view = "refs/heads/" + name
+	return nil
+}
+
+// ViewWorktree is the worktree that has the branch of View checked out,
+// when that is another worktree than this one: undo and redo are run
+// there (its files move with the branch).
+func (e *Engine) ViewWorktree() (string, bool) {
+	head, err := e.repo.ReadHEAD()
+	if err != nil || e.view == "" || head.Branch == e.view {
+		return "", false
+	}
+	wt, ok, err := e.repo.WorktreeOf(context.Background(), strings.TrimPrefix(e.view, "refs/heads/"))
+	return wt, ok && err == nil
+}
+
+// current is the work branch Log, Undo and Redo work on: HEAD, or the
+// branch of View (with no Raw: HEAD is not on it).
+func (e *Engine) current() (gitops.Head, error) {
+	head, err := e.repo.ReadHEAD()
+	if err != nil || e.view == "" || head.Branch == e.view {
+		return head, err
+	}
+	tip, _, err := e.repo.ResolveRef(e.view)
+	return gitops.Head{Branch: e.view, Hash: tip}, err
+}
+
+// move moves the work branch head from its tip to target: with its files
+// when HEAD is on it (moveBranch), the ref alone when no worktree has it
+// checked out (View). One checked out in another worktree is refused:
+// its files are there, and so is the lock of whoever works in it.
+func (e *Engine) move(kind string, about *gitops.Commit, head gitops.Head, target gitops.Hash, stepID string) error {
+	if head.Raw != "" {
+		return e.moveBranch(kind, about, head, target, stepID)
+	}
+	branch := strings.TrimPrefix(head.Branch, "refs/heads/")
+	if wt, ok, err := e.repo.WorktreeOf(context.Background(), branch); err != nil {
+		return err
+	} else if ok {
+		return &UndoRefusedError{Why: kind + " refused: " + branch + " is checked out in " + wt,
+			Fix: "run it there: autocoder -C " + wt + " " + kind}
+	}
+	_, committer, err := e.identity()
+	if err != nil {
+		committer = e.recoveryIdentity()
+	}
+	return e.repo.UpdateRef(gitops.RefUpdate{Name: head.Branch, Old: head.Hash, New: target,
+		Message: "autocoder " + kind + ": " + about.Subject(), Who: committer}, e.priv)
 }
 
 // moveBranch moves the current work branch from HEAD to target, bringing

@@ -1,11 +1,13 @@
 // Command testtimes reads `go test -json` on its standard input, writes what
 // plain `go test` would write (each package's ok or FAIL line, the output
 // of failed tests, build errors) and ends with a table of each package's
-// time, slowest first, and the slowest tests: CI shows where the suite's
-// time goes, so that a package creeping towards go test's timeout is seen
-// before it reaches it.
+// time, slowest first, the slowest tests and the suite's wall clock (the
+// packages run side by side): CI shows where the suite's time goes, so
+// that a package creeping towards go test's timeout is seen before it
+// reaches it; the inner loop's figures are one command away too.
 //
 //	go test -json ./... | go run ./.ci/testtimes
+//	go test -short -json ./... | go run ./.ci/testtimes
 //
 // It exits 1 when the stream held no package result (a table that is
 // empty means the report broke, not that the suite is fast), and 0
@@ -21,6 +23,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
 )
 
 // event is one line of go test -json (cmd/test2json).
@@ -31,6 +34,7 @@ type event struct {
 	Test       string
 	Elapsed    float64
 	Output     string
+	Time       time.Time // absent from build output
 }
 
 type timing struct {
@@ -53,6 +57,7 @@ func main() {
 // tables; it fails when no package finished.
 func report(r io.Reader, w io.Writer) error {
 	var pkgs, tests []timing
+	var first, last time.Time             // the span of the events that carry a time
 	held := map[string]*strings.Builder{} // a running test's output, shown if it fails
 	flushHeld := func(pkg string) {
 		keys := make([]string, 0, len(held))
@@ -75,6 +80,14 @@ func report(r io.Reader, w io.Writer) error {
 		if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &e) != nil {
 			fmt.Fprintf(w, "%s\n", line) // not an event: go's own messages
 			continue
+		}
+		if !e.Time.IsZero() {
+			if first.IsZero() || e.Time.Before(first) {
+				first = e.Time
+			}
+			if e.Time.After(last) {
+				last = e.Time
+			}
 		}
 		key := e.Package + " " + e.Test
 		switch {
@@ -119,6 +132,12 @@ func report(r io.Reader, w io.Writer) error {
 	}
 	table(w, "package times (go test -json elapsed, slowest first)", pkgs, len(pkgs))
 	table(w, "slowest tests", tests, slowestTests)
+	if !first.IsZero() {
+		// The packages run side by side (go test -p): the suite's wall
+		// clock is this span, not the sum above; the build before the
+		// first test binary starts comes on top.
+		fmt.Fprintf(w, "%9.2fs  wall clock from the first test binary's start to the last result\n", last.Sub(first).Seconds())
+	}
 	return nil
 }
 

@@ -8,14 +8,14 @@ import (
 // A canned stream: two packages that pass (one with a quiet test), one with
 // a failing test, one cut short by a timeout, one without tests, a build
 // error and a line that is not an event.
-const stream = `{"Action":"start","Package":"ex/fast"}
+const stream = `{"Time":"2026-01-02T10:00:01.5Z","Action":"start","Package":"ex/fast"}
 {"Action":"run","Package":"ex/fast","Test":"TestQuiet"}
 {"Action":"output","Package":"ex/fast","Test":"TestQuiet","Output":"=== RUN   TestQuiet\n"}
 {"Action":"output","Package":"ex/fast","Test":"TestQuiet","Output":"--- PASS: TestQuiet (0.01s)\n"}
 {"Action":"pass","Package":"ex/fast","Test":"TestQuiet","Elapsed":0.01}
 {"Action":"output","Package":"ex/fast","Output":"PASS\n"}
 {"Action":"output","Package":"ex/fast","Output":"ok  \tex/fast\t0.02s\n"}
-{"Action":"pass","Package":"ex/fast","Elapsed":0.02}
+{"Time":"2026-01-02T10:00:01.52Z","Action":"pass","Package":"ex/fast","Elapsed":0.02}
 {"Action":"run","Package":"ex/slow","Test":"TestBig"}
 {"Action":"output","Package":"ex/slow","Test":"TestBig","Output":"=== RUN   TestBig\n"}
 {"Action":"run","Package":"ex/slow","Test":"TestBig/sub"}
@@ -35,7 +35,7 @@ const stream = `{"Action":"start","Package":"ex/fast"}
 {"Action":"output","Package":"ex/hang","Test":"TestForever","Output":"=== RUN   TestForever\n"}
 {"Action":"output","Package":"ex/hang","Test":"TestForever","Output":"panic: test timed out after 10m0s\n"}
 {"Action":"output","Package":"ex/hang","Output":"FAIL\tex/hang\t600.01s\n"}
-{"Action":"fail","Package":"ex/hang","Elapsed":600.01}
+{"Time":"2026-01-02T10:10:02Z","Action":"fail","Package":"ex/hang","Elapsed":600.01}
 {"Action":"output","Package":"ex/none","Output":"?   \tex/none\t[no test files]\n"}
 {"Action":"skip","Package":"ex/none","Elapsed":0}
 {"ImportPath":"ex/broken","Action":"build-output","Output":"ex/broken/x.go:3:1: syntax error\n"}
@@ -72,6 +72,8 @@ func TestReport(t *testing.T) {
 			"    41.50s  ex/slow TestBig\n" +
 			"     0.50s  ex/bad TestBroken  FAIL\n" +
 			"     0.01s  ex/fast TestQuiet\n",
+		// The wall clock: from the first event to the last, not the sum.
+		"   600.50s  wall clock from the first test binary's start to the last result\n",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the report lacks\n%s\nit is:\n%s", want, got)

@@ -36,6 +36,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			promptCommand(),
 			runCommand(),
 			showCommand(),
+			sessionsCommand(),
 			trustCommand(),
 			untrustCommand(),
 			mcpCommand(),
@@ -94,6 +95,9 @@ func openEngine(c *cli.Context, branch string) (*lib.Engine, error) {
 
 func openEngineWith(c *cli.Context, branch string, allowPrograms bool) (*lib.Engine, error) {
 	dir := c.String("C")
+	if s, ok := sessionDir(c); ok {
+		dir = s // --worktree: the session's own worktree
+	}
 	if dir == "" {
 		dir = "."
 	}

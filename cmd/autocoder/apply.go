@@ -26,6 +26,7 @@ func applyCommand() *cli.Command {
 			"autocoder apply --dry-run response.md > p.patch   # change nothing: the patch (git apply p.patch)",
 			"autocoder apply --feedback answer.md response.md  # the answer for the model, in its dialect",
 			"autocoder apply --format json response.md         # for a script: the results as JSON",
+			"autocoder apply --worktree response.md            # in a worktree of its own: your checkout is not touched",
 		),
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "dry-run", Usage: "change nothing; print the patch the steps would make (git apply accepts it) on standard output, the steps and the programs they would run on standard error"},
@@ -37,8 +38,11 @@ func applyCommand() *cli.Command {
 			&cli.BoolFlag{Name: "clipboard", Usage: "read the response from the system clipboard and put the executor's answer back on it"},
 			quietFlag(),
 			&cli.StringFlag{Name: "feedback", Usage: "write the executor's answer in the response's dialect to `FILE` (- for standard output, which then holds it alone: the report goes to standard error)"},
+			worktreeFlag(),
 		},
-		Action: runApply,
+		Action: func(c *cli.Context) error {
+			return inWorktree(c, c.String("C"), func(string) error { return runApply(c) })
+		},
 	}
 }
 

@@ -25,6 +25,7 @@ func mcpCommand() *cli.Command {
 			"claude mcp add autocoder -- autocoder mcp   # Claude Code, in the repository",
 			"autocoder mcp --root ~/src/project          # what an MCP client's configuration starts",
 			"autocoder mcp --http                        # clients connect to http://127.0.0.1:8767/mcp with the token",
+			"autocoder mcp --worktree --root ~/src/p     # a session in a worktree and branch of its own",
 		),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "root", Aliases: []string{"C"}, Usage: "the repository `DIR` (default: the client's roots, then the working folder)"},
@@ -37,6 +38,7 @@ func mcpCommand() *cli.Command {
 			&cli.BoolFlag{Name: "allow-remote", Usage: "with --http: let ADDR be an address other machines reach"},
 			&cli.StringSliceFlag{Name: "allow-origin", Usage: "with --http: accept requests from the browser `ORIGIN` (e.g. https://example.com; repeatable)"},
 			&cli.StringSliceFlag{Name: "allow-host", Usage: "with --http: accept the Host `NAME:PORT` besides 127.0.0.1, localhost and [::1] (a tunnel's name; repeatable)"},
+			worktreeFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 && !c.Bool("http") || c.NArg() > 1 {
@@ -49,32 +51,41 @@ func mcpCommand() *cli.Command {
 				}
 			}
 			wd, _ := os.Getwd()
-			keepalive := c.Duration("keepalive")
-			if c.Bool("http") && !c.IsSet("keepalive") {
-				// A client over HTTP may hold no stream the server's pings
-				// could travel on; a session ends when it says so.
-				keepalive = 0
+			if c.Bool("worktree") && root == "" {
+				root = wd // the session is made when the server starts, before any client's roots
 			}
-			if keepalive == 0 {
-				keepalive = -1
-			}
-			s := mcpserver.New(mcpserver.Options{
-				Version:   version,
-				Root:      root,
-				Dir:       wd,
-				MaxResult: c.Int("max-result"),
-				LockWait:  c.Duration("lock-wait"),
-				KeepAlive: keepalive,
-				Log:       c.App.ErrWriter,
-				Engine: lib.Options{Branch: c.String("branch"), AllowPrograms: c.Bool("allow-programs"),
-					LockWait: c.Duration("lock-wait"), Log: c.App.ErrWriter},
-			})
-			if c.Bool("http") {
-				return serveHTTP(c, s, root, wd)
-			}
-			return s.Run(c.Context, &sdk.IOTransport{Reader: readCloser{c.App.Reader}, Writer: writeCloser{c.App.Writer}})
+			return inWorktree(c, root, func(dir string) error { return serveMCP(c, dir, wd) })
 		},
 	}
+}
+
+// serveMCP serves MCP for the repository root (or the client's roots when
+// "") as mcp's flags say.
+func serveMCP(c *cli.Context, root, wd string) error {
+	keepalive := c.Duration("keepalive")
+	if c.Bool("http") && !c.IsSet("keepalive") {
+		// A client over HTTP may hold no stream the server's pings
+		// could travel on; a session ends when it says so.
+		keepalive = 0
+	}
+	if keepalive == 0 {
+		keepalive = -1
+	}
+	s := mcpserver.New(mcpserver.Options{
+		Version:   version,
+		Root:      root,
+		Dir:       wd,
+		MaxResult: c.Int("max-result"),
+		LockWait:  c.Duration("lock-wait"),
+		KeepAlive: keepalive,
+		Log:       c.App.ErrWriter,
+		Engine: lib.Options{Branch: c.String("branch"), AllowPrograms: c.Bool("allow-programs"),
+			LockWait: c.Duration("lock-wait"), Log: c.App.ErrWriter},
+	})
+	if c.Bool("http") {
+		return serveHTTP(c, s, root, wd)
+	}
+	return s.Run(c.Context, &sdk.IOTransport{Reader: readCloser{c.App.Reader}, Writer: writeCloser{c.App.Writer}})
 }
 
 // serveHTTP is mcp --http: the repository is fixed at start (--root, -C

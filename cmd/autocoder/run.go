@@ -27,6 +27,7 @@ func runCommand() *cli.Command {
 		CustomHelpTemplate: examples(
 			"autocoder run --model gpt-4o \"add a --verbose flag to main.go\"",
 			"OPENAI_BASE_URL=http://localhost:11434/v1 autocoder run --model qwen2.5-coder - < task.md",
+			"autocoder run --worktree --model gpt-4o \"fix the tests\"   # in a worktree and branch of its own",
 		),
 		Description: "Talks to an OpenAI-compatible chat API: OPENAI_BASE_URL (or [model] base_url), the key in\n" +
 			"OPENAI_API_KEY (or the variable [model] api_key_env names), --model (or [model] model).\n" +
@@ -45,8 +46,11 @@ func runCommand() *cli.Command {
 			&cli.StringFlag{Name: "branch", Usage: "work branch `NAME` (autocoder/ is prepended when missing)"},
 			&cli.BoolFlag{Name: "allow-programs", Usage: "let the model run any program (autocoder.toml [programs] otherwise decides)"},
 			&cli.BoolFlag{Name: "tools", Usage: "offer the edits as functions through the API's function calling (apply_patch, str_replace_based_edit_tool, read_file, run_program where programs are allowed, finish) instead of teaching a dialect"},
+			worktreeFlag(),
 		},
-		Action: runRun,
+		Action: func(c *cli.Context) error {
+			return inWorktree(c, c.String("C"), func(string) error { return runRun(c) })
+		},
 	}
 }
 
@@ -90,7 +94,9 @@ func runRun(c *cli.Context) (err error) {
 	rep.Print(out, branch, base)
 	// The conversation is kept with the repository's own data, where
 	// `autocoder show` finds the turn a step came from.
-	if path, err := rep.Keep(e.Private(), time.Now()); err != nil {
+	if priv, err := recordsIn(c, e.Private()); err != nil {
+		fmt.Fprintf(c.App.ErrWriter, "autocoder: warning: %v\n", err)
+	} else if path, err := rep.Keep(priv, time.Now()); err != nil {
 		fmt.Fprintf(c.App.ErrWriter, "autocoder: warning: %v\n", err)
 	} else {
 		fmt.Fprintf(c.App.Writer, "conversation: %s\n", path)

@@ -83,8 +83,9 @@ func TestJSONOutputsMatchTheirSchemas(t *testing.T) {
 	check("undo", 0, "undo", "--format", "json")
 	check("redo", 0, "redo", "--format", "json")
 	check("show", 0, "show", "--format", "json", "make-a")
+	check("sessions", 0, "sessions", "--format", "json") // with sessions: TestWorktreeSessionListedWhileItRuns
 
-	for _, s := range []string{"apply", "parse", "log", "undo", "redo", "show"} {
+	for _, s := range []string{"apply", "parse", "log", "undo", "redo", "show", "sessions"} {
 		if checked[s] == 0 {
 			t.Errorf("no output checked against %s.schema.json", s)
 		}

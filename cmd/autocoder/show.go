@@ -20,8 +20,9 @@ func showCommand() *cli.Command {
 			"autocoder show            # the newest step",
 			"autocoder show axon-1     # a step by its id (autocoder log lists them)",
 			"autocoder show 1a2b3c4d   # or by its commit",
+			"autocoder show --branch autocoder/main-2   # the newest step of a session's branch",
 		),
-		Flags: []cli.Flag{formatFlag()},
+		Flags: []cli.Flag{formatFlag(), viewFlag()},
 		Action: func(c *cli.Context) (err error) {
 			f, err := format(c)
 			if err != nil {
@@ -30,7 +31,7 @@ func showCommand() *cli.Command {
 			if c.NArg() > 1 {
 				return &usageError{msg: "show takes one step id or commit", try: "Try: autocoder log, then autocoder show STEP"}
 			}
-			e, err := openEngine(c, "")
+			e, err := openView(c, false)
 			if err != nil {
 				return err
 			}

@@ -17,9 +17,10 @@ func undoCommand() *cli.Command {
 		CustomHelpTemplate: examples(
 			"autocoder undo      # drop the newest step",
 			"autocoder undo 3    # drop the newest three",
+			"autocoder undo --branch autocoder/main-2   # on a session's branch, from here",
 		),
 		Flags: []cli.Flag{formatFlag(), quietFlag(), &cli.BoolFlag{Name: "force",
-			Usage: "undo also steps that the branch's upstream or the branch it was made from already contains"}},
+			Usage: "undo also steps that the branch's upstream or the branch it was made from already contains"}, viewFlag()},
 		Action: func(c *cli.Context) (err error) {
 			f, err := format(c)
 			if err != nil {
@@ -34,7 +35,7 @@ func undoCommand() *cli.Command {
 					return &usageError{msg: "N must be a positive number, not " + strconv.Quote(c.Args().First()), try: "Try: autocoder undo 2"}
 				}
 			}
-			e, err := openEngine(c, "")
+			e, err := openView(c, true)
 			if err != nil {
 				return err
 			}
@@ -61,7 +62,7 @@ func redoCommand() *cli.Command {
 		CustomHelpTemplate: examples(
 			"autocoder undo && autocoder redo   # drop the newest step, then put it back",
 		),
-		Flags: []cli.Flag{formatFlag(), quietFlag()},
+		Flags: []cli.Flag{formatFlag(), quietFlag(), viewFlag()},
 		Action: func(c *cli.Context) (err error) {
 			f, err := format(c)
 			if err != nil {
@@ -70,7 +71,7 @@ func redoCommand() *cli.Command {
 			if c.NArg() > 0 {
 				return &usageError{msg: "redo takes no arguments", try: "Try: autocoder redo"}
 			}
-			e, err := openEngine(c, "")
+			e, err := openView(c, true)
 			if err != nil {
 				return err
 			}
@@ -97,14 +98,15 @@ func logCommand() *cli.Command {
 		CustomHelpTemplate: examples(
 			"autocoder log                  # the steps, newest first",
 			"autocoder log --format json    # for a script",
+			"autocoder log --branch main-2  # a session's branch (autocoder sessions lists them)",
 		),
-		Flags: []cli.Flag{formatFlag()},
+		Flags: []cli.Flag{formatFlag(), viewFlag()},
 		Action: func(c *cli.Context) (err error) {
 			f, err := format(c)
 			if err != nil {
 				return err
 			}
-			e, err := openEngine(c, "")
+			e, err := openView(c, false)
 			if err != nil {
 				return err
 			}

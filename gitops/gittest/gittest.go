@@ -6,6 +6,7 @@ package gittest
 
 import (
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -94,7 +96,8 @@ func writeIdentity(home string) {
 	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = Test User\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n"), 0o666)
 }
 
-// New makes an empty repository (no commit yet) in a temporary folder.
+// New makes an empty repository (no commit yet) in a temporary folder:
+// what `git init -q -b main` makes there, byte for byte.
 func New(t testing.TB) *Repo {
 	t.Helper()
 	dir := t.TempDir()
@@ -102,8 +105,132 @@ func New(t testing.TB) *Repo {
 		dir = real
 	}
 	r := &Repo{T: t, Dir: dir}
-	r.Git("init", "-q", "-b", "main")
+	if err := initRepo(dir); err != nil {
+		t.Fatal(err)
+	}
 	return r
+}
+
+// A test suite makes hundreds of repositories, and a git process costs
+// more than the files it writes (a test's time goes to starting
+// processes): git init runs once per configuration, into a folder that is
+// read and removed at once, and each repository gets a copy of what it
+// wrote. TestNewIsWhatGitInitMakes holds the copy to a fresh git init.
+var (
+	skeletonsMu sync.Mutex
+	skeletons   = map[string][]skeletonFile{}
+)
+
+type skeletonFile struct {
+	rel  string // slash-separated, under .git ("." for .git)
+	mode fs.FileMode
+	data []byte
+}
+
+// initRepo writes into dir what `git init -q -b main` writes there.
+func initRepo(dir string) error {
+	files, err := skeleton()
+	if err != nil {
+		return err
+	}
+	if files == nil { // a configuration that is not kept: git init itself
+		cmd := exec.Command("git", "init", "-q", "-b", "main")
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("git init: %v\n%s", err, out)
+		}
+		return nil
+	}
+	for _, f := range files {
+		p := filepath.Join(dir, ".git", filepath.FromSlash(f.rel))
+		if f.mode.IsDir() {
+			err = os.MkdirAll(p, f.mode.Perm())
+		} else {
+			err = os.WriteFile(p, f.data, f.mode.Perm())
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// skeleton is what git init writes under the configuration the
+// environment selects now, made on first use; nil when that configuration
+// is not kept. The key is everything that changes git init's output: the
+// global configuration files (templates, object format, ...), read as
+// text, and the variables that override them. A configuration that
+// includes other files or names a template folder is not kept (the same
+// text may mean other files under another HOME), and neither is one
+// where ~/.gitconfig cannot be read or GIT_CONFIG_GLOBAL names another.
+func skeleton() ([]skeletonFile, error) {
+	home := os.Getenv("HOME")
+	xdg := os.Getenv("XDG_CONFIG_HOME")
+	if xdg == "" {
+		xdg = filepath.Join(home, ".config")
+	}
+	if os.Getenv("GIT_CONFIG_GLOBAL") != "" {
+		return nil, nil
+	}
+	var key []string
+	for _, p := range []string{filepath.Join(home, ".gitconfig"), filepath.Join(xdg, "git", "config")} {
+		b, err := os.ReadFile(p)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		if l := strings.ToLower(string(b)); strings.Contains(l, "include") || strings.Contains(l, "template") {
+			return nil, nil
+		}
+		key = append(key, string(b))
+	}
+	for _, v := range []string{"GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_SYSTEM", "GIT_TEMPLATE_DIR",
+		"GIT_DEFAULT_HASH", "GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS", "TMPDIR"} {
+		key = append(key, v+"="+os.Getenv(v))
+	}
+	k := strings.Join(key, "\x00")
+	skeletonsMu.Lock()
+	defer skeletonsMu.Unlock()
+	if files, ok := skeletons[k]; ok {
+		return files, nil
+	}
+	tmp, err := os.MkdirTemp("", "gittest-init-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	cmd := exec.Command("git", "init", "-q", "-b", "main")
+	cmd.Dir = tmp
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("git init: %v\n%s", err, out)
+	}
+	var files []skeletonFile
+	root := filepath.Join(tmp, ".git")
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p) // "." for .git itself
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		f := skeletonFile{rel: filepath.ToSlash(rel), mode: fi.Mode()}
+		if !d.IsDir() {
+			if !fi.Mode().IsRegular() {
+				return fmt.Errorf("git init made %s, neither a file nor a folder", rel)
+			}
+			if f.data, err = os.ReadFile(p); err != nil {
+				return err
+			}
+		}
+		files = append(files, f)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	skeletons[k] = files
+	return files, nil
 }
 
 // NewWithCommit makes a repository with one commit holding files.
@@ -114,7 +241,10 @@ func NewWithCommit(t testing.TB, files map[string]string) *Repo {
 		r.Write(p, c)
 	}
 	r.Git("add", "-A")
-	r.Git("commit", "-q", "-m", "initial")
+	// Without maintenance.auto=false, every commit starts a second git
+	// process (git maintenance run --auto) that finds nothing to do in a
+	// repository this small.
+	r.Git("-c", "maintenance.auto=false", "commit", "-q", "-m", "initial")
 	return r
 }
 
@@ -199,10 +329,31 @@ func (r *Repo) AssertClean() {
 // before it failed, unreferenced, as git itself does; git gc prunes them.
 func (r *Repo) Fsck() {
 	r.T.Helper()
-	out, err := r.GitErr("fsck", "--strict", "--no-progress", "--no-dangling")
+	out, err := r.GitErr(FsckArgs(r.Dir)...)
 	if err != nil || strings.TrimSpace(out) != "" {
 		r.T.Fatalf("git fsck --strict: %v\n%s", err, out)
 	}
+}
+
+// FsckArgs is the git command line (without "git") of a strict fsck of the
+// repository whose worktree is dir, dangling objects not reported. git
+// fsck starts `git commit-graph verify` and `git multi-pack-index verify`
+// whether or not the repository has either file; when dir/.git is a folder
+// with neither (and no alternates, whose files fsck would verify too), the
+// two are switched off: there is nothing for them to verify, and two
+// processes fewer per check add up over a test suite.
+func FsckArgs(dir string) []string {
+	args := []string{"fsck", "--strict", "--no-progress", "--no-dangling"}
+	objects := filepath.Join(dir, ".git", "objects")
+	if fi, err := os.Stat(objects); err != nil || !fi.IsDir() {
+		return args
+	}
+	for _, p := range []string{"info/commit-graph", "info/commit-graphs", "pack/multi-pack-index", "info/alternates"} {
+		if _, err := os.Lstat(filepath.Join(objects, filepath.FromSlash(p))); !errors.Is(err, fs.ErrNotExist) {
+			return args
+		}
+	}
+	return append([]string{"-c", "core.commitGraph=false", "-c", "core.multiPackIndex=false"}, args...)
 }
 
 // Snapshot is everything a failed operation must leave as it was: every
@@ -266,11 +417,10 @@ func TakeSnapshot(dir string) (Snapshot, error) {
 		s.Files[rel] = fmt.Sprintf("%v %x", fi.Mode(), sum)
 		return nil
 	})
-	gd, err := git("rev-parse", "--absolute-git-dir")
+	gitDir, common, err := gitDirs(dir, git)
 	if err != nil {
 		return s, err
 	}
-	gitDir := strings.TrimSpace(gd)
 	if b, err := os.ReadFile(filepath.Join(gitDir, "index")); err == nil {
 		s.Index = fmt.Sprintf("%x", sha256.Sum256(b))
 	}
@@ -281,8 +431,6 @@ func TakeSnapshot(dir string) (Snapshot, error) {
 	if s.Status, err = git("status", "--porcelain", "--untracked-files=all"); err != nil {
 		return s, err
 	}
-	common, _ := git("rev-parse", "--git-common-dir")
-	common = strings.TrimSpace(common)
 	if !filepath.IsAbs(common) {
 		common = filepath.Join(dir, common)
 	}
@@ -294,6 +442,27 @@ func TakeSnapshot(dir string) (Snapshot, error) {
 	})
 	sort.Strings(s.Locks)
 	return s, nil
+}
+
+// gitDirs returns the git folder of the worktree dir and the common one
+// (they differ in a linked worktree). A snapshot is taken before and after
+// every operation a test checks, so it spares a git process where it can:
+// where dir/.git is a folder without a commondir file (a repository's own
+// worktree, the usual case) both are that folder, as git finds them;
+// anywhere else (a .git file, a subfolder) one git rev-parse answers both.
+func gitDirs(dir string, git func(...string) (string, error)) (gitDir, common string, err error) {
+	d := filepath.Join(dir, ".git")
+	if fi, err := os.Lstat(d); err == nil && fi.IsDir() && filepath.IsAbs(d) {
+		if _, err := os.Lstat(filepath.Join(d, "commondir")); errors.Is(err, fs.ErrNotExist) {
+			return d, d, nil
+		}
+	}
+	dirs, err := git("rev-parse", "--absolute-git-dir", "--git-common-dir")
+	if err != nil {
+		return "", "", err
+	}
+	gitDir, common, _ = strings.Cut(strings.TrimSpace(dirs), "\n")
+	return gitDir, common, nil
 }
 
 // AssertUnchanged fails when anything differs from before, the index

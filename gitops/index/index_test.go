@@ -904,3 +904,32 @@ func TestIndexWriteIndexTwice(t *testing.T) {
 		t.Errorf("git write-tree = %s, want %s", got, want)
 	}
 }
+
+// PathsOfMode finds gitlinks among entries as read and as given to Update,
+// and nothing else.
+func TestIndexPathsOfMode(t *testing.T) {
+	t.Parallel()
+	r := committedRepo(t)
+	head := strings.TrimSpace(r.git("rev-parse", "HEAD"))
+	r.git("update-index", "--add", "--cacheinfo", "160000,"+head+",sub/read")
+	lock, err := Lock(r.indexPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Rollback()
+	ix, err := ReadIndex(r.indexPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	given := IndexEntry{Path: "sub/given", Mode: idxModeGitlink}
+	hex.Decode(given.Hash[:], []byte(head))
+	if err := ix.Update([]IndexEntry{given}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := ix.PathsOfMode(idxModeGitlink); !slices.Equal(got, []string{"sub/given", "sub/read"}) {
+		t.Errorf("gitlinks = %q", got)
+	}
+	if got := ix.PathsOfMode(0o100644); !slices.Equal(got, []string{"a.txt", "in/b.txt", "out/c.txt"}) {
+		t.Errorf("regular files = %q", got)
+	}
+}

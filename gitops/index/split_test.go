@@ -259,6 +259,15 @@ func TestSplitIndexStartsAndRenewsTheShared(t *testing.T) {
 	if _, err := os.Stat(recent); err != nil {
 		t.Errorf("a shared index used a week ago was removed: %v", err)
 	}
+	// Clean where it should be: every entry's stat data is its file's
+	// (diff-files does not refresh, so stale stat data would list it),
+	// and git status shows exactly the entries added.
+	if got := r.git("diff-files", "--name-only"); got != "" {
+		t.Errorf("git diff-files lists %q: stat data that is not the file's", got)
+	}
+	if got, want := r.git("status", "--porcelain"), "A  in/d.txt\nA  x/1.txt\nA  x/2.txt\nA  x/3.txt\n"; got != want {
+		t.Errorf("git status = %q, want %q", got, want)
+	}
 	checkWithGit(t, r, lsDebug(r.readAsGit(t)))
 }
 

@@ -64,13 +64,19 @@ type programExec struct {
 type programExecs []programExec
 
 func (p programExecs) MarshalJSON() ([]byte, error) {
+	return orderedObject(p, func(e programExec) string { return e.name })
+}
+
+// orderedObject writes items as one JSON object, each under key(item), in
+// the items' order (a Go map would sort the keys).
+func orderedObject[T any](items []T, key func(T) string) ([]byte, error) {
 	var buf bytes.Buffer
 	buf.WriteByte('{')
-	for i, e := range p {
+	for i, e := range items {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		k, err := marshal(e.name)
+		k, err := marshal(key(e))
 		if err != nil {
 			return nil, err
 		}
@@ -260,26 +266,7 @@ type runtimeProgram struct {
 type runtimePrograms []runtimeProgram
 
 func (p runtimePrograms) MarshalJSON() ([]byte, error) {
-	var buf bytes.Buffer
-	buf.WriteByte('{')
-	for i, e := range p {
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		k, err := marshal(e.Name)
-		if err != nil {
-			return nil, err
-		}
-		v, err := marshal(e)
-		if err != nil {
-			return nil, err
-		}
-		buf.Write(k)
-		buf.WriteByte(':')
-		buf.Write(v)
-	}
-	buf.WriteByte('}')
-	return buf.Bytes(), nil
+	return orderedObject(p, func(e runtimeProgram) string { return e.Name })
 }
 
 func runtimeFor(r step.Result) runtime {

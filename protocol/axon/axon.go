@@ -87,6 +87,9 @@ func ParseText(t *fence.Text) []step.Item {
 // (fenced as mcp-request, or a bare JSON-RPC object).
 func foreign(text []byte) bool {
 	for _, l := range strings.Split(string(text), "\n") {
+		if c := fence.Lead(l); c != '#' && c != '{' && c != '`' && c != '~' && c != 'm' && c != utf8.RuneSelf {
+			continue // none of the three can start the line: told without trimming it
+		}
 		if l = strings.TrimSpace(l); strings.HasPrefix(l, "#####--") || isRequestLine(l) || strings.HasPrefix(strings.TrimLeft(l, "`~"), "mcp-request") {
 			return true
 		}
@@ -107,6 +110,9 @@ func isRequestLine(l string) bool {
 func maskForeign(lines []string) {
 	mask := func(i int) { lines[i] = strings.Repeat("\x00", max(len(lines[i]), 1)) }
 	for i := 0; i < len(lines); i++ {
+		if c := fence.Lead(lines[i]); c != '#' && c != '{' && c != utf8.RuneSelf {
+			continue // neither can start the line: told without trimming it
+		}
 		l := strings.TrimSpace(lines[i])
 		switch {
 		case strings.HasPrefix(l, "#####--"):
@@ -145,6 +151,9 @@ func planTitle(before []byte) string {
 	lines := strings.Split(string(text), "\n")
 	maskForeign(lines)
 	for i := len(lines) - 1; i >= 0; i-- {
+		if c := fence.Lead(lines[i]); c != '#' && c != utf8.RuneSelf {
+			continue // no heading: told without trimming the line
+		}
 		l := strings.TrimSpace(lines[i])
 		if strings.HasPrefix(l, "#") && strings.IndexByte(l, 0) < 0 {
 			t := strings.TrimSpace(strings.TrimRight(strings.TrimLeft(l, "#"), "# "))

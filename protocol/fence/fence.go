@@ -217,8 +217,9 @@ func (b Block) Closes(line []byte) bool {
 // reader tells most lines from its marker lines by that byte, without
 // trimming every line (TrimSpace decodes the last rune of each line that
 // ends in a non-ASCII character). It returns 0 for a line of white space
-// only, and utf8.RuneSelf when a non-ASCII byte comes first: that may start
-// a Unicode space, so trim the line and look.
+// only (and for one whose first other byte is NUL, which no marker starts
+// with), and utf8.RuneSelf when a non-ASCII byte comes first: that may
+// start a Unicode space, so trim the line and look.
 func Lead[T string | []byte](l T) byte {
 	for i := 0; i < len(l); i++ {
 		switch c := l[i]; c {

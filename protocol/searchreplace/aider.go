@@ -3,6 +3,7 @@ package searchreplace
 import (
 	"bytes"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/autocoder/autocoder/protocol/fence"
 	"github.com/autocoder/autocoder/step"
@@ -12,6 +13,9 @@ import (
 // aider's markers: 5 to 9 marker characters, then " SEARCH" (an optional
 // ">" after it, as Claude Sonnet 4 writes it), nothing, or " REPLACE".
 func aiderMarker(l []byte, c byte, word string) bool {
+	if lead := fence.Lead(l); lead != c && lead != utf8.RuneSelf {
+		return false // most lines, told without trimming them
+	}
 	t := bytes.TrimSpace(l)
 	n := run(t, c)
 	if n < 5 || n > 9 {

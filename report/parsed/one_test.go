@@ -4,13 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"go/ast"
-	"go/parser"
-	"go/token"
-	"io/fs"
-	"path/filepath"
-	"strings"
 	"testing"
 
+	"github.com/autocoder/autocoder/internal/archtest"
 	"github.com/autocoder/autocoder/internal/golden"
 	"github.com/autocoder/autocoder/protocol"
 	"github.com/autocoder/autocoder/report"
@@ -22,31 +18,9 @@ import (
 // fingerprint of the second view internal/golden had.
 func TestOneParsedView(t *testing.T) {
 	t.Parallel()
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
 	views := map[string]bool{"Item": true, "Step": true, "Op": true, "Edit": true}
-	fset := token.NewFileSet()
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel := filepath.ToSlash(strings.TrimPrefix(p, root+string(filepath.Separator)))
-		if d.IsDir() {
-			if rel == "report/parsed" || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") && p != root {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
+	archtest.Walk(t, "../..", []string{"report/parsed"}, func(f archtest.File) {
+		ast.Inspect(f.AST, func(n ast.Node) bool {
 			st, ok := n.(*ast.StructType)
 			if !ok {
 				return true
@@ -61,17 +35,13 @@ func TestOneParsedView(t *testing.T) {
 				}
 				if sel, ok := typ.(*ast.SelectorExpr); ok && views[sel.Sel.Name] {
 					if pkg, ok := sel.X.(*ast.Ident); ok && pkg.Name == "step" {
-						t.Errorf("%s: a JSON view of step.%s of its own; use report/parsed", strings.TrimPrefix(fset.Position(fl.Pos()).String(), root+string(filepath.Separator)), sel.Sel.Name)
+						t.Errorf("%s: a JSON view of step.%s of its own; use report/parsed", f.Where(fl.Pos()), sel.Sel.Name)
 					}
 				}
 			}
 			return true
 		})
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // The golden files pin what parse --format json writes: the same items,
