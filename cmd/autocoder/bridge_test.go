@@ -417,3 +417,34 @@ func TestBridgeReplyWithManyFilesFits(t *testing.T) {
 	}
 	g.AssertUnchanged(before)
 }
+
+// The bridge log knows an applied answer behind a line longer than 1 MiB
+// (the apply of an answer of some 25,000 steps logs that many commits):
+// reading the log does not stop there, so the same answer applied twice
+// still changes nothing the second time.
+func TestBridgeLogPastALongLine(t *testing.T) {
+	gittest.Isolate(t)
+	g := bridgeRepo(t)
+	dir := filepath.Join(g.Dir, ".git", "autocoder")
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	commits := make([]string, 30000)
+	for i := range commits {
+		commits[i] = fmt.Sprintf("%040x", i)
+	}
+	long, _ := json.Marshal(map[string]any{"time": "2026-01-01T00:00:00Z", "site": "chatgpt.com", "type": "apply",
+		"answer_sha256": strings.Repeat("0", 64), "steps": len(commits), "commits": commits, "outcome": "applied"})
+	if err := os.WriteFile(filepath.Join(dir, "bridge.jsonl"), append(long, '\n'), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	a := bridgeAsk(t, map[string]any{"type": "apply", "site": "chatgpt.com", "answer": bridgeAnswer})
+	if a.Outcome != "applied" || len(a.Commits) != 2 {
+		t.Fatalf("apply: %+v", a)
+	}
+	head := g.Git("rev-parse", "HEAD")
+	again := bridgeAsk(t, map[string]any{"type": "apply", "site": "chatgpt.com", "answer": bridgeAnswer})
+	if again.Outcome != "already_applied" || g.Git("rev-parse", "HEAD") != head {
+		t.Fatalf("a second apply: %+v", again)
+	}
+}
