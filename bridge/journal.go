@@ -48,7 +48,16 @@ func appendLog(e *txn.Engine, now time.Time, entry logEntry) error {
 	if err != nil {
 		return err
 	}
-	f, err := gitops.OpenOwn(priv.Path(logName), os.O_WRONLY|os.O_APPEND)
+	name := priv.Path(logName)
+	if fi, err := os.Lstat(name); err == nil && !fi.Mode().IsRegular() && fi.Mode()&os.ModeSymlink == 0 {
+		// A pipe or a device at the log's name is no log autocoder made
+		// (opening a pipe to write waits for a reader forever): it goes,
+		// as OpenOwn does with a symlink.
+		if err := os.Remove(name); err != nil {
+			return err
+		}
+	}
+	f, err := gitops.OpenOwn(name, os.O_WRONLY|os.O_APPEND)
 	if err != nil {
 		return err
 	}
