@@ -23,6 +23,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -43,10 +44,20 @@ func (r *Repo) sessionsDir() string {
 	return filepath.Join(r.CommonDir, "autocoder", "worktrees")
 }
 
+// BranchTakenError is AddSession's branch already there: another session
+// took the name first.
+type BranchTakenError struct{ Branch string }
+
+func (e *BranchTakenError) Error() string { return "branch " + e.Branch + " already exists" }
+
 // AddSession makes a linked worktree on the new branch (a short name)
-// made at commit start, named after the branch. It fails, leaving nothing
-// behind, when the branch exists (another session took the name first:
-// the caller picks the next one) or a worktree of that name does.
+// made at commit start, named after the branch. The branch is made first,
+// on its own and only if it does not exist (git update-ref with an empty
+// old value), so that two sessions starting together never share one: the
+// loser gets a *BranchTakenError and picks the next name. (git worktree
+// add -b makes its branch before it checks the folder, and leaves it
+// behind when the rest fails.) When the worktree cannot be made, the
+// branch is taken back: nothing is left.
 func (r *Repo) AddSession(ctx context.Context, branch string, start Hash) (string, error) {
 	if err := CheckBranchName(branch); err != nil {
 		return "", err
@@ -55,11 +66,30 @@ func (r *Repo) AddSession(ctx context.Context, branch string, start Hash) (strin
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, strings.ReplaceAll(branch, "/", "-"))
-	if _, err := Git(ctx, r.Root, "worktree", "add", "--quiet", "-b", branch, path, start.String()); err != nil {
-		return "", fmt.Errorf("make a worktree for %s: %w", branch, err)
+	ref := "refs/heads/" + branch
+	if _, err := Git(ctx, r.Root, "update-ref", "-m", "autocoder: session", ref, start.String(), ""); err != nil {
+		if r.BranchExists(branch) {
+			return "", &BranchTakenError{Branch: branch}
+		}
+		return "", fmt.Errorf("make the branch %s: %w", branch, err)
 	}
-	return path, nil
+	path := filepath.Join(dir, strings.ReplaceAll(branch, "/", "-"))
+	for try := 1; ; try++ {
+		_, err := Git(ctx, r.Root, "worktree", "add", "--quiet", path, branch)
+		if err == nil {
+			return path, nil
+		}
+		// git worktree add reads the records of every other worktree,
+		// and one that another session is making at that moment is half
+		// written ("failed to read .git/worktrees/…/commondir", seen
+		// with six sessions started at once): that passes, so it is
+		// tried again, a few times. A folder in the way does not pass.
+		if _, serr := os.Lstat(path); serr == nil || try == 5 {
+			Git(ctx, r.Root, "update-ref", "-d", ref, start.String())
+			return "", fmt.Errorf("make a worktree for %s: %w", branch, err)
+		}
+		time.Sleep(time.Duration(try) * 20 * time.Millisecond)
+	}
 }
 
 // RemoveSession removes the session worktree at path as `git worktree

@@ -70,3 +70,56 @@ func TestBranchStartWaitsForConfigLock(t *testing.T) {
 		t.Fatal("git's lock was touched")
 	}
 }
+
+// AddSession makes the branch only if it is not there (a second session
+// of the same name gets a *BranchTakenError, the branch as the first made
+// it), and takes it back when the worktree cannot be made: git worktree
+// add -b would have left the branch behind.
+func TestAddSessionLeavesNothingBehind(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"commit", "-q", "--allow-empty", "-m", "one"}} {
+		if out, err := Git(ctx, dir, append([]string{"-c", "user.name=T", "-c", "user.email=t@example.com"}, args...)...); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	r, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	head, err := r.ReadHEAD()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, err := r.AddSession(ctx, "autocoder/main", head.Hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var taken *BranchTakenError
+	if _, err := r.AddSession(ctx, "autocoder/main", head.Hash); !errors.As(err, &taken) {
+		t.Fatalf("a second session of one name: %v, want a BranchTakenError", err)
+	}
+	// A folder in the way of the worktree: refused, no branch left.
+	in := filepath.Join(r.sessionsDir(), "autocoder-other")
+	if err := os.MkdirAll(in, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(in, "f"), []byte("x"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.AddSession(ctx, "autocoder/other", head.Hash); err == nil || r.BranchExists("autocoder/other") {
+		t.Fatalf("a worktree that could not be made: %v, branch left: %v", err, r.BranchExists("autocoder/other"))
+	}
+	list, err := r.Sessions(ctx)
+	if err != nil || len(list) != 1 || list[0].Path != path || list[0].Branch != "autocoder/main" || list[0].Running {
+		t.Fatalf("sessions: %+v, %v", list, err)
+	}
+	if err := r.RemoveSession(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	if list, _ := r.Sessions(ctx); len(list) != 0 {
+		t.Fatalf("a removed session is listed: %+v", list)
+	}
+}

@@ -3,17 +3,13 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	lib "github.com/autocoder/autocoder"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/autocoder/autocoder/config"
 	"github.com/autocoder/autocoder/gitops"
 	"github.com/autocoder/autocoder/report"
-	"github.com/autocoder/autocoder/step"
-	"github.com/autocoder/autocoder/txn"
 )
 
 // worktreeFlag is --worktree of apply, run and mcp.
@@ -24,156 +20,52 @@ func worktreeFlag() *cli.BoolFlag {
 }
 
 // sessionKey marks a command's context with the session it works in (see
-// inWorktree): its folder, where openEngineWith opens the engine, and the
-// user's checkout it was made from.
+// inWorktree): its folder is where openEngineWith opens the engine.
 type sessionKey struct{}
-
-type sessionAt struct{ dir, origin string }
 
 // sessionDir is the session folder of c's command; false outside one.
 func sessionDir(c *cli.Context) (string, bool) {
 	if c.Context == nil {
 		return "", false
 	}
-	s, ok := c.Context.Value(sessionKey{}).(sessionAt)
-	return s.dir, ok
+	s, ok := c.Context.Value(sessionKey{}).(*lib.Session)
+	if !ok {
+		return "", false
+	}
+	return s.Dir, true
 }
 
 // recordsIn is the private folder where run keeps its conversation (and
 // show finds a step's turn): the engine's, but in a session the user's
-// checkout's, which outlives the session's worktree and is where
-// show --branch looks from.
+// checkout's (lib.Session.Records).
 func recordsIn(c *cli.Context, e *gitops.Private) (*gitops.Private, error) {
-	s, ok := c.Context.Value(sessionKey{}).(sessionAt)
+	s, ok := c.Context.Value(sessionKey{}).(*lib.Session)
 	if !ok {
 		return e, nil
 	}
-	r, err := gitops.Open(s.origin)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	return r.Private()
+	return s.Records()
 }
 
 // inWorktree runs fn in a session of its own when --worktree is given (fn
-// as it is otherwise): a linked worktree of the repository around dir, on
-// a new work branch made from its HEAD (named as apply names one, or
-// --branch). fn opens its engine there (openEngineWith) or serves there
-// (the folder is fn's argument). When fn returns, the branch stays for
-// review and the worktree is removed, unless it holds changes git would
-// lose (then it is kept and its place said); a session that made no step
-// takes its branch away too.
+// as it is otherwise): lib.StartSession in the repository around dir, on
+// --branch or the next work branch. fn opens its engine there
+// (openEngineWith) or serves there (the folder is fn's argument); then
+// the session finishes (lib.Session.Finish).
 func inWorktree(c *cli.Context, dir string, fn func(dir string) error) (err error) {
 	if !c.Bool("worktree") {
 		return fn(dir)
 	}
-	if dir == "" {
-		dir = "."
-	}
-	repo, err := gitops.Open(dir)
+	s, err := lib.StartSession(c.Context, dir, c.String("branch"), c.App.ErrWriter)
 	if err != nil {
 		return err
 	}
-	defer repo.Close()
-	s, err := config.Load(repo.Root, config.UserDirs())
-	if err != nil {
-		return err
-	}
-	prefix := s.Apply.BranchPrefix
-	if prefix == "" {
-		prefix = config.DefaultBranchPrefix
-	}
-	head, err := repo.ReadHEAD()
-	if err != nil {
-		return err
-	}
-	if head.Hash.IsZero() {
-		return &step.Error{C: step.ClassUsage, Msg: "--worktree needs a commit to start the session's branch from, and this repository has none yet",
-			Fix: "make a first commit (git commit --allow-empty -m init), or run without --worktree"}
-	}
-	ctx := context.WithoutCancel(c.Context) // the worktree is made and removed whole, even on Ctrl-C
-	var branch, path string
-	for tries := 0; ; tries++ {
-		branch = txn.NewWorkBranch(repo, prefix, head)
-		if want := c.String("branch"); want != "" {
-			branch = want
-			if len(want) < len(prefix) || want[:len(prefix)] != prefix {
-				branch = prefix + want
-			}
-		}
-		path, err = repo.AddSession(ctx, branch, head.Hash)
-		if err == nil {
-			break
-		}
-		// Another session took the name between our look and git's
-		// write: the next name is free. A --branch that exists is the
-		// user's to change.
-		if c.String("branch") != "" || !repo.BranchExists(branch) || tries > 100 {
-			return &step.Error{C: step.ClassUsage, Msg: "cannot start a session: " + err.Error(),
-				Fix: "choose another work branch with --branch, or look at git worktree list"}
-		}
-	}
-	if _, err := repo.SetBranchStart(branch, head.Hash, head.Branch); err != nil {
-		repo.RemoveSession(ctx, path)
-		repo.DropUnusedBranch(ctx, branch, head.Hash)
-		return err
-	}
-	lock, err := sessionLock(path)
-	if err != nil {
-		repo.RemoveSession(ctx, path)
-		repo.DropUnusedBranch(ctx, branch, head.Hash)
-		return err
-	}
-	fmt.Fprintf(c.App.ErrWriter, "autocoder: session on %s in %s\n", branch, path)
-	c.Context = context.WithValue(c.Context, sessionKey{}, sessionAt{dir: path, origin: repo.Root})
+	c.Context = context.WithValue(c.Context, sessionKey{}, s)
 	defer func() {
-		lock.Unlock()
-		if ferr := finishSession(c, repo, branch, path, head.Hash); ferr != nil {
+		if ferr := s.Finish(c.Context, c.App.ErrWriter); ferr != nil {
 			err = errors.Join(err, ferr)
 		}
 	}()
-	return fn(path)
-}
-
-// sessionLock takes the session's own lock (gitops.Private.SessionLock),
-// which says to autocoder sessions that it runs.
-func sessionLock(path string) (*gitops.ProcessLock, error) {
-	r, err := gitops.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	p, err := r.Private()
-	if err != nil {
-		return nil, err
-	}
-	return p.SessionLock()
-}
-
-// finishSession removes a finished session's worktree, keeping its branch
-// when it has steps; a worktree git will not remove (changes, untracked
-// files) is kept and named, for the user.
-func finishSession(c *cli.Context, repo *gitops.Repo, branch, path string, start gitops.Hash) error {
-	ctx := context.WithoutCancel(c.Context)
-	if err := repo.RemoveSession(ctx, path); err != nil {
-		fmt.Fprintf(c.App.ErrWriter, "autocoder: session kept in %s on %s: %v\n", path, branch, err)
-		fmt.Fprintf(c.App.ErrWriter, "autocoder: hint: look at it (git -C %s status), then remove it with git worktree remove --force %s\n", path, path)
-		return nil
-	}
-	tip, _, err := repo.ResolveRef("refs/heads/" + branch)
-	if err != nil {
-		return err
-	}
-	if tip == start {
-		if err := repo.DropUnusedBranch(ctx, branch, start); err != nil {
-			return err
-		}
-		fmt.Fprintf(c.App.ErrWriter, "autocoder: session ended with no step; its worktree and branch %s are removed\n", branch)
-		return nil
-	}
-	fmt.Fprintf(c.App.ErrWriter, "autocoder: session ended; branch %s stays for review (autocoder log --branch %s; from here, undo, redo and show take --branch too), its worktree is removed\n", branch, branch)
-	return nil
+	return fn(s.Dir)
 }
 
 func sessionsCommand() *cli.Command {
@@ -198,12 +90,7 @@ func sessionsCommand() *cli.Command {
 			if dir == "" {
 				dir = "."
 			}
-			repo, err := gitops.Open(dir)
-			if err != nil {
-				return err
-			}
-			defer repo.Close()
-			list, err := repo.Sessions(c.Context)
+			list, err := lib.ListSessions(c.Context, dir)
 			if err != nil {
 				return err
 			}

@@ -29,9 +29,9 @@ func worktrees(g *gittest.Repo) []string {
 	return strings.Split(strings.TrimSpace(g.Git("worktree", "list")), "\n")
 }
 
-// TestApplyWorktreeSessionsSideBySide: two `apply --worktree` at once in
+// TestApplyWorktreeSessionsSideBySide: four `apply --worktree` at once in
 // one repository each make a worktree and a work branch of their own
-// (autocoder/main and autocoder/main-2, both made from the user's HEAD),
+// (autocoder/main to autocoder/main-4, all made from the user's HEAD),
 // commit their step there, and end with their worktree removed and their
 // branch kept; the user's checkout (files, the user's unsaved, staged and
 // untracked work, index, HEAD) is as it was, and git fsck --strict is
@@ -43,9 +43,10 @@ func TestApplyWorktreeSessionsSideBySide(t *testing.T) {
 	before := userCheckout(t, g)
 	dir := t.TempDir()
 	var wg sync.WaitGroup
-	outs := make([]string, 2)
-	errs := make([]error, 2)
-	for i, name := range []string{"x.txt", "y.txt"} {
+	files := []string{"w.txt", "x.txt", "y.txt", "z.txt"}
+	outs := make([]string, len(files))
+	errs := make([]error, len(files))
+	for i, name := range files {
 		resp := filepath.Join(dir, name+".md")
 		must(t, os.WriteFile(resp, []byte("~~~~~act\nwrite_file "+name+"\n~~~~~\n~~~~~text\n"+name+"\n~~~~~\n"), 0o644))
 		wg.Add(1)
@@ -61,9 +62,9 @@ func TestApplyWorktreeSessionsSideBySide(t *testing.T) {
 		}
 	}
 	written := map[string]bool{}
-	for _, b := range []string{"autocoder/main", "autocoder/main-2"} {
+	for _, b := range []string{"autocoder/main", "autocoder/main-2", "autocoder/main-3", "autocoder/main-4"} {
 		if got := g.Git("log", "--format=%(trailers:key=Autocoder-Step,valueonly)", start+".."+b); strings.TrimSpace(got) != "axon-1" {
-			t.Errorf("%s has not one step over the user's HEAD:\n%s", b, got)
+			t.Errorf("%s has not one step over the user's HEAD:\n%s\n%s", b, got, strings.Join(outs, "\n"))
 		}
 		for _, f := range strings.Fields(g.Git("show", "--name-only", "--format=", b)) {
 			written[f] = true
@@ -72,8 +73,10 @@ func TestApplyWorktreeSessionsSideBySide(t *testing.T) {
 			t.Errorf("%s records it was made from %q, not refs/heads/main", b, from)
 		}
 	}
-	if !written["x.txt"] || !written["y.txt"] || len(written) != 2 {
-		t.Errorf("the two branches' steps wrote %v, want x.txt and y.txt", written)
+	for _, f := range files {
+		if !written[f] || len(written) != len(files) {
+			t.Errorf("the branches' steps wrote %v, want %v, one each", written, files)
+		}
 	}
 	if w := worktrees(g); len(w) != 1 {
 		t.Errorf("the sessions' worktrees were not removed:\n%s", strings.Join(w, "\n"))
