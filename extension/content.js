@@ -18,10 +18,15 @@
 "use strict";
 
 (() => {
-  if (globalThis.__autocoderContent) return; // this world's, not the page's
+  // The page's elements are named properties of the window in this world
+  // too (DOM clobbering): <div id="__autocoderContent"> or <div
+  // id="browser"> must not turn autocoder off on a page, so the mark is
+  // checked for true and the API for a real sendMessage.
+  if (globalThis.__autocoderContent === true) return;
   globalThis.__autocoderContent = true;
 
-  const api = globalThis.browser ?? globalThis.chrome;
+  const real = (o) => o != null && typeof o === "object" && o.runtime != null && typeof o.runtime.sendMessage === "function";
+  const api = real(globalThis.browser) ? globalThis.browser : globalThis.chrome;
   // An answer is read once no streaming marker is on the page and the page
   // has been still this long.
   const QUIET_MS = 1000;
