@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/autocoder/autocoder/bridge"
 	"github.com/autocoder/autocoder/gitops/gittest"
@@ -446,5 +447,29 @@ func TestBridgeLogPastALongLine(t *testing.T) {
 	again := bridgeAsk(t, map[string]any{"type": "apply", "site": "chatgpt.com", "answer": bridgeAnswer})
 	if again.Outcome != "already_applied" || g.Git("rev-parse", "HEAD") != head {
 		t.Fatalf("a second apply: %+v", again)
+	}
+}
+
+// A repository file that is not UTF-8 (Latin-1 here) shows in a dry run's
+// diff: every reply is still valid UTF-8, as the browser requires of a
+// message (it ends the connection on one that is not).
+func TestBridgeRepliesAreUTF8(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"latin.txt": "caf\xe9\n"})
+	var out, errb bytes.Buffer
+	if code := run([]string{"autocoder", "bridge", "add", g.Dir}, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("bridge add: %d %s", code, errb.String())
+	}
+	answer := "~~~~~act\nwrite_file\n~~~~~\n~~~~~path\nlatin.txt\n~~~~~\n~~~~~text\ncafe\n~~~~~\n"
+	for _, typ := range []string{"preview", "apply"} {
+		cmd := exec.Command("autocoder", "bridge", chromeOrigin)
+		cmd.Stdin = bytes.NewReader(frame(map[string]any{"type": typ, "site": "chatgpt.com", "answer": answer}))
+		raw, err := cmd.Output()
+		if err != nil || len(raw) < 4 {
+			t.Fatalf("%s: %v %q", typ, err, raw)
+		}
+		if !utf8.Valid(raw[4:]) || !strings.Contains(string(raw), "latin.txt") {
+			t.Fatalf("%s: the reply is not UTF-8: %q", typ, raw[4:])
+		}
 	}
 }
