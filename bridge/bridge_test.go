@@ -121,3 +121,34 @@ func TestExtensionManifestsMatchTheHost(t *testing.T) {
 		}
 	}
 }
+
+// What is left once the patch, the feedback and the report are cut can
+// still be larger than a browser accepts: the summary's file names, the
+// commits and an error grow with the answer too. The reply fits all the
+// same, and says what it left out.
+func TestReplyFitsWithManyFilesAndCommits(t *testing.T) {
+	var files, commits []string
+	for i := range 2000 {
+		files = append(files, fmt.Sprintf("d/%s%d", strings.Repeat("&", 240), i))
+	}
+	for i := range 30000 {
+		commits = append(commits, fmt.Sprintf("%040x", i))
+	}
+	for _, rep := range []Reply{
+		{ID: "1", Type: "preview", OK: true, Outcome: "previewed", Summary: &Summary{Steps: 2000, Files: files}},
+		{ID: "2", Type: "apply", OK: true, Outcome: "applied", Summary: &Summary{Steps: 30000, Files: []string{}}, Commits: commits},
+		{ID: "3", Type: "apply", Outcome: "error", Error: strings.Repeat("<", 1<<20), Hint: strings.Repeat("&", 1<<20)},
+	} {
+		b := fit(rep)
+		var got Reply
+		if len(b) > MaxReply || json.Unmarshal(b, &got) != nil {
+			t.Fatalf("reply %s: %d bytes", rep.ID, len(b))
+		}
+		if got.ID != rep.ID || got.OK != rep.OK || got.Outcome != rep.Outcome || got.Truncated == "" {
+			t.Fatalf("reply %s: %+v", rep.ID, got.Truncated)
+		}
+		if rep.Summary != nil && (got.Summary == nil || got.Summary.Steps != rep.Summary.Steps) {
+			t.Fatalf("reply %s: the step count was lost: %+v", rep.ID, got.Summary)
+		}
+	}
+}

@@ -36,7 +36,33 @@ func fit(rep Reply) []byte {
 	}
 	if len(b) > MaxReply && rep.Report != nil {
 		rep.Report = nil
+		b = encode(rep)
 		notes = append(notes, "the report: see the steps with autocoder log, and each with autocoder show ID, in the repository")
+	}
+	// The summary's file names and the commits grow with the answer too
+	// (a name of '&'s takes six bytes a character in JSON): an answer can
+	// fill the reply with them alone.
+	if len(b) > MaxReply && rep.Summary != nil && len(rep.Summary.Files) > 0 {
+		n := len(rep.Summary.Files)
+		sum := *rep.Summary
+		sum.Files = []string{}
+		rep.Summary = &sum
+		b = encode(rep)
+		notes = append(notes, fmt.Sprintf("none of the %d file names: autocoder apply --dry-run FILE lists them", n))
+	}
+	if len(b) > MaxReply && len(rep.Commits) > 0 {
+		n := len(rep.Commits)
+		rep.Commits = nil
+		b = encode(rep)
+		notes = append(notes, fmt.Sprintf("none of the %d commits: autocoder log lists them in the repository", n))
+	}
+	if len(b) > MaxReply {
+		// What is left is the few words of the reply: cut them to a size
+		// that always fits.
+		for _, s := range []*string{&rep.ID, &rep.Type, &rep.Outcome, &rep.Repository, &rep.Error, &rep.Hint, &rep.Class, &rep.Message} {
+			*s = cut(*s, 4096)
+		}
+		rep.Repositories = nil
 	}
 	rep.Truncated = "the reply was larger than the 1 MiB a browser accepts from a program; kept " + strings.Join(notes, "; ")
 	return encode(rep)

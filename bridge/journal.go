@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"slices"
 	"time"
 
 	"github.com/autocoder/autocoder/gitops"
+	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/txn"
 )
 
@@ -21,6 +23,9 @@ import (
 
 // logName is the log's name in autocoder's folder.
 const logName = "bridge.jsonl"
+
+// maxLogLine is the longest line of the log that is read.
+const maxLogLine = 256 << 20
 
 type logEntry struct {
 	Time    string   `json:"time"`
@@ -43,7 +48,16 @@ func appendLog(e *txn.Engine, now time.Time, entry logEntry) error {
 	if err != nil {
 		return err
 	}
-	f, err := gitops.OpenOwn(priv.Path(logName), os.O_WRONLY|os.O_APPEND)
+	name := priv.Path(logName)
+	if fi, err := os.Lstat(name); err == nil && !fi.Mode().IsRegular() && fi.Mode()&os.ModeSymlink == 0 {
+		// A pipe or a device at the log's name is no log autocoder made
+		// (opening a pipe to write waits for a reader forever): it goes,
+		// as OpenOwn does with a symlink.
+		if err := os.Remove(name); err != nil {
+			return err
+		}
+	}
+	f, err := gitops.OpenOwn(name, os.O_WRONLY|os.O_APPEND)
 	if err != nil {
 		return err
 	}
@@ -60,7 +74,15 @@ func appendLog(e *txn.Engine, now time.Time, entry logEntry) error {
 // unapplied); nil otherwise.
 func alreadyApplied(e *txn.Engine, hash string) ([]string, error) {
 	priv := e.Private()
-	f, err := os.Open(priv.Path(logName))
+	name := priv.Path(logName)
+	if fi, err := os.Lstat(name); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	} else if err == nil && !fi.Mode().IsRegular() {
+		// A symlink, a pipe or a device is no log autocoder wrote (and a
+		// pipe would hold the request forever): nothing is known applied.
+		return nil, nil
+	}
+	f, err := os.Open(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -70,7 +92,11 @@ func alreadyApplied(e *txn.Engine, hash string) ([]string, error) {
 	defer f.Close()
 	var last []string
 	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
+	// A line holds an apply's commits: 42 bytes each, so 1 MiB is only
+	// some 25,000 steps. A line too long for this stops the reading, and
+	// an error says so, rather than an answer read past being taken as
+	// never applied.
+	sc.Buffer(nil, maxLogLine)
 	for sc.Scan() {
 		var en logEntry
 		if json.Unmarshal(sc.Bytes(), &en) != nil || en.Answer != hash || en.Type != "apply" {
@@ -82,6 +108,10 @@ func alreadyApplied(e *txn.Engine, hash string) ([]string, error) {
 		default:
 			last = nil
 		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, &step.Error{C: step.ClassRefused, Msg: "cannot read the bridge log " + name + ", which tells whether this answer is applied already", Err: err,
+			Fix: fmt.Sprintf("move it aside (mv %s %s.old); the bridge starts a new one", name, name)}
 	}
 	if len(last) == 0 {
 		return nil, nil

@@ -11,18 +11,32 @@
 // nothing), keeps its panel in a closed shadow root (the page can neither
 // read nor rewrite what the panel says), and acts only on a click the
 // browser marks as the user's (event.isTrusted): a page script's click does
-// nothing. The request it sends names no path and no site: the background
+// nothing; Apply takes one only after it has been in sight a moment
+// (ARM_MS), so a panel swapped in or brought into sight under the pointer
+// gets nothing from the click that was meant for something else. The request it sends names no path and no site: the background
 // takes the site from the tab and the repository from the user's options.
 "use strict";
 
 (() => {
-  if (globalThis.__autocoderContent) return; // this world's, not the page's
+  // The page's elements are named properties of the window in this world
+  // too (DOM clobbering): <div id="__autocoderContent"> or <div
+  // id="browser"> must not turn autocoder off on a page, so the mark is
+  // checked for true and the API for a real sendMessage.
+  if (globalThis.__autocoderContent === true) return;
   globalThis.__autocoderContent = true;
 
-  const api = globalThis.browser ?? globalThis.chrome;
+  const real = (o) => o != null && typeof o === "object" && o.runtime != null && typeof o.runtime.sendMessage === "function";
+  const api = real(globalThis.browser) ? globalThis.browser : globalThis.chrome;
   // An answer is read once no streaming marker is on the page and the page
   // has been still this long.
   const QUIET_MS = 1000;
+  // Apply answers a click only once its button has been in sight this long
+  // without a break: a page that swaps the answer (a new panel in the old
+  // one's place) or keeps the panel out of sight (display: none, detached,
+  // off screen, clipped to nothing) and brings it under the pointer as the
+  // user clicks gets nothing from the click. (A panel made transparent or
+  // covered by the page is the overlay case, which this cannot see.)
+  const ARM_MS = 600;
   const BLOCK_TAGS = new Set([
     "P", "DIV", "SECTION", "ARTICLE", "UL", "OL", "LI", "H1", "H2", "H3", "H4", "H5", "H6",
     "BLOCKQUOTE", "TABLE", "TR", "HR", "DL", "DT", "DD", "FIGURE", "HEADER", "FOOTER",
@@ -218,23 +232,38 @@
         undo: h("button", { type: "button" }, "Undo"),
       };
       this.buttons.undo.disabled = true;
+      this.armed = false;
+      this.blocked = false;
+      this.armTimer = 0;
       this.box.append(this.head, this.files, this.list, h("div", { class: "bar" }, this.buttons.apply, this.buttons.dry, this.buttons.undo), this.msg, this.diff);
       this.on(this.buttons.apply, () => this.apply());
       this.on(this.buttons.dry, () => this.dryRun());
       this.on(this.buttons.undo, () => this.undo());
       this.showPreview(preview);
+      this.buttons.apply.disabled = true;
+      new IntersectionObserver((entries) => {
+        clearTimeout(this.armTimer);
+        this.arm(false);
+        if (entries[entries.length - 1].isIntersecting) this.armTimer = setTimeout(() => this.arm(true), ARM_MS);
+      }).observe(this.buttons.apply);
+    }
+
+    // arm lets Apply answer clicks, or not (see ARM_MS).
+    arm(on) {
+      this.armed = on;
+      if (!this.busy) this.buttons.apply.disabled = !on || this.blocked;
     }
 
     // on runs act for a click of the user's only: a click a page script
     // makes (dispatchEvent, element.click()) is not trusted and does nothing.
     on(button, act) {
       button.addEventListener("click", (ev) => {
-        if (!ev.isTrusted || this.busy) return;
+        if (!ev.isTrusted || this.busy || (button === this.buttons.apply && !this.armed)) return;
         this.busy = true;
         for (const b of Object.values(this.buttons)) b.disabled = true;
         Promise.resolve(act()).finally(() => {
           this.busy = false;
-          this.buttons.apply.disabled = false;
+          this.buttons.apply.disabled = !this.armed;
           this.buttons.dry.disabled = false;
           this.buttons.undo.disabled = this.commits.length === 0;
         });
@@ -261,6 +290,7 @@
       this.showSteps(rep);
       this.diff.textContent = rep.patch || "";
       this.say(rep);
+      this.blocked = !rep.ok;
       if (!rep.ok) this.buttons.apply.disabled = true;
     }
 

@@ -23,6 +23,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -200,6 +201,15 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 				"to allow a page you trust, start the server with --allow-origin %s", strings.Join(origin, ", "), strings.Join(origin, "")))
 			return
 		}
+		if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "none" && r.Header.Get("Origin") == "" {
+			// A browser marks every request it makes with Sec-Fetch-Site,
+			// and leaves Origin out of some a page makes (a navigation, a
+			// no-cors GET): "none" is the user's own (an address typed),
+			// anything else a page's, which only a listed Origin admits.
+			refuse(w, http.StatusForbidden, fmt.Sprintf("a web page's request (Sec-Fetch-Site: %s) without an Origin is refused; "+
+				"a client that is not a browser sends no Sec-Fetch-Site", site))
+			return
+		}
 		if !g.authorized(r) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="autocoder"`)
 			refuse(w, http.StatusUnauthorized, "a bearer token is required: send the header Authorization: Bearer TOKEN, "+
@@ -237,6 +247,23 @@ func (g *guard) authorized(r *http.Request) bool {
 		return false
 	}
 	return len(g.token) > 0 && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), g.token) == 1
+}
+
+// CheckOrigins checks the origins the user allows (--allow-origin): each
+// must be one page's origin exactly as a browser sends it,
+// scheme://host[:port]. "null" is refused: a browser sends it for every
+// sandboxed frame, data: and file: page, whatever site made them; so is a
+// pattern or a path, which would never match and only seem to allow.
+func CheckOrigins(origins []string) error {
+	for _, or := range origins {
+		u, err := url.Parse(or)
+		if err != nil || u.Scheme == "" || u.Host == "" || u.Opaque != "" || u.User != nil || u.Path != "" || u.RawQuery != "" ||
+			u.Fragment != "" || strings.ContainsAny(u.Host, "*") || or != strings.ToLower(u.Scheme)+"://"+u.Host {
+			return &step.Error{C: step.ClassUsage, Msg: fmt.Sprintf("--allow-origin %q is not a page's origin (scheme://host[:port], as a browser sends it; null is every sandboxed page's)", or),
+				Fix: "name one page's origin, e.g. --allow-origin https://example.com (no path, no '*', not null); repeat the flag for several"}
+		}
+	}
+	return nil
 }
 
 // DefaultHTTPAddr is where `autocoder mcp --http` listens without ADDR.

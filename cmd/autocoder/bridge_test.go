@@ -7,11 +7,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/autocoder/autocoder/bridge"
 	"github.com/autocoder/autocoder/gitops/gittest"
@@ -394,5 +396,80 @@ func TestBridgeStartedAsTheBrowserStartsIt(t *testing.T) {
 	out, err := cmd.Output()
 	if err == nil || !strings.Contains(string(out), "talks only to autocoder's browser extension") || strings.Contains(string(out), filepath.Base(g.Dir)) {
 		t.Fatalf("another extension: %v %q", err, out)
+	}
+}
+
+// An answer whose file names swell in JSON ('&' is written \u0026, six
+// bytes) lists more than 1 MiB of names in the preview's summary: the
+// reply still fits in what the browser accepts (a larger one ends the
+// connection, and the panel learns nothing of what happened).
+func TestBridgeReplyWithManyFilesFits(t *testing.T) {
+	gittest.Isolate(t)
+	g := bridgeRepo(t)
+	before := g.Snapshot()
+	var answer strings.Builder
+	const files = 800
+	for i := range files {
+		fmt.Fprintf(&answer, "~~~~~act\nwrite_file\n~~~~~\n~~~~~path\nd/%s%d\n~~~~~\n~~~~~text\nx\n~~~~~\n\n", strings.Repeat("&", 240), i)
+	}
+	p := bridgeAsk(t, map[string]any{"id": "1", "type": "preview", "site": "chatgpt.com", "answer": answer.String()})
+	if !p.OK || p.Outcome != "previewed" || p.Summary == nil || p.Summary.Steps != files || p.Truncated == "" {
+		t.Fatalf("preview: ok %v outcome %s error %s truncated %q", p.OK, p.Outcome, p.Error, p.Truncated)
+	}
+	g.AssertUnchanged(before)
+}
+
+// The bridge log knows an applied answer behind a line longer than 1 MiB
+// (the apply of an answer of some 25,000 steps logs that many commits):
+// reading the log does not stop there, so the same answer applied twice
+// still changes nothing the second time.
+func TestBridgeLogPastALongLine(t *testing.T) {
+	gittest.Isolate(t)
+	g := bridgeRepo(t)
+	dir := filepath.Join(g.Dir, ".git", "autocoder")
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	commits := make([]string, 30000)
+	for i := range commits {
+		commits[i] = fmt.Sprintf("%040x", i)
+	}
+	long, _ := json.Marshal(map[string]any{"time": "2026-01-01T00:00:00Z", "site": "chatgpt.com", "type": "apply",
+		"answer_sha256": strings.Repeat("0", 64), "steps": len(commits), "commits": commits, "outcome": "applied"})
+	if err := os.WriteFile(filepath.Join(dir, "bridge.jsonl"), append(long, '\n'), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	a := bridgeAsk(t, map[string]any{"type": "apply", "site": "chatgpt.com", "answer": bridgeAnswer})
+	if a.Outcome != "applied" || len(a.Commits) != 2 {
+		t.Fatalf("apply: %+v", a)
+	}
+	head := g.Git("rev-parse", "HEAD")
+	again := bridgeAsk(t, map[string]any{"type": "apply", "site": "chatgpt.com", "answer": bridgeAnswer})
+	if again.Outcome != "already_applied" || g.Git("rev-parse", "HEAD") != head {
+		t.Fatalf("a second apply: %+v", again)
+	}
+}
+
+// A repository file that is not UTF-8 (Latin-1 here) shows in a dry run's
+// diff: every reply is still valid UTF-8, as the browser requires of a
+// message (it ends the connection on one that is not).
+func TestBridgeRepliesAreUTF8(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"latin.txt": "caf\xe9\n"})
+	var out, errb bytes.Buffer
+	if code := run([]string{"autocoder", "bridge", "add", g.Dir}, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("bridge add: %d %s", code, errb.String())
+	}
+	answer := "~~~~~act\nwrite_file\n~~~~~\n~~~~~path\nlatin.txt\n~~~~~\n~~~~~text\ncafe\n~~~~~\n"
+	for _, typ := range []string{"preview", "apply"} {
+		cmd := exec.Command("autocoder", "bridge", chromeOrigin)
+		cmd.Stdin = bytes.NewReader(frame(map[string]any{"type": typ, "site": "chatgpt.com", "answer": answer}))
+		raw, err := cmd.Output()
+		if err != nil || len(raw) < 4 {
+			t.Fatalf("%s: %v %q", typ, err, raw)
+		}
+		if !utf8.Valid(raw[4:]) || !strings.Contains(string(raw), "latin.txt") {
+			t.Fatalf("%s: the reply is not UTF-8: %q", typ, raw[4:])
+		}
 	}
 }

@@ -100,6 +100,9 @@ func serveHTTP(c *cli.Context, s *mcpserver.Server, root, wd string) error {
 		return err
 	}
 	repo.Close()
+	if err := mcpserver.CheckOrigins(c.StringSlice("allow-origin")); err != nil {
+		return err
+	}
 	path, err := mcpserver.TokenFile()
 	if err != nil {
 		return err

@@ -237,6 +237,11 @@ func TestMCPHTTPRefusals(t *testing.T) {
 		{"a web page's origin", write, "", func(q *http.Request) { q.Header.Set("Origin", "https://evil.example") }, 403},
 		{"a null origin", write, "", func(q *http.Request) { q.Header.Set("Origin", "null") }, 403},
 		{"a rebinding Host", write, "", func(q *http.Request) { q.Host = "evil.example:" + port }, 403},
+		// A browser sends Sec-Fetch-Site on every request, and leaves
+		// Origin out of some (a navigation, a no-cors GET): a page's
+		// request is refused even when it carries no Origin.
+		{"a cross-site request without Origin", write, "", func(q *http.Request) { q.Header.Set("Sec-Fetch-Site", "cross-site") }, 403},
+		{"a same-site page without Origin", write, "", func(q *http.Request) { q.Header.Set("Sec-Fetch-Site", "same-site") }, 403},
 		{"a Host on another port", write, "", func(q *http.Request) { q.Host = "127.0.0.1:1" }, 403},
 		{"a preflight", "", "OPTIONS", func(q *http.Request) {
 			q.Header.Set("Origin", "https://trusted.example")
@@ -292,6 +297,15 @@ func TestMCPHTTPRefusesToExpose(t *testing.T) {
 		code := run([]string{"autocoder", "-C", g.Dir, "mcp", "--http", addr}, strings.NewReader(""), &out, &errb)
 		if code != 4 || !strings.Contains(errb.String(), "--allow-remote") {
 			t.Errorf("%s: exit %d\n%s", addr, code, errb.String())
+		}
+	}
+	// An allowed origin is one page's exact origin: "null" is every
+	// sandboxed frame and file page, "*" or a path no browser sends.
+	for _, origin := range []string{"null", "*", "https://example.com/", "example.com", "https://*.example.com"} {
+		var out, errb bytes.Buffer
+		code := run([]string{"autocoder", "-C", g.Dir, "mcp", "--http", "127.0.0.1:0", "--allow-origin", origin}, strings.NewReader(""), &out, &errb)
+		if code != 2 || !strings.Contains(errb.String(), "--allow-origin") || strings.Contains(errb.String(), "MCP over HTTP at") {
+			t.Errorf("--allow-origin %s: exit %d\n%s", origin, code, errb.String())
 		}
 	}
 	tok := filepath.Join(home, ".config", "autocoder", "mcp-token")

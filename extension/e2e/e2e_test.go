@@ -318,15 +318,36 @@ func textOf(n *cdp.Node) string {
 	return s
 }
 
-// click clicks the panel's button as a person does: a DevTools mouse
-// event, which the page sees as trusted.
+// click clicks the panel's button as a person does: the tab in front,
+// the button scrolled into sight and taking clicks (Apply does a moment
+// after it comes into sight), then a DevTools mouse event, which the page
+// sees as trusted.
 func (b *browserTest) click(ctx context.Context, p panel, label string) {
 	b.t.Helper()
 	id, ok := p.buttons[label]
 	if !ok {
 		b.t.Fatalf("the panel has no %s button: %q", label, p.text)
 	}
+	call(b, ctx, page.BringToFront, cdp.Empty{})
 	call(b, ctx, dom.ScrollIntoViewIfNeeded, dom.ScrollIntoViewIfNeededParams{BackendNodeID: id})
+	b.waitFor("the "+label+" button to take clicks", func() (bool, string) {
+		return !b.disabled(ctx, id), p.text
+	})
+	b.clickNow(ctx, p, label)
+}
+
+// disabled says whether the button is disabled.
+func (b *browserTest) disabled(ctx context.Context, id cdp.BackendNodeID) bool {
+	b.t.Helper()
+	n := call(b, ctx, dom.DescribeNode, dom.DescribeNodeParams{BackendNodeID: id})
+	_, off := attr(n.Node, "disabled")
+	return off
+}
+
+// clickNow clicks the button where it is now, disabled or not.
+func (b *browserTest) clickNow(ctx context.Context, p panel, label string) {
+	b.t.Helper()
+	id := p.buttons[label]
 	quads := call(b, ctx, dom.GetContentQuads, dom.GetContentQuadsParams{BackendNodeID: id}).Quads
 	if len(quads) == 0 {
 		b.t.Fatalf("the %s button has no box", label)
@@ -473,6 +494,14 @@ func TestExtensionInABrowser(t *testing.T) {
 	if n := b.count("preview", greetAnswer); n != 1 {
 		t.Fatalf("the first answer was read %d times", n)
 	}
+
+	// Bait and switch: the page keeps the panel out of sight (off screen),
+	// and brings it under the pointer just as the user clicks there. Apply
+	// takes no click until it has been in sight a moment.
+	eval[bool](b, tab, `(() => { document.querySelector("[data-autocoder-panel]").style.cssText = "position: fixed; left: -10000px; top: 0"; return true; })()`)
+	b.waitFor("Apply to stop taking clicks once out of sight", func() (bool, string) { return b.disabled(tab, p.buttons["Apply"]), "" })
+	eval[bool](b, tab, `(() => { document.querySelector("[data-autocoder-panel]").style.cssText = ""; return true; })()`)
+	b.clickNow(tab, p, "Apply")
 
 	// A hostile page: it clicks Apply from a script (having got hold of
 	// the button), clicks the panel, posts messages to the content script,
