@@ -4,7 +4,6 @@ package gitops
 
 import (
 	"errors"
-	"os"
 
 	"golang.org/x/sys/unix"
 )
@@ -13,25 +12,15 @@ import (
 // (packidx.go), which a mapping reads from the page cache without copying
 // the file. release unmaps it.
 func mapFile(path string) (data []byte, release func(), err error) {
-	// Stat first: opening a pipe named like an index would wait forever.
-	if fi, err := os.Stat(path); err != nil {
-		return nil, nil, err
-	} else if !fi.Mode().IsRegular() {
-		return nil, nil, errors.New("not a regular file")
-	}
-	f, err := os.Open(path)
+	f, size, err := openRegular(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, nil, err
-	}
-	if !fi.Mode().IsRegular() || fi.Size() <= 0 || fi.Size() != int64(int(fi.Size())) {
+	if size <= 0 || size != int64(int(size)) {
 		return nil, nil, errors.New("not a regular file of a size that can be mapped")
 	}
-	data, err = unix.Mmap(int(f.Fd()), 0, int(fi.Size()), unix.PROT_READ, unix.MAP_PRIVATE)
+	data, err = unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_PRIVATE)
 	if err != nil {
 		return nil, nil, err
 	}
