@@ -16,22 +16,7 @@ import (
 // own locks, and refuses a long one with a LockedError, the config as it
 // was. Not parallel: it sets the package's LockWait and lockHeld.
 func TestBranchStartWaitsForConfigLock(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"commit", "-q", "--allow-empty", "-m", "one"}} {
-		if out, err := Git(ctx, dir, append([]string{"-c", "user.name=T", "-c", "user.email=t@example.com"}, args...)...); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	r, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	head, err := r.ReadHEAD()
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, head := oneCommitRepo(t)
 	lock := filepath.Join(r.CommonDir, "config.lock")
 	defer func(w time.Duration) { LockWait = w }(LockWait)
 	LockWait = 200 * time.Millisecond
@@ -58,7 +43,7 @@ func TestBranchStartWaitsForConfigLock(t *testing.T) {
 	config, _ := os.ReadFile(filepath.Join(r.CommonDir, "config"))
 	must(os.WriteFile(lock, []byte("git's"), 0o666))
 	tries, release = 0, false
-	_, err = r.SetBranchStart("autocoder/other", head.Hash, "refs/heads/main")
+	_, err := r.SetBranchStart("autocoder/other", head.Hash, "refs/heads/main")
 	var le *LockedError
 	if !errors.As(err, &le) || !strings.Contains(le.Error(), "config") {
 		t.Fatalf("config.lock held long: %v, want a LockedError", err)
@@ -78,21 +63,7 @@ func TestBranchStartWaitsForConfigLock(t *testing.T) {
 func TestAddSessionLeavesNothingBehind(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dir := t.TempDir()
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"commit", "-q", "--allow-empty", "-m", "one"}} {
-		if out, err := Git(ctx, dir, append([]string{"-c", "user.name=T", "-c", "user.email=t@example.com"}, args...)...); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	r, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	head, err := r.ReadHEAD()
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, head := oneCommitRepo(t)
 	path, err := r.AddSession(ctx, "autocoder/main", head.Hash)
 	if err != nil {
 		t.Fatal(err)
@@ -122,4 +93,26 @@ func TestAddSessionLeavesNothingBehind(t *testing.T) {
 	if list, _ := r.Sessions(ctx); len(list) != 0 {
 		t.Fatalf("a removed session is listed: %+v", list)
 	}
+}
+
+// oneCommitRepo is a repository on main with one empty commit, opened, and
+// its HEAD; it is closed when the test ends.
+func oneCommitRepo(t *testing.T) (*Repo, Head) {
+	t.Helper()
+	dir := t.TempDir()
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"commit", "-q", "--allow-empty", "-m", "one"}} {
+		if out, err := Git(context.Background(), dir, append([]string{"-c", "user.name=T", "-c", "user.email=t@example.com"}, args...)...); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	r, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	head, err := r.ReadHEAD()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, head
 }
