@@ -43,16 +43,6 @@ import (
 	"github.com/autocoder/autocoder/txn"
 )
 
-// Policy is what the host needs of a repository's settings, as apply uses
-// them.
-type Policy struct {
-	BranchPrefix   string
-	MaxAnswerBytes int64
-	// Allowed and RefusedHint are the program policy, for the report.
-	Allowed     func(step.Program) (bool, string)
-	RefusedHint func(step.Program) string
-}
-
 // Options configure Serve.
 type Options struct {
 	// Engine is how the engine is opened on a registered repository
@@ -219,19 +209,17 @@ func (o Options) handle(ctx context.Context, msg []byte) Reply {
 	if err != nil {
 		return failed(req, err)
 	}
-	e := ae.Engine
-	pol := Policy{BranchPrefix: ae.Settings.Apply.BranchPrefix, MaxAnswerBytes: ae.Settings.Apply.MaxResponseBytes,
-		Allowed: ae.Programs.Allowed, RefusedHint: ae.Programs.RefusedHint("apply")}
-	rep := o.run(ctx, e, pol, req)
+	rep := o.run(ctx, ae, req)
 	rep.Repository = rp.Name
-	if err := e.Close(); err != nil && rep.Error == "" {
+	if err := ae.Close(); err != nil && rep.Error == "" {
 		rep.OK, rep.Error, rep.Hint = false, "the index was not written: "+err.Error(), step.HintOf(err)
 	}
 	return rep
 }
 
 // run answers a request on the repository's engine, and logs it.
-func (o Options) run(ctx context.Context, e *txn.Engine, pol Policy, req Request) (rep Reply) {
+func (o Options) run(ctx context.Context, ae *autocoder.Engine, req Request) (rep Reply) {
+	e := ae.Engine
 	entry := logEntry{Site: req.Site, Type: req.Type}
 	if req.Type == "preview" || req.Type == "apply" {
 		sum := sha256.Sum256([]byte(req.Answer))
@@ -259,7 +247,7 @@ func (o Options) run(ctx context.Context, e *txn.Engine, pol Policy, req Request
 		return Reply{ID: req.ID, Type: req.Type, OK: true, Outcome: "status", Report: buf.Bytes(),
 			Message: fmt.Sprintf("work branch %s: %d commit(s)", branch, len(entries))}
 	}
-	return o.applyAnswer(ctx, e, pol, req, entry.Answer)
+	return o.applyAnswer(ctx, ae, req, entry.Answer)
 }
 
 func (o Options) undo(e *txn.Engine, req Request) Reply {
@@ -286,10 +274,12 @@ func (o Options) undo(e *txn.Engine, req Request) Reply {
 
 // applyAnswer is preview and apply: apply's parser and engine, and apply's
 // report.
-func (o Options) applyAnswer(ctx context.Context, e *txn.Engine, pol Policy, req Request, hash string) Reply {
+func (o Options) applyAnswer(ctx context.Context, ae *autocoder.Engine, req Request, hash string) Reply {
+	e := ae.Engine
+	maxBytes := ae.Settings.Apply.MaxResponseBytes
 	rep := Reply{ID: req.ID, Type: req.Type}
-	if pol.MaxAnswerBytes > 0 && int64(len(req.Answer)) > pol.MaxAnswerBytes {
-		return failed(req, &step.Error{C: step.ClassUsage, Msg: fmt.Sprintf("the answer is larger than %d bytes", pol.MaxAnswerBytes),
+	if maxBytes > 0 && int64(len(req.Answer)) > maxBytes {
+		return failed(req, &step.Error{C: step.ClassUsage, Msg: fmt.Sprintf("the answer is larger than %d bytes", maxBytes),
 			Fix: "raise [apply] max_response_bytes in the repository's autocoder.toml, or apply it from a file"})
 	}
 	items := protocol.Parse([]byte(req.Answer))
@@ -331,7 +321,7 @@ func (o Options) applyAnswer(ctx context.Context, e *txn.Engine, pol Policy, req
 	code := step.Judge(results, false).ExitCode() // as apply's exit code
 	out := report.Run{Branch: run.Branch, DryRun: req.Type == "preview", Results: results, Code: code,
 		Subject: e.Subject, Patch: patch, PatchRaw: true,
-		Allowed: pol.Allowed, RefusedHint: pol.RefusedHint}
+		Allowed: ae.Programs.Allowed, RefusedHint: ae.Programs.RefusedHint("apply")}
 	var buf bytes.Buffer
 	out.JSON(&buf)
 	rep.OK, rep.Report, rep.Feedback = true, buf.Bytes(), string(protocol.Feedback(results))
