@@ -27,7 +27,7 @@ type Run struct {
 	// made a new one beside it ("" none): said, so that nobody looks for
 	// the new steps there.
 	Earlier string
-	// Patch is a dry run's whole patch (txn.Engine.DryRun): in text, a dry
+	// Patch is a dry run's whole patch (txn.Report.Patch): in text, a dry
 	// run's standard output holds it alone, and its step lines go to
 	// standard error. PatchRaw writes it unescaped (standard output is not
 	// a terminal: a file or a pipe must get bytes git apply accepts).

@@ -2,7 +2,7 @@
 // transactions, one commit each, and undoes, redoes and recovers them.
 //
 // Start with engine.go (Open, the lock, Close), then the files named for
-// the phases of a run: run.go (the run loop, Run and DryRun), step.go (one
+// the phases of a run: run.go (the run loop, Run), step.go (one
 // step's transaction: Apply, its commit), dryrun.go (--dry-run's plan and
 // patch), branch.go (the work branch's name), outcome.go (each op's
 // outcome when a step fails) and notes.go (the step's block as a git

@@ -15,7 +15,14 @@ import (
 // the engine so that apply, the bridge and `run` say the same.
 type Report struct {
 	Results []step.Result
-	// Patch is a dry run's whole patch (see DryRun); "" otherwise.
+	// Patch is a dry run's whole patch: one file patch per touched path,
+	// from the repository as the run found it to what its planned steps
+	// leave, a moved file in git's rename form. git apply and patch -p1
+	// accept it (the per-op diffs of the results, applied one after the
+	// other, patch --dry-run does not: it reads every file patch against
+	// the unchanged file). With Atomic, when a step fails the run would
+	// take every step back, so none is planned and the patch is empty.
+	// "" when not a dry run.
 	Patch string
 	// Branch is the work branch HEAD is on after the run, without
 	// refs/heads/; "" when HEAD is not (or no longer) on a work branch.

@@ -31,18 +31,6 @@ func (e *Engine) Run(ctx context.Context, items []step.Item, o RunOptions) (resu
 	return results
 }
 
-// DryRun is Run with DryRun set, and the whole run's patch besides: one
-// file patch per touched path, from the repository as the run found it to
-// what its planned steps leave, a moved file in git's rename form. git
-// apply and patch -p1 accept it (the per-op diffs of the results, applied
-// one after the other, patch --dry-run does not: it reads every file patch
-// against the unchanged file). atomic is --atomic: when a step fails, the
-// run would take every step back, so none is planned and the patch is
-// empty.
-func (e *Engine) DryRun(ctx context.Context, items []step.Item, atomic bool) ([]step.Result, string) {
-	return e.run(ctx, items, RunOptions{DryRun: true, Atomic: atomic})
-}
-
 func (e *Engine) run(ctx context.Context, items []step.Item, o RunOptions) (results []step.Result, patch string) {
 	overlay := map[string]*file{}
 	p := &dryPlan{base: map[string]*file{}, movedFrom: map[string]string{}}
