@@ -48,7 +48,7 @@ type Options struct {
 	// repository's untrusted settings are ignored; nil discards them.
 	Log io.Writer
 	// Dirs are the user's folders for the user's own file and the trust
-	// records; the zero value means config.UserDirs().
+	// records; nil means config.UserDirs().
 	Dirs *config.Dirs
 }
 
