@@ -127,11 +127,10 @@ func runApply(c *cli.Context) (err error) {
 	if err := writeFeedback(c, results); err != nil {
 		return err
 	}
-	programs := e.Programs
 	out := report.Run{Branch: rep.Branch, DryRun: c.Bool("dry-run"), Results: results, Code: exitOf(fail),
 		Subject: e.Subject, Patch: rep.Patch, PatchRaw: !stdoutTerminal(c) && c.String("feedback") != "-",
-		Allowed:     programs.Allowed,
-		RefusedHint: programs.RefusedHint("apply"),
+		Allowed:     e.Programs.Allowed,
+		RefusedHint: e.Programs.RefusedHint("apply"),
 		Quiet:       c.Bool("quiet"), SwitchedFrom: rep.From, Earlier: rep.Earlier, StartCommit: rep.StartCommit}
 	// The step lines go where the report goes, but a dry run's go to
 	// standard error; the patch goes where the report goes.
