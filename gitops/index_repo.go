@@ -19,15 +19,25 @@ func (r *Repo) indexFile() string { return filepath.Join(r.GitDir, "index") }
 // write it back, take LockIndex first.
 func (r *Repo) ReadIndex() (*index.Index, error) { return index.ReadIndex(r.indexFile()) }
 
+// SplitFrom is the number of entries from which an index is written split
+// though git's configuration does not ask for it. Below it the whole file
+// is written in a millisecond or two; at 100k entries it is 9 MB read,
+// hashed and written at every step, where a split index writes the few
+// entries that changed (issue #20). git reads a split index and keeps it
+// split; libgit2 and go-git refuse one, and core.splitIndex=false brings
+// the whole file back for them (git's tweak_split_index, and here).
+const SplitFrom = 10000
+
 // ConfigureSplit chooses whether ix is written split (index.Index.SetSplit) the
 // way git does: core.splitIndex true or false decides (git's
 // tweak_split_index); unset, an index read split stays split, and so does
 // one written by a long-lived process, whose writes would otherwise each
-// rewrite the whole file. splitIndex.maxPercentChange sets when a new
-// shared index is written, splitIndex.sharedIndexExpire when an unused one
-// is removed. Only the repository's own config is read.
+// rewrite the whole file, or one of SplitFrom entries or more.
+// splitIndex.maxPercentChange sets when a new shared index is written,
+// splitIndex.sharedIndexExpire when an unused one is removed. Only the
+// repository's own config is read.
 func (r *Repo) ConfigureSplit(ix *index.Index, longLived bool) {
-	on := ix.Split() || longLived
+	on := ix.Split() || longLived || ix.Len() >= SplitFrom
 	switch strings.ToLower(r.ConfigValue("core", "splitIndex")) {
 	case "true", "yes", "on", "1":
 		on = true

@@ -71,6 +71,11 @@ func (ix *Index) SetSharedExpire(d time.Duration) { ix.sharedExpire = d }
 // read was one (and nobody called SetSplit since), or SetSplit(true).
 func (ix *Index) Split() bool { return ix.wantSplit }
 
+// Linked reports whether ix is split against a shared index file already:
+// it was read split, or written split since. A split write of an index
+// that is not linked first writes its shared index.
+func (ix *Index) Linked() bool { return ix.base != nil }
+
 // parseLink reads the body of a link extension (git's read_link_extension).
 func (ix *Index) parseLink(body []byte) error {
 	if len(body) < idxHashLen {
