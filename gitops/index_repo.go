@@ -4,6 +4,7 @@ package gitops
 // telling whether it changed since (the package index has the format).
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,9 +16,57 @@ import (
 // indexFile is this worktree's index.
 func (r *Repo) indexFile() string { return filepath.Join(r.GitDir, "index") }
 
-// ReadIndex reads this worktree's index (see index.ReadIndex). To
-// write it back, take LockIndex first.
-func (r *Repo) ReadIndex() (*index.Index, error) { return index.ReadIndex(r.indexFile()) }
+// ReadIndex reads this worktree's index (see index.ReadIndex), hashing a
+// shared index file only the first time this worktree reads it (see
+// sharedVerified). To write it back, take LockIndex first.
+func (r *Repo) ReadIndex() (*index.Index, error) {
+	return index.ReadIndexWith(r.indexFile(), sharedVerified{filepath.Join(r.GitDir, "autocoder", "verified-shared-index")})
+}
+
+// sharedVerified is the index.Verifier of a worktree: a file of
+// autocoder's own folder holding one line, the name, device, inode and
+// size of the shared index file verified last (a worktree's index links to
+// one at a time). Where the system gives no inode (Windows), nothing is
+// vouched for. A read-only command does not create the folder to write it.
+type sharedVerified struct{ path string }
+
+func (v sharedVerified) line(name string, fi os.FileInfo) string {
+	st := index.StatOf(fi)
+	if st.Ino == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s %d %d %d\n", name, st.Dev, st.Ino, fi.Size())
+}
+
+func (v sharedVerified) Verified(name string, fi os.FileInfo) bool {
+	want := v.line(name, fi)
+	if want == "" {
+		return false
+	}
+	b, err := os.ReadFile(v.path)
+	return err == nil && string(b) == want
+}
+
+func (v sharedVerified) Remember(name string, fi os.FileInfo) {
+	line := v.line(name, fi)
+	if line == "" {
+		return
+	}
+	f, err := os.CreateTemp(filepath.Dir(v.path), "verified-shared-index-*")
+	if err != nil {
+		return // no folder yet, or not writable: the next read verifies again
+	}
+	_, err = f.WriteString(line)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), v.path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+}
 
 // SplitFrom is the number of entries from which an index is written split
 // though git's configuration does not ask for it. Below it the whole file

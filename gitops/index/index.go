@@ -169,6 +169,9 @@ type Index struct {
 	hashDone    <-chan struct{}
 	sum         []byte
 	checkpoints []idxCheckpoint
+	// trusted: data is a shared index file a Verifier vouched for; it is
+	// not hashed (sum and checkpoints stay nil).
+	trusted bool
 
 	// mtime is the index file's own mtime when it was read (or last written
 	// by WriteIndex), git's istate->timestamp for racy checks; 0 if there

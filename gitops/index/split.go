@@ -134,8 +134,9 @@ type sharedIndex struct {
 
 // loadShared returns the shared index at path, parsed and verified: from
 // sharedIndexes when the file is still the one parsed (same device, inode
-// and size), else mapped and parsed now. A missing file is fs.ErrNotExist.
-func loadShared(path string) (*Index, error) {
+// and size), else mapped and parsed now, and hashed unless v vouches for
+// it (v may be nil). A missing file is fs.ErrNotExist.
+func loadShared(path string, v Verifier) (*Index, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, err
@@ -151,13 +152,24 @@ func loadShared(path string) (*Index, error) {
 	}
 	st := StatOf(fi)
 	ix := &Index{path: path, data: data, mtimeSec: st.MtimeSec, mtimeNsec: st.MtimeNsec, maxPercent: DefaultMaxPercentChange}
-	hashed := ix.startHash()
-	hashed <- len(data)
-	close(hashed)
+	name := filepath.Base(path)
+	if v != nil && v.Verified(name, fi) {
+		ix.trusted = true
+		done := make(chan struct{})
+		close(done)
+		ix.hashDone = done
+	} else {
+		hashed := ix.startHash()
+		hashed <- len(data)
+		close(hashed)
+	}
 	if err := ix.parse(); err != nil {
 		<-ix.hashDone // parse may return before the hash is done with the mapping
 		release()
 		return nil, err
+	}
+	if v != nil && !ix.trusted {
+		v.Remember(name, fi)
 	}
 	if sharedIndexes.m == nil {
 		sharedIndexes.m = map[string]sharedIndex{}
@@ -169,7 +181,7 @@ func loadShared(path string) (*Index, error) {
 // mergeShared loads the shared index ix links to and makes ix the whole
 // index, as git's merge_base_index does. The shared index is only read:
 // other Indexes of this process may use it too (loadShared).
-func (ix *Index) mergeShared() error {
+func (ix *Index) mergeShared(v Verifier) error {
 	l := ix.link
 	ix.link = nil
 	if l.hash == ([20]byte{}) {
@@ -180,7 +192,7 @@ func (ix *Index) mergeShared() error {
 		return nil
 	}
 	spath := ix.sharedPath(l.hash)
-	shared, err := loadShared(spath)
+	shared, err := loadShared(spath, v)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &UnsupportedIndexError{Path: ix.path,
 			Reason: fmt.Sprintf("split index: its shared index %s is missing", filepath.Base(spath)),
