@@ -116,7 +116,7 @@ func (r *Repo) IndexStat() (os.FileInfo, error) { return os.Stat(r.indexFile()) 
 func (r *Repo) Gitlinks(ix *index.Index) map[string]bool {
 	links := map[string]bool{}
 	if ix != nil {
-		for _, p := range ix.PathsOfMode(ModeGitlink) {
+		for _, p := range ix.Gitlinks() {
 			links[p] = true
 		}
 	}

@@ -182,6 +182,9 @@ type Index struct {
 	// the bound holds until data is replaced.
 	rawMtime      uint32
 	rawMtimeKnown bool
+	// rawGitlinks are the slots of data's gitlink entries as scanEntries
+	// found them: a raw slot at one of their offsets is a gitlink.
+	rawGitlinks []idxSlot
 
 	// The split index (index_split.go). While reading: link is the file's
 	// link extension and stripped the number of leading entries without a

@@ -244,6 +244,15 @@ func (ix *Index) scanEntries(end int) error {
 			name = ix.names[s.nameOff:]
 			pos += int(s.size)
 		}
+		// What later questions would otherwise scan every entry for,
+		// read here from the entry the scan is on: the gitlinks (few),
+		// and the newest mtime an entry could be racy with.
+		mode, mtime, size := ix.rawRacyFields(s)
+		if mode == idxModeGitlink {
+			ix.rawGitlinks = append(ix.rawGitlinks, *s)
+		} else if size != 0 && mtime > ix.rawMtime {
+			ix.rawMtime = mtime
+		}
 		if len(name) == 0 {
 			// A split index's replacements come first, without paths.
 			if i != ix.stripped {
@@ -261,6 +270,7 @@ func (ix *Index) scanEntries(end int) error {
 		}
 		prev = name
 	}
+	ix.rawMtimeKnown = true
 	return ix.scanExtensions(pos, end)
 }
 

@@ -319,6 +319,10 @@ func (ix *Index) mergeShared(v Verifier) error {
 	ix.slots, ix.fresh, ix.freshNames = out, fresh, freshNames
 	ix.sum, ix.checkpoints = shared.sum, shared.checkpoints
 	ix.hashDone = nil
+	// The shared index's bound covers the raw slots, a subset of its
+	// entries: racyRawFree may answer false where a scan of the subset
+	// would not, never true where it would not.
+	ix.rawMtime, ix.rawMtimeKnown, ix.rawGitlinks = shared.rawMtime, true, shared.rawGitlinks
 	ix.stripped = 0
 	ix.wantSplit = true
 	ix.maxPercent = DefaultMaxPercentChange
@@ -500,7 +504,7 @@ func (ix *Index) writeShared() error {
 	}
 	ix.base = &idxBase{hash: hash, slots: shared.slots}
 	ix.data, ix.names, ix.slots = data, shared.names, append([]idxSlot(nil), shared.slots...)
-	ix.rawMtimeKnown = false
+	ix.rawMtime, ix.rawMtimeKnown, ix.rawGitlinks = shared.rawMtime, true, shared.rawGitlinks
 	ix.fresh, ix.freshNames = nil, nil
 	ix.sum, ix.checkpoints, ix.hashDone = nil, nil, nil
 	return nil
