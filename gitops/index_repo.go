@@ -16,18 +16,19 @@ import (
 // indexFile is this worktree's index.
 func (r *Repo) indexFile() string { return filepath.Join(r.GitDir, "index") }
 
-// ReadIndex reads this worktree's index (see index.ReadIndex), hashing a
-// shared index file only the first time this worktree reads it (see
-// sharedVerified). To write it back, take LockIndex first.
+// ReadIndex reads this worktree's index (see index.ReadIndex), hashing and
+// walking a shared index file only the first time this worktree reads it
+// (see sharedVerified). To write it back, take LockIndex first.
 func (r *Repo) ReadIndex() (*index.Index, error) {
-	return index.ReadIndexWith(r.indexFile(), sharedVerified{filepath.Join(r.GitDir, "autocoder", "verified-shared-index")})
+	return index.ReadIndexWith(r.indexFile(), sharedVerified{filepath.Join(r.GitDir, "autocoder", "shared-index-scan")})
 }
 
-// sharedVerified is the index.Verifier of a worktree: a file of
-// autocoder's own folder holding one line, the name, device, inode and
-// size of the shared index file verified last (a worktree's index links to
-// one at a time). Where the system gives no inode (Windows), nothing is
-// vouched for. A read-only command does not create the folder to write it.
+// sharedVerified is the index.Verifier of a worktree: a file of autocoder's
+// own folder that starts with a line naming the shared index file verified
+// last (its name, device, inode and size; a worktree's index links to one
+// at a time), followed by the scan of it. Where the system gives no inode
+// (Windows), nothing is vouched for. A read-only command does not create
+// the folder to write it.
 type sharedVerified struct{ path string }
 
 func (v sharedVerified) line(name string, fi os.FileInfo) string {
@@ -38,25 +39,31 @@ func (v sharedVerified) line(name string, fi os.FileInfo) string {
 	return fmt.Sprintf("%s %d %d %d\n", name, st.Dev, st.Ino, fi.Size())
 }
 
-func (v sharedVerified) Verified(name string, fi os.FileInfo) bool {
+func (v sharedVerified) Verified(name string, fi os.FileInfo) []byte {
 	want := v.line(name, fi)
 	if want == "" {
-		return false
+		return nil
 	}
 	b, err := os.ReadFile(v.path)
-	return err == nil && string(b) == want
+	if err != nil || !strings.HasPrefix(string(b), want) {
+		return nil
+	}
+	return b[len(want):]
 }
 
-func (v sharedVerified) Remember(name string, fi os.FileInfo) {
+func (v sharedVerified) Remember(name string, fi os.FileInfo, scan []byte) {
 	line := v.line(name, fi)
 	if line == "" {
 		return
 	}
-	f, err := os.CreateTemp(filepath.Dir(v.path), "verified-shared-index-*")
+	f, err := os.CreateTemp(filepath.Dir(v.path), "shared-index-scan-*")
 	if err != nil {
 		return // no folder yet, or not writable: the next read verifies again
 	}
 	_, err = f.WriteString(line)
+	if err == nil {
+		_, err = f.Write(scan)
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

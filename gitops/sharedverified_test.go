@@ -13,10 +13,10 @@ import (
 	"github.com/autocoder/autocoder/gitops/index"
 )
 
-// A worktree hashes a shared index file once: the read that verified it
-// records the file (name, device, inode, size) in autocoder's folder, a
-// later read of that file trusts it, and another file at that name (a new
-// inode) is hashed again.
+// A worktree hashes and walks a shared index file once: the read that
+// verified it records the file (name, device, inode, size) and its scan in
+// autocoder's folder, a later read of that file trusts both, and another
+// file at that name (a new inode) is hashed again.
 func TestASharedIndexIsVerifiedOnce(t *testing.T) {
 	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
@@ -28,7 +28,7 @@ func TestASharedIndexIsVerifiedOnce(t *testing.T) {
 	if err != nil || len(shared) != 1 {
 		t.Fatalf("shared indexes: %v %v", shared, err)
 	}
-	marker := filepath.Join(g.Dir, ".git", "autocoder", "verified-shared-index")
+	marker := filepath.Join(g.Dir, ".git", "autocoder", "shared-index-scan")
 	read := func() error {
 		t.Helper()
 		r, err := gitops.Open(g.Dir)
@@ -46,6 +46,7 @@ func TestASharedIndexIsVerifiedOnce(t *testing.T) {
 	if err != nil || !strings.HasPrefix(string(b), filepath.Base(shared[0])+" ") {
 		t.Fatalf("after the first read the marker is %q (%v), want the shared index's name first", b, err)
 	}
+	_, scan, _ := strings.Cut(string(b), "\n")
 
 	// Another file at the shared index's name, damaged in an object name
 	// (the structure holds): a new inode, so it is hashed and refused.
@@ -73,7 +74,7 @@ func TestASharedIndexIsVerifiedOnce(t *testing.T) {
 	}
 	st := index.StatOf(fi)
 	line := filepath.Base(shared[0]) + " " + itoa(uint64(st.Dev)) + " " + itoa(uint64(st.Ino)) + " " + itoa(uint64(fi.Size())) + "\n"
-	if err := os.WriteFile(marker, []byte(line), 0o644); err != nil {
+	if err := os.WriteFile(marker, []byte(line+scan), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := read(); err != nil {

@@ -27,17 +27,18 @@ import (
 func ReadIndex(path string) (*Index, error) { return ReadIndexWith(path, nil) }
 
 // Verifier remembers the shared index files whose checksum was verified,
-// across processes. A shared index is named by its checksum and never
-// changed in place, so the file verified once (the same device, inode and
-// size) need not be hashed again: at 100k entries that is 9 MB of SHA-1 in
-// every autocoder process, at 1M 90 MB. git verifies no index checksum
-// outside fsck; autocoder verifies each shared index file once.
+// across processes, with their scan (scan.go). A shared index is named by
+// its checksum and never changed in place, so the file verified once (the
+// same device, inode and size) need not be hashed or walked again: at 100k
+// entries that is 9 MB of SHA-1 and of entries in every autocoder process,
+// at 1M 90 MB. git verifies no index checksum outside fsck; autocoder
+// verifies each shared index file once.
 type Verifier interface {
-	// Verified reports that the shared index file fi, named name, was
-	// verified before.
-	Verified(name string, fi os.FileInfo) bool
-	// Remember records that it was just verified.
-	Remember(name string, fi os.FileInfo)
+	// Verified returns the scan kept with the shared index file fi, named
+	// name, when it was verified before; nil if not.
+	Verified(name string, fi os.FileInfo) []byte
+	// Remember keeps scan as the scan of the file just verified.
+	Remember(name string, fi os.FileInfo, scan []byte)
 }
 
 // ReadIndexWith is ReadIndex, with a shared index verified once (see
@@ -146,7 +147,11 @@ func (ix *Index) damaged(format string, args ...any) error {
 	}
 }
 
-func (ix *Index) parse() error {
+func (ix *Index) parse() error { return ix.parseWith(nil) }
+
+// parseWith parses the file, its entries from scan, a kept scan of it
+// (scan.go), when scan is not nil.
+func (ix *Index) parseWith(scan []byte) error {
 	d := ix.data
 	if len(d) < idxHeaderLen+idxHashLen || string(d[:4]) != "DIRC" {
 		return ix.damaged("no DIRC header")
@@ -164,7 +169,15 @@ func (ix *Index) parse() error {
 	// The checksum is being verified on the other core (startHash) while
 	// this one indexes the entries. An all-zero trailer is git's
 	// index.skipHash, which means "not computed".
-	err := ix.scanEntries(end)
+	var err error
+	if scan != nil {
+		var pos int
+		if pos, err = ix.decodeScan(scan, end); err == nil {
+			err = ix.scanExtensions(pos, end)
+		}
+	} else {
+		err = ix.scanEntries(end)
+	}
 	<-ix.hashDone
 	if err != nil {
 		return err

@@ -151,25 +151,38 @@ func loadShared(path string, v Verifier) (*Index, error) {
 		return nil, fmt.Errorf("read index %s: %w", path, err)
 	}
 	st := StatOf(fi)
-	ix := &Index{path: path, data: data, mtimeSec: st.MtimeSec, mtimeNsec: st.MtimeNsec, maxPercent: DefaultMaxPercentChange}
+	fresh := func() *Index {
+		return &Index{path: path, data: data, mtimeSec: st.MtimeSec, mtimeNsec: st.MtimeNsec, maxPercent: DefaultMaxPercentChange}
+	}
 	name := filepath.Base(path)
-	if v != nil && v.Verified(name, fi) {
-		ix.trusted = true
-		done := make(chan struct{})
-		close(done)
-		ix.hashDone = done
-	} else {
+	var ix *Index
+	if v != nil {
+		if scan := v.Verified(name, fi); scan != nil {
+			// Verified before, and walked: neither again. A kept scan
+			// that does not fit the file is dropped for a walk.
+			ix = fresh()
+			ix.trusted = true
+			done := make(chan struct{})
+			close(done)
+			ix.hashDone = done
+			if ix.parseWith(scan) != nil {
+				ix = nil
+			}
+		}
+	}
+	if ix == nil {
+		ix = fresh()
 		hashed := ix.startHash()
 		hashed <- len(data)
 		close(hashed)
-	}
-	if err := ix.parse(); err != nil {
-		<-ix.hashDone // parse may return before the hash is done with the mapping
-		release()
-		return nil, err
-	}
-	if v != nil && !ix.trusted {
-		v.Remember(name, fi)
+		if err := ix.parse(); err != nil {
+			<-ix.hashDone // parse may return before the hash is done with the mapping
+			release()
+			return nil, err
+		}
+		if v != nil && ix.link == nil && ix.stripped == 0 {
+			v.Remember(name, fi, ix.encodeScan())
+		}
 	}
 	if sharedIndexes.m == nil {
 		sharedIndexes.m = map[string]sharedIndex{}
