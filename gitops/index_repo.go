@@ -4,6 +4,7 @@ package gitops
 // telling whether it changed since (the package index has the format).
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/autocoder/autocoder/gitops/index"
+	"github.com/autocoder/autocoder/internal/mapfile"
 )
 
 // indexFile is this worktree's index.
@@ -39,16 +41,21 @@ func (v sharedVerified) line(name string, fi os.FileInfo) string {
 	return fmt.Sprintf("%s %d %d %d\n", name, st.Dev, st.Ino, fi.Size())
 }
 
-func (v sharedVerified) Verified(name string, fi os.FileInfo) []byte {
+// Verified maps the file (it is replaced by rename, never written in place).
+func (v sharedVerified) Verified(name string, fi os.FileInfo) ([]byte, func()) {
 	want := v.line(name, fi)
 	if want == "" {
-		return nil
+		return nil, nil
 	}
-	b, err := os.ReadFile(v.path)
-	if err != nil || !strings.HasPrefix(string(b), want) {
-		return nil
+	b, release, err := mapfile.Map(v.path)
+	if err != nil {
+		return nil, nil
 	}
-	return b[len(want):]
+	if !bytes.HasPrefix(b, []byte(want)) {
+		release()
+		return nil, nil
+	}
+	return b[len(want):], release
 }
 
 func (v sharedVerified) Remember(name string, fi os.FileInfo, scan []byte) {

@@ -35,8 +35,9 @@ func ReadIndex(path string) (*Index, error) { return ReadIndexWith(path, nil) }
 // verifies each shared index file once.
 type Verifier interface {
 	// Verified returns the scan kept with the shared index file fi, named
-	// name, when it was verified before; nil if not.
-	Verified(name string, fi os.FileInfo) []byte
+	// name, when it was verified before; nil if not. release lets go of
+	// the bytes once the scan is read.
+	Verified(name string, fi os.FileInfo) (scan []byte, release func())
 	// Remember keeps scan as the scan of the file just verified.
 	Remember(name string, fi os.FileInfo, scan []byte)
 }

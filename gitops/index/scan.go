@@ -78,17 +78,17 @@ func (ix *Index) decodeScan(b []byte, end int) (int, error) {
 		ix.names = b[(n+ngit)*scanSlotLen:]
 	}
 	get := func(k int) idxSlot {
-		p := b[k*scanSlotLen:]
+		p := b[k*scanSlotLen : k*scanSlotLen+scanSlotLen]
 		return idxSlot{off: binary.LittleEndian.Uint32(p), size: binary.LittleEndian.Uint32(p[4:]),
 			nameOff: binary.LittleEndian.Uint32(p[8:]), nameLen: binary.LittleEndian.Uint32(p[12:]), stage: p[16]}
 	}
 	ix.slots = make([]idxSlot, n)
-	pos := uint64(idxHeaderLen)
+	pos, names, v4 := uint64(idxHeaderLen), uint64(len(ix.names)), ix.version == 4
 	for k := range ix.slots {
 		s := get(k)
 		nameEnd := uint64(s.nameOff) + uint64(s.nameLen)
-		if uint64(s.off) != pos || s.size < idxEntryFixed || pos+uint64(s.size) > uint64(end) || s.stage > 3 || s.nameLen == 0 || nameEnd > uint64(len(ix.names)) ||
-			ix.version != 4 && (uint64(s.nameOff) < pos+idxEntryFixed || nameEnd > pos+uint64(s.size)) {
+		if uint64(s.off) != pos || s.size < idxEntryFixed || pos+uint64(s.size) > uint64(end) || s.stage > 3 || s.nameLen == 0 || nameEnd > names ||
+			!v4 && (uint64(s.nameOff) < pos+idxEntryFixed || nameEnd > pos+uint64(s.size)) {
 			return 0, errScan
 		}
 		ix.slots[k] = s

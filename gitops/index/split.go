@@ -157,7 +157,7 @@ func loadShared(path string, v Verifier) (*Index, error) {
 	name := filepath.Base(path)
 	var ix *Index
 	if v != nil {
-		if scan := v.Verified(name, fi); scan != nil {
+		if scan, release := v.Verified(name, fi); scan != nil {
 			// Verified before, and walked: neither again. A kept scan
 			// that does not fit the file is dropped for a walk.
 			ix = fresh()
@@ -167,7 +167,11 @@ func loadShared(path string, v Verifier) (*Index, error) {
 			ix.hashDone = done
 			if ix.parseWith(scan) != nil {
 				ix = nil
+			} else if ix.version == 4 {
+				// Version 4's paths are the scan's bytes.
+				ix.names = bytes.Clone(ix.names)
 			}
+			release()
 		}
 	}
 	if ix == nil {
