@@ -11,6 +11,7 @@ import (
 
 	"github.com/autocoder/autocoder/gitops"
 	"github.com/autocoder/autocoder/gitops/gittest"
+	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/txn"
 )
 
@@ -201,4 +202,106 @@ func TestALargeIndexStaysWholeWhenGitConfigSaysSo(t *testing.T) {
 	}
 	g.AssertClean()
 	g.Fsck()
+}
+
+// After autocoder split a large index by itself, git's everyday commands
+// and autocoder's undo and redo keep working on it and agree with each
+// other: git status and fsck are the judges at every turn, and an apply
+// reads the index git wrote back in between.
+func TestALargeSplitIndexKeepsGitAndUndoWorking(t *testing.T) {
+	t.Parallel()
+	g := largeRepo(t)
+	engine := func() *txn.Engine {
+		t.Helper()
+		return open(t, g.Dir, txn.Options{})
+	}
+	e := engine()
+	mustApply(t, e, mkStep("s1", replace("d03/f01500.txt", "file", "edited")))
+	mustApply(t, e, mkStep("s2", write("d19/new.txt", "new\n"), step.Op{Kind: step.OpDelete, Path: "d03/f01501.txt"}))
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(sharedIndexes(t, g)) != 1 {
+		t.Fatalf("shared indexes: %v", sharedIndexes(t, g))
+	}
+	clean := func(when string) {
+		t.Helper()
+		if got := g.Git("status", "--porcelain"); got != "" {
+			t.Fatalf("%s: git status --porcelain = %q", when, got)
+		}
+		if got := g.Git("diff", "--cached", "--name-only"); got != "" {
+			t.Fatalf("%s: git diff --cached = %q", when, got)
+		}
+		g.Fsck()
+	}
+	clean("after two steps")
+
+	e = engine()
+	if _, err := e.Undo(1); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	clean("after undo")
+	if _, ok := g.Read("d19/new.txt"); ok || g.MustRead("d03/f01501.txt") != "file 1501\n" {
+		t.Fatal("undo did not take the second step back")
+	}
+	e = engine()
+	if _, err := e.Redo(); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	clean("after redo")
+
+	// The user's own work with git on the split index.
+	g.Write("d03/f01502.txt", "the user's\n")
+	g.Write("d19/mine.txt", "mine\n")
+	g.Git("add", "-A")
+	if got := g.Git("status", "--porcelain"); got != "M  d03/f01502.txt\nA  d19/mine.txt\n" {
+		t.Fatalf("git add -A: status %q", got)
+	}
+	g.Git("stash")
+	clean("after git stash")
+	e = engine()
+	mustApply(t, e, mkStep("s3", replace("d19/f09999.txt", "file", "edited")))
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	clean("after a step on the index git stash wrote")
+	g.Git("stash", "pop", "--index")
+	if got := g.Git("status", "--porcelain"); got != "M  d03/f01502.txt\nA  d19/mine.txt\n" {
+		t.Fatalf("git stash pop --index: status %q", got)
+	}
+	e = engine()
+	mustApply(t, e, mkStep("s4", replace("d03/f01999.txt", "file", "edited")))
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := g.Git("status", "--porcelain"); got != "M  d03/f01502.txt\nA  d19/mine.txt\n" {
+		t.Fatalf("a step over the user's staged files: status %q", got)
+	}
+	g.Git("commit", "-q", "-m", "the user's")
+	clean("after git commit")
+	g.Git("checkout", "-q", "main")
+	clean("after git checkout main")
+	if _, ok := g.Read("d19/mine.txt"); ok || g.MustRead("d03/f01500.txt") != "file 1500\n" {
+		t.Fatal("git checkout main left the work branch's files")
+	}
+	g.Git("checkout", "-q", "autocoder/main")
+	clean("after git checkout autocoder/main")
+	g.Write("d03/f01500.txt", "scribble\n")
+	g.Git("reset", "-q", "--hard", "HEAD~1")
+	clean("after git reset --hard")
+	e = engine()
+	mustApply(t, e, mkStep("s5", write("d03/last.txt", "last\n")))
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	clean("after the last step")
+	if got := g.Git("ls-files", "d03/last.txt", "d19/mine.txt", "d03/f01501.txt"); got != "d03/last.txt\n" {
+		t.Fatalf("git ls-files: %q", got)
+	}
 }
