@@ -305,3 +305,43 @@ func TestALargeSplitIndexKeepsGitAndUndoWorking(t *testing.T) {
 		t.Fatalf("git ls-files: %q", got)
 	}
 }
+
+// core.splitIndex=false set after autocoder split the index brings the
+// whole file back at the next step (git's tweak_split_index), with every
+// entry as git read it split.
+func TestALargeSplitIndexComesBackWholeWhenGitConfigSaysSo(t *testing.T) {
+	t.Parallel()
+	g := largeRepo(t)
+	apply := func(id, path string) {
+		t.Helper()
+		e := open(t, g.Dir, txn.Options{})
+		mustApply(t, e, mkStep(id, replace(path, "file", "edited")))
+		if err := e.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	apply("s1", "d03/f01500.txt")
+	if len(sharedIndexes(t, g)) != 1 {
+		t.Fatalf("shared indexes: %v", sharedIndexes(t, g))
+	}
+	g.Git("config", "core.splitIndex", "false")
+	apply("s2", "d19/f09999.txt")
+	ls := g.Git("ls-files", "--stage")
+	b, err := os.ReadFile(filepath.Join(g.Dir, ".git", "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) < 62*gitops.SplitFrom { // every entry takes 62 bytes and more
+		t.Fatalf("the index is still split: %d bytes", len(b))
+	}
+	g.AssertClean()
+	g.Fsck()
+	// git, splitting it again by itself, reads the same entries.
+	g.Git("-c", "core.splitIndex=true", "update-index", "--split-index")
+	if got := g.Git("ls-files", "--stage"); got != ls {
+		t.Error("git ls-files --stage differs once git split the index autocoder wrote whole")
+	}
+	if got := strings.Count(ls, "\n"); got != gitops.SplitFrom {
+		t.Errorf("%d entries, want %d", got, gitops.SplitFrom)
+	}
+}
