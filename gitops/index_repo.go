@@ -97,22 +97,35 @@ const SplitFrom = 10000
 // one written by a long-lived process, whose writes would otherwise each
 // rewrite the whole file, or one of SplitFrom entries or more.
 // splitIndex.maxPercentChange sets when a new shared index is written,
-// splitIndex.sharedIndexExpire when an unused one is removed. Only the
-// repository's own config is read.
+// splitIndex.sharedIndexExpire when an unused one is removed. Each is read
+// as git reads it (SplitConfig).
 func (r *Repo) ConfigureSplit(ix *index.Index, longLived bool) {
 	on := ix.Split() || longLived || ix.Len() >= SplitFrom
-	switch strings.ToLower(r.ConfigValue("core", "splitIndex")) {
+	switch strings.ToLower(r.SplitConfig("core", "splitIndex")) {
 	case "true", "yes", "on", "1":
 		on = true
 	case "false", "no", "off", "0":
 		on = false
 	}
-	pct, err := strconv.Atoi(r.ConfigValue("splitIndex", "maxPercentChange"))
+	pct, err := strconv.Atoi(r.SplitConfig("splitIndex", "maxPercentChange"))
 	if err != nil {
 		pct = index.DefaultMaxPercentChange
 	}
 	ix.SetSplit(on, pct)
-	ix.SetSharedExpire(index.ParseExpiry(r.ConfigValue("splitIndex", "sharedIndexExpire")))
+	ix.SetSharedExpire(index.ParseExpiry(r.SplitConfig("splitIndex", "sharedIndexExpire")))
+}
+
+// SplitConfig is a key of the split index's configuration as git reads
+// it: the repository's own file, read again at every call (a session sees
+// `git config core.splitIndex false` run while it works), which overrides
+// the user's and the system's files (gitConfig, read once per Repo). A
+// user who told git for every repository not to split (libgit2 and go-git
+// tools cannot read a split index) is heard.
+func (r *Repo) SplitConfig(section, key string) string {
+	if v := r.ConfigValue(section, key); v != "" {
+		return v
+	}
+	return r.gitConfig()[strings.ToLower(section+"."+key)]
 }
 
 // LockIndex takes index.lock through its private name in p (see LockVia),

@@ -345,3 +345,41 @@ func TestALargeSplitIndexComesBackWholeWhenGitConfigSaysSo(t *testing.T) {
 		t.Errorf("%d entries, want %d", got, gitops.SplitFrom)
 	}
 }
+
+// core.splitIndex=false in the user's global configuration keeps a large
+// index whole, as git reads it (git config's scopes: system, global,
+// repository), and autocoder says nothing of a split. Only the
+// repository's own file was read: autocoder split the index of a user who
+// had told git, for every repository, not to (libgit2 and go-git tools
+// cannot read a split index).
+func TestALargeIndexStaysWholeWhenGlobalGitConfigSaysSo(t *testing.T) {
+	home := gittest.Isolate(t) // not parallel: HOME is the process's
+	g := largeRepo(t)
+	f, err := os.OpenFile(filepath.Join(home, ".gitconfig"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("[core]\n\tsplitIndex = false\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(g.Git("config", "core.splitIndex")); got != "false" {
+		t.Fatalf("git config core.splitIndex = %q", got)
+	}
+	var log strings.Builder
+	e := open(t, g.Dir, txn.Options{Log: &log})
+	mustApply(t, e, mkStep("s1", replace("d03/f01500.txt", "file", "edited")))
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := sharedIndexes(t, g); len(got) != 0 {
+		t.Errorf("shared indexes with core.splitIndex=false in ~/.gitconfig: %v", got)
+	}
+	if log.Len() != 0 {
+		t.Errorf("log: %q", log.String())
+	}
+	g.AssertClean()
+	g.Fsck()
+}
