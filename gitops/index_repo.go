@@ -18,7 +18,7 @@ import (
 // indexFile is this worktree's index.
 func (r *Repo) indexFile() string { return filepath.Join(r.GitDir, "index") }
 
-// ReadIndex reads this worktree's index (see index.ReadIndex), hashing and
+// ReadIndex reads this worktree's index (see index.ReadIndexWith), hashing and
 // walking a shared index file only the first time this worktree reads it
 // (see sharedVerified). To write it back, take LockIndex first.
 func (r *Repo) ReadIndex() (*index.Index, error) {
