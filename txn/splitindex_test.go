@@ -227,7 +227,7 @@ func TestALargeSplitIndexKeepsGitAndUndoWorking(t *testing.T) {
 	clean := func(when string) {
 		t.Helper()
 		if got := g.Git("status", "--porcelain"); got != "" {
-			t.Fatalf("%s: git status --porcelain = %q", when, got)
+			t.Fatalf("%s: git status --porcelain = %.300q", when, got)
 		}
 		if got := g.Git("diff", "--cached", "--name-only"); got != "" {
 			t.Fatalf("%s: git diff --cached = %q", when, got)
@@ -303,6 +303,34 @@ func TestALargeSplitIndexKeepsGitAndUndoWorking(t *testing.T) {
 	clean("after the last step")
 	if got := g.Git("ls-files", "d03/last.txt", "d19/mine.txt", "d03/f01501.txt"); got != "d03/last.txt\n" {
 		t.Fatalf("git ls-files: %q", got)
+	}
+
+	// git writes a new shared index and removes the old one, which this
+	// process parsed and keeps (the shared index cache): the next step
+	// reads the new one.
+	old := sharedIndexes(t, g)
+	g.Git("-c", "splitIndex.sharedIndexExpire=now", "update-index", "--split-index")
+	if now := sharedIndexes(t, g); len(now) != 1 || len(old) == 1 && now[0] == old[0] {
+		t.Fatalf("shared indexes before %v, after git update-index --split-index %v", old, now)
+	}
+	e = engine()
+	mustApply(t, e, mkStep("s6", replace("d03/last.txt", "last", "later")))
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	clean("after a step on git's new shared index")
+	g.Git("read-tree", "-mu", "HEAD") // -m keeps the sparse checkout's skip-worktree bits
+	clean("after git read-tree -mu HEAD")
+	e = engine()
+	if _, err := e.Undo(1); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	clean("after undo on the index git read-tree wrote")
+	if got := g.MustRead("d03/last.txt"); got != "last\n" {
+		t.Fatalf("undo: d03/last.txt = %q", got)
 	}
 }
 
