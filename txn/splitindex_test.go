@@ -411,3 +411,46 @@ func TestALargeIndexStaysWholeWhenGlobalGitConfigSaysSo(t *testing.T) {
 	g.AssertClean()
 	g.Fsck()
 }
+
+// A linked worktree has its own index and its own shared index files, in
+// its own git directory, as git keeps them: autocoder splits the linked
+// worktree's index there, keeps its scan there, and neither worktree's
+// index is the other's.
+func TestALargeIndexOfALinkedWorktreeIsSplitInItsOwnGitDir(t *testing.T) {
+	t.Parallel()
+	g := largeRepo(t)
+	wt := filepath.Join(t.TempDir(), "wt")
+	g.Git("worktree", "add", "-q", "--no-checkout", wt)
+	linked := &gittest.Repo{T: t, Dir: wt}
+	linked.Git("sparse-checkout", "set", "d03", "d19")
+	linked.Git("read-tree", "-mu", "HEAD")
+	gitDir := filepath.Join(g.Dir, ".git", "worktrees", "wt")
+	for i, path := range []string{"d03/f01500.txt", "d19/f09999.txt"} {
+		e := open(t, wt, txn.Options{})
+		mustApply(t, e, mkStep(fmt.Sprint("s", i), replace(path, "file", "edited")))
+		if err := e.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, _ := filepath.Glob(filepath.Join(gitDir, "sharedindex.*")); len(got) != 1 {
+		t.Errorf("shared indexes in the linked worktree's git dir: %v", got)
+	}
+	if got := sharedIndexes(t, g); len(got) != 0 {
+		t.Errorf("shared indexes in the main worktree's: %v", got)
+	}
+	if _, err := os.Stat(filepath.Join(gitDir, "autocoder", "shared-index-scan")); err != nil {
+		t.Errorf("the linked worktree's kept scan: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(g.Dir, ".git", "autocoder", "shared-index-scan")); err == nil {
+		t.Error("a kept scan in the main worktree's autocoder folder")
+	}
+	for _, r := range []*gittest.Repo{g, linked} {
+		if got := r.Git("status", "--porcelain"); got != "" {
+			t.Errorf("%s: git status --porcelain = %.300q", r.Dir, got)
+		}
+	}
+	if got := linked.Git("diff", "--name-only", "main"); got != "d03/f01500.txt\nd19/f09999.txt\n" {
+		t.Errorf("the linked worktree's steps: %q", got)
+	}
+	g.Fsck()
+}
