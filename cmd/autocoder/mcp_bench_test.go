@@ -176,6 +176,7 @@ func benchRepo(b *testing.B, files int) string {
 	gittest.CopyTemplate(b, gittest.Template(b, files), dir)
 	return dir
 }
+
 // referenceServer returns the path of the reference server's entry point,
 // installing it with npm into a temporary folder kept between runs, or ""
 // and why not.
