@@ -51,6 +51,7 @@ func BenchmarkApplyProcess(b *testing.B) {
 // on each: autocoder's one process, and the git loop.
 func benchApplyRound(b *testing.B, files, steps int) (autocoder, git time.Duration) {
 	ours, theirs := benchRepo(b, files), benchRepo(b, files)
+	defer benchRemove(ours, theirs)
 	edits := benchEdits(files, 0, steps)
 	resp := benchResponseFile(b, edits, 1)
 	start := time.Now()

@@ -114,7 +114,9 @@ func BenchmarkScale(b *testing.B) {
 				return []scaleRow{{"50-step apply (one process)", files, a, "50 × git add + commit", g}}
 			})
 			part(b, "mcpwrite", func(b *testing.B) []scaleRow {
-				at, rt, _ := benchMCPCalls(b, benchRepo(b, files), files, ref, 20*rounds)
+				dir := benchRepo(b, files)
+				defer benchRemove(dir)
+				at, rt, _ := benchMCPCalls(b, dir, files, ref, 20*rounds)
 				if ref == "" {
 					return []scaleRow{{"MCP write", files, at, "server-filesystem not measured: " + why, nil}}
 				}
@@ -195,6 +197,7 @@ func fmtMs(d time.Duration) string {
 // counted.
 func benchOneStep(b *testing.B, files, calls int) (ours, git []time.Duration) {
 	mine, theirs := benchRepo(b, files), benchRepo(b, files)
+	defer benchRemove(mine, theirs)
 	for i, e := range benchEdits(files, 0, calls) {
 		resp := benchResponseFile(b, []benchEdit{e}, i+1)
 		start := time.Now()
@@ -218,6 +221,7 @@ func benchOneStep(b *testing.B, files, calls int) (ours, git []time.Duration) {
 // steps, each one `autocoder apply`: the baseline, each timed.
 func benchRunTurn(b *testing.B, files, turns int) (turn time.Duration, apply []time.Duration) {
 	mine, theirs := benchRepo(b, files), benchRepo(b, files)
+	defer benchRemove(mine, theirs)
 	edits := benchEdits(files, 0, turns)
 	finish := "#####--\n{\"metadata\": {\"step_id\": \"done\", \"summary\": \"edited\"}, \"type\": \"finish\"}\n--#####\n"
 	run := func(answers ...agenttest.Answer) time.Duration {
@@ -260,6 +264,7 @@ func benchRunTurn(b *testing.B, files, turns int) (turn time.Duration, apply []t
 // user's checkout: still on main, clean, no worktree left.
 func benchSessions(b *testing.B, files, sessions, steps int) (ours, git time.Duration) {
 	mine, theirs := benchRepo(b, files), benchRepo(b, files)
+	defer benchRemove(mine, theirs)
 	var resps []string
 	var edits [][]benchEdit
 	for s := range sessions {
