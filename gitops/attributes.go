@@ -97,14 +97,16 @@ func (a *Attributes) load() {
 	})
 }
 
-// gitConfig reads the core keys the attribute reader needs as git sees
-// them (all scopes, includes). One `git config` per Repo, which a session
-// keeps open: reading the global and system files and their includes
-// ourselves would be a second implementation of git's. ForgetAttributes
-// drops the .gitattributes rules, not this.
+// gitConfig reads the core keys the attribute reader needs, and those of
+// the split index (ConfigureSplit), as git sees them (all scopes,
+// includes). One `git config` per Repo, which a session keeps open:
+// reading the global and system files and their includes ourselves would
+// be a second implementation of git's. ForgetAttributes drops the
+// .gitattributes rules, not this.
 func (r *Repo) gitConfig() map[string]string {
 	r.coreOnce.Do(func() {
-		r.coreCfg = r.readGitConfig("core.autocrlf", "core.eol", "core.attributesfile", "core.excludesfile")
+		r.coreCfg = r.readGitConfig("core.autocrlf", "core.eol", "core.attributesfile", "core.excludesfile",
+			"core.splitindex", "splitindex.maxpercentchange", "splitindex.sharedindexexpire")
 	})
 	return r.coreCfg
 }
@@ -147,7 +149,7 @@ func (r *Repo) userConfigFile(configured, name string) string {
 
 func (r *Repo) readGitConfig(keys ...string) map[string]string {
 	out := map[string]string{}
-	b, err := Git(context.Background(), r.Root, "config", "-z", "--get-regexp", `^core\.(autocrlf|eol|attributesfile|excludesfile|safecrlf)$`)
+	b, err := Git(context.Background(), r.Root, "config", "-z", "--get-regexp", `^(core\.(autocrlf|eol|attributesfile|excludesfile|safecrlf|splitindex)|splitindex\.(maxpercentchange|sharedindexexpire))$`)
 	if err != nil {
 		// git exits 1 when no key matches; without git, fall back to the
 		// repository's own config file.
