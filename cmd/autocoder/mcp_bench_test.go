@@ -141,7 +141,9 @@ func benchMCPCalls(b *testing.B, dir string, files int, ref string, calls int) (
 		b.Fatalf("git status lists %d changes, want the %d files the reference server wrote:\n%s", len(changed), len(theirs), strings.Join(changed, "\n"))
 	}
 	for _, line := range changed {
-		if path, ok := strings.CutPrefix(line, " M "); !ok || !theirs[path] {
+		// " M PATH": changed in the checkout, not in the index (benchGit
+		// trimmed the first line's leading space).
+		if path, ok := strings.CutPrefix(strings.TrimSpace(line), "M "); !ok || !theirs[path] {
 			b.Fatalf("git status: %q is no file the reference server wrote", line)
 		}
 	}

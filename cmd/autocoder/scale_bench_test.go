@@ -35,7 +35,8 @@ import (
 //     local fake model agenttest), beside one `autocoder apply` of one step;
 //   - 4 parallel sessions: four `autocoder apply --worktree` of 10 steps
 //     each at once, beside four `git worktree add` + 10-step git loops +
-//     `git worktree remove` at once; and one session alone, each way, for
+//     `git worktree remove` at once (a failed `worktree add` tried again, as
+//     autocoder does); and one session alone, each way, for
 //     "two sessions never wait for each other" (the parallel wall time ÷
 //     the one alone: 1 on four idle cores; on C cores, CPU-bound sessions
 //     cannot get below 4/C).
@@ -305,8 +306,16 @@ func benchSessions(b *testing.B, files, sessions, steps int) (ours, git time.Dur
 			}
 			return true
 		}
-		if !run("worktree", "add", "-q", "-b", fmt.Sprintf("s%d", s+1), wt, "main") {
-			return
+		// git worktree add fails now and then when another is being
+		// added at the same moment ("failed to read
+		// .git/worktrees/…/commondir"): a script tries again, as
+		// autocoder does (gitops.AddSession).
+		for try := 1; !run("worktree", "add", "-q", "-b", fmt.Sprintf("s%d", s+1), wt, "main"); try++ {
+			if _, err := os.Lstat(wt); err == nil || try == 5 {
+				return
+			}
+			fails[s] = ""
+			time.Sleep(time.Duration(try) * 20 * time.Millisecond)
 		}
 		for i, e := range edits[s] {
 			p := filepath.Join(wt, e.path)
