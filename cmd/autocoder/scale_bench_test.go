@@ -54,10 +54,12 @@ import (
 // The repositories are gittest.Template's, generated once per size and kept
 // in gittest.TemplateDir (os.TempDir()/autocoder-bench-template-v1-N) for
 // later runs; each round works on copies (cp -a) that the run removes. The
-// 1,000,000-file template takes about 5 GB and 1.1 million inodes, each
-// copy as much again (the sessions part holds two copies and four worktrees
-// at once: check `df -h` and `df -i` first); generating it took 5 min 44 s
-// on the machine of the README's table, copying it 1–2 min a copy.
+// 1,000,000-file template takes 4.2 GB and a million inodes, each copy as
+// much again (the sessions part holds two copies and up to eight worktrees
+// at once: check `df -h` and `df -i` first). On the README's 2 cores, loaded
+// by other work (load average 6–10), generating it took 10 min 51 s (once:
+// later runs reuse it) and one copy over 12 minutes; the 100k template
+// takes about a minute.
 // It prints the table at the end, and how long each part took. CI runs no
 // benchmark.
 func BenchmarkScale(b *testing.B) {
