@@ -58,8 +58,7 @@ import (
 // much again (the sessions part holds two copies and up to eight worktrees
 // at once: check `df -h` and `df -i` first). On the README's 2 cores, loaded
 // by other work (load average 6–10), generating it took 10 min 51 s (once:
-// later runs reuse it) and one copy over 12 minutes; the 100k template
-// takes about a minute.
+// later runs reuse it) and one copy over 12 minutes.
 // It prints the table at the end, and how long each part took. CI runs no
 // benchmark.
 func BenchmarkScale(b *testing.B) {
