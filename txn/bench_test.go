@@ -19,13 +19,10 @@ import (
 )
 
 // TestMain gives the test binary one HOME with a git identity (gittest.Main:
-// the tests need no t.Setenv and may run in parallel), and removes the
-// repositories BenchmarkApply generated, which it keeps for the whole run
-// so that -count rounds do not generate them again.
+// the tests need no t.Setenv and may run in parallel). The repositories
+// the benchmarks generate stay in gittest.TemplateDir for later runs.
 func TestMain(m *testing.M) {
-	code := gittest.Main(m)
-	cleanupBenchRepos()
-	os.Exit(code)
+	os.Exit(gittest.Main(m))
 }
 
 // benchStepCount is how many steps one round applies on each side.
@@ -128,7 +125,7 @@ func BenchmarkApply(b *testing.B) {
 func benchApply(b *testing.B, l benchLayout) *applyTimes {
 	template := benchTemplate(b, l)
 	steps := benchSteps(l, benchStepCount)
-	t := &applyTimes{files: l.files()}
+	t := &applyTimes{files: l.Files()}
 	b.ResetTimer()
 	b.StopTimer()
 	for round := 0; round < b.N; round++ {

@@ -17,9 +17,10 @@ import (
 // one-file steps (each edits one line of another tracked file, in another
 // folder), beside the same 50 steps done by the loop a script would run
 // (write the file, `git add` it, `git commit`), on two identical
-// repositories of 1,000 and of 100,000 tracked files, in the same run. Each
-// round makes fresh repositories; git judges both results (status clean,
-// `fsck --strict` silent, the same final tree). Run:
+// repositories of 1,000 and of 100,000 tracked files (gittest.Template), in
+// the same run. Each round makes fresh copies; git judges both results
+// (status clean, `fsck --strict` silent, the same final tree). BenchmarkScale
+// measures the same beside the other operations. Run:
 //
 //	go test -run '^$' -bench BenchmarkApplyProcess -benchtime 1x ./cmd/autocoder/
 //
@@ -49,62 +50,110 @@ func BenchmarkApplyProcess(b *testing.B) {
 // benchApplyRound makes two identical repositories and times the 50 steps
 // on each: autocoder's one process, and the git loop.
 func benchApplyRound(b *testing.B, files, steps int) (autocoder, git time.Duration) {
-	ours, theirs := benchMCPRepo(b, files), benchMCPRepo(b, files)
-	var response strings.Builder
-	type edit struct{ path, old, new string }
-	var edits []edit
-	for i := range steps {
-		n := (i*7919 + 13) % files
-		path := benchMCPPath(files, n)
-		old := fmt.Sprintf("// file %d of the benchmark repository, unique content\n", n)
-		e := edit{path, old, fmt.Sprintf("// file %d of the benchmark repository, edited by step %d\n", n, i+1)}
-		edits = append(edits, e)
-		fmt.Fprintf(&response, "Step %d.\n\n#####--\n{\"metadata\": {\"step_id\": \"s%d\", \"reason\": \"Edit %s\"},\n"+
-			"\"file_operations\": [{\"action_type\": \"replace_file\", \"path\": %q, \"modify_content\": "+
-			"[{\"old_content\": %q, \"new_content\": %q}]}]}\n--#####\n\n", i+1, i+1, path, path, e.old, e.new)
-	}
-	resp := filepath.Join(b.TempDir(), "response.md")
-	if err := os.WriteFile(resp, []byte(response.String()), 0o666); err != nil {
-		b.Fatal(err)
-	}
-
-	cmd := exec.Command("autocoder", "apply", "--quiet", resp)
-	cmd.Dir = ours
+	ours, theirs := benchRepo(b, files), benchRepo(b, files)
+	defer benchRemove(ours, theirs)
+	edits := benchEdits(files, 0, steps)
+	resp := benchResponseFile(b, edits, 1)
 	start := time.Now()
-	out, err := cmd.CombinedOutput()
+	benchAutocoder(b, ours, nil, "apply", "--quiet", resp)
 	autocoder = time.Since(start)
-	if err != nil {
-		b.Fatalf("autocoder apply: %v\n%s", err, out)
-	}
-
 	start = time.Now()
 	for i, e := range edits {
-		p := filepath.Join(theirs, e.path)
-		data, err := os.ReadFile(p)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(strings.Replace(string(data), e.old, e.new, 1)), 0o666); err != nil {
-			b.Fatal(err)
-		}
-		benchGit(b, theirs, "add", "--", e.path)
-		benchGit(b, theirs, "commit", "-q", "-m", fmt.Sprintf("Edit %s\n\nstep %d", e.path, i+1))
+		benchGitStep(b, theirs, e, i+1)
 	}
 	git = time.Since(start)
+	benchJudge(b, ours, "HEAD", theirs, "HEAD", steps)
+	return autocoder, git
+}
 
+// benchEdit is one benchmark step, as both sides apply it: in Path, the
+// line Old becomes New.
+type benchEdit struct{ path, old, new string }
+
+// benchEdits are count one-line edits of files of the generated repository
+// of files files, each in another file and (almost always) another folder:
+// the from-th to the (from+count-1)-th of one fixed sequence, so that
+// several calls with disjoint ranges never edit the same file.
+func benchEdits(files, from, count int) []benchEdit {
+	l := gittest.LayoutFor(files)
+	var edits []benchEdit
+	for i := from; i < from+count; i++ {
+		n := (i*7919 + 13) % files
+		edits = append(edits, benchEdit{l.Path(n), gittest.VersionLine(n, 0), gittest.VersionLine(n, 1)})
+	}
+	return edits
+}
+
+// benchResponse is a model's response holding one autocoder step per edit,
+// numbered from first.
+func benchResponse(edits []benchEdit, first int) string {
+	var response strings.Builder
+	for i, e := range edits {
+		fmt.Fprintf(&response, "Step %d.\n\n#####--\n{\"metadata\": {\"step_id\": \"s%d\", \"reason\": \"Edit %s\"},\n"+
+			"\"file_operations\": [{\"action_type\": \"replace_file\", \"path\": %q, \"modify_content\": "+
+			"[{\"old_content\": %q, \"new_content\": %q}]}]}\n--#####\n\n", first+i, first+i, e.path, e.path, e.old, e.new)
+	}
+	return response.String()
+}
+
+// benchResponseFile writes benchResponse to a file of its own.
+func benchResponseFile(b *testing.B, edits []benchEdit, first int) string {
+	f, err := os.CreateTemp(b.TempDir(), "response-*.md")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(benchResponse(edits, first)); err != nil {
+		b.Fatal(err)
+	}
+	return f.Name()
+}
+
+// benchAutocoder runs autocoder in dir, with env added to the environment,
+// and fails the benchmark if it fails.
+func benchAutocoder(b *testing.B, dir string, env []string, args ...string) {
+	cmd := exec.Command("autocoder", args...)
+	cmd.Dir = dir
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("autocoder %v: %v\n%s", args, err, out)
+	}
+}
+
+// benchGitStep is one edit as a script does it without autocoder: write the
+// file, `git add` it, `git commit`.
+func benchGitStep(b *testing.B, dir string, e benchEdit, step int) {
+	p := filepath.Join(dir, e.path)
+	data, err := os.ReadFile(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(strings.Replace(string(data), e.old, e.new, 1)), 0o666); err != nil {
+		b.Fatal(err)
+	}
+	benchGit(b, dir, "add", "--", e.path)
+	benchGit(b, dir, "commit", "-q", "-m", fmt.Sprintf("Edit %s\n\nstep %d", e.path, step))
+}
+
+// benchJudge has git judge both sides: each checkout clean, both
+// repositories silent under `fsck --strict`, autocoder's revision ourRev
+// the same tree as the git side's theirRev, and commits commits on it
+// since main.
+func benchJudge(b *testing.B, ours, ourRev, theirs, theirRev string, commits int) {
 	for _, dir := range []string{ours, theirs} {
 		if st := benchGit(b, dir, "status", "--porcelain"); st != "" {
 			b.Fatalf("%s: git status is not clean:\n%s", dir, st)
 		}
 		benchGit(b, dir, "fsck", "--strict", "--no-progress")
 	}
-	if a, g := benchGit(b, ours, "rev-parse", "HEAD^{tree}"), benchGit(b, theirs, "rev-parse", "HEAD^{tree}"); a != g {
-		b.Fatalf("autocoder's tree %s is not the git loop's %s", a, g)
+	if a, g := benchGit(b, ours, "rev-parse", ourRev+"^{tree}"), benchGit(b, theirs, "rev-parse", theirRev+"^{tree}"); a != g {
+		b.Fatalf("autocoder's tree %s (%s) is not the git loop's %s (%s)", a, ourRev, g, theirRev)
 	}
-	if n := benchGit(b, ours, "rev-list", "--count", "main..HEAD"); n != fmt.Sprint(steps) {
-		b.Fatalf("autocoder made %s commits, want %d", n, steps)
+	if n := benchGit(b, ours, "rev-list", "--count", "main.."+ourRev); n != fmt.Sprint(commits) {
+		b.Fatalf("autocoder made %s commits on %s, want %d", n, ourRev, commits)
 	}
-	return autocoder, git
 }
 
 func benchGit(b *testing.B, dir string, args ...string) string {

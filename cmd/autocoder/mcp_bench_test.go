@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,7 +17,7 @@ import (
 
 // BenchmarkMCPWrite measures one write tool call through the Go SDK's
 // client, as an MCP client makes it, on repositories of 1,000 and 100,000
-// tracked files: `autocoder mcp` (fs_write: a commit each) beside the
+// tracked files (gittest.Template): `autocoder mcp` (fs_write: a commit each) beside the
 // reference filesystem server @modelcontextprotocol/server-filesystem
 // (write_file: the file only), in the same run, on the same repository,
 // calls interleaved, each after a pause (benchPause); then autocoder's
@@ -44,8 +45,31 @@ func BenchmarkMCPWrite(b *testing.B) {
 
 func benchMCPWrite(b *testing.B, files int, ref string) {
 	gittest.Isolate(b)
-	dir := benchMCPRepo(b, files)
-	calls := 60
+	const calls = 60
+	at, rt, bt := benchMCPCalls(b, benchRepo(b, files), files, ref, calls)
+	am, ap := medianP90(at)
+	row := fmt.Sprintf("| %d | %d | %.1f ms | %.1f ms |", files, calls, ms(am), ms(ap))
+	if ref != "" {
+		rm, rp := medianP90(rt)
+		row += fmt.Sprintf(" %.1f ms | %.1f ms | %.1f× |", ms(rm), ms(rp), float64(am)/float64(rm))
+	} else {
+		row += " — | — | — |"
+	}
+	bm, bp := medianP90(bt)
+	row += fmt.Sprintf(" %.1f ms | %.1f ms |", ms(bm), ms(bp))
+	fmt.Println(row)
+	b.ReportMetric(ms(am), "ms/write")
+}
+
+// benchMCPCalls makes calls write calls on the repository dir of files
+// files, through `autocoder mcp` (at) and, when ref is not "", the reference
+// server (rt) interleaved, each after benchPause; then calls through
+// autocoder back to back (bt). Three more calls of each kind come first,
+// unmeasured. Git judges the result: `fsck --strict` silent, one commit
+// per fs_write on the work branch, and the checkout changed only where the
+// reference server wrote (it commits nothing).
+func benchMCPCalls(b *testing.B, dir string, files int, ref string, calls int) (at, rt, bt []time.Duration) {
+	l := gittest.LayoutFor(files)
 	ctx := context.Background()
 	connect := func(cmd *exec.Cmd) *sdk.ClientSession {
 		cmd.Dir = dir
@@ -54,7 +78,6 @@ func benchMCPWrite(b *testing.B, files int, ref string) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Cleanup(func() { cs.Close() })
 		return cs
 	}
 	ac := connect(exec.Command("autocoder", "mcp"))
@@ -71,12 +94,11 @@ func benchMCPWrite(b *testing.B, files int, ref string) {
 		}
 		return d
 	}
-	var at, rt, bt []time.Duration
-	b.ResetTimer()
+	theirs := map[string]bool{}
 	for i := range calls + 3 {
 		// Each call overwrites another tracked file, in another folder,
 		// after a pause in which the other server is idle too.
-		path := benchMCPPath(files, (i*7919)%files)
+		path := l.Path((i * 7919) % files)
 		content := fmt.Sprintf("package p\n\n// version %d\n", i)
 		time.Sleep(benchPause)
 		d := write(ac, "fs_write", map[string]any{"path": path, "mode": "overwrite", "content": content})
@@ -84,7 +106,8 @@ func benchMCPWrite(b *testing.B, files int, ref string) {
 			at = append(at, d)
 		}
 		if rs != nil {
-			path = benchMCPPath(files, (i*7919+files/2)%files)
+			path = l.Path((i*7919 + files/2) % files)
+			theirs[path] = true
 			time.Sleep(benchPause)
 			d = write(rs, "write_file", map[string]any{"path": filepath.Join(dir, path), "content": content})
 			if i >= 3 {
@@ -94,25 +117,37 @@ func benchMCPWrite(b *testing.B, files int, ref string) {
 	}
 	// Back to back: each call sent as soon as the last one answered.
 	for i := range calls + 3 {
-		path := benchMCPPath(files, (i*7919+files/4)%files)
+		path := l.Path((i*7919 + files/4) % files)
 		d := write(ac, "fs_write", map[string]any{"path": path, "mode": "overwrite", "content": fmt.Sprintf("package p\n\n// again %d\n", i)})
 		if i >= 3 {
 			bt = append(bt, d)
 		}
 	}
-	b.StopTimer()
-	am, ap := medianP90(at)
-	row := fmt.Sprintf("| %d | %d | %.1f ms | %.1f ms |", files, calls, ms(am), ms(ap))
+	ac.Close()
 	if rs != nil {
-		rm, rp := medianP90(rt)
-		row += fmt.Sprintf(" %.1f ms | %.1f ms | %.1f× |", ms(rm), ms(rp), float64(am)/float64(rm))
-	} else {
-		row += " — | — | — |"
+		rs.Close()
 	}
-	bm, bp := medianP90(bt)
-	row += fmt.Sprintf(" %.1f ms | %.1f ms |", ms(bm), ms(bp))
-	fmt.Println(row)
-	b.ReportMetric(ms(am), "ms/write")
+	benchGit(b, dir, "fsck", "--strict", "--no-progress")
+	if n := benchGit(b, dir, "rev-list", "--count", "main..HEAD"); n != fmt.Sprint(2*(calls+3)) {
+		b.Fatalf("autocoder mcp made %s commits, want one per fs_write, %d", n, 2*(calls+3))
+	}
+	var changed []string
+	for _, line := range strings.Split(benchGit(b, dir, "status", "--porcelain"), "\n") {
+		if line != "" {
+			changed = append(changed, line)
+		}
+	}
+	if len(changed) != len(theirs) {
+		b.Fatalf("git status lists %d changes, want the %d files the reference server wrote:\n%s", len(changed), len(theirs), strings.Join(changed, "\n"))
+	}
+	for _, line := range changed {
+		// " M PATH": changed in the checkout, not in the index (benchGit
+		// trimmed the first line's leading space).
+		if path, ok := strings.CutPrefix(strings.TrimSpace(line), "M "); !ok || !theirs[path] {
+			b.Fatalf("git status: %q is no file the reference server wrote", line)
+		}
+	}
+	return at, rt, bt
 }
 
 // benchPause is the pause before each call: an MCP client's calls come
@@ -130,37 +165,27 @@ func medianP90(ds []time.Duration) (time.Duration, time.Duration) {
 	return s[len(s)/2], s[len(s)*9/10]
 }
 
-func benchMCPPath(files, n int) string {
-	perDir := 100
-	return fmt.Sprintf("src/d%03d/f%03d.go", n/perDir, n%perDir)
+// benchRepo makes a working copy of the generated repository of files
+// tracked files (gittest.Template: about 400 bytes each, in folders of
+// 40–500, committed; its index has a TREE extension, as after a `git
+// commit`), in a temporary folder of its own.
+func benchRepo(b *testing.B, files int) string {
+	b.Helper()
+	dir := filepath.Join(b.TempDir(), "repo")
+	if real, err := filepath.EvalSymlinks(filepath.Dir(dir)); err == nil {
+		dir = filepath.Join(real, "repo")
+	}
+	gittest.CopyTemplate(b, gittest.Template(b, files), dir)
+	return dir
 }
 
-// benchMCPRepo makes a repository with files tracked files of about 100
-// bytes each, 100 per folder, committed; its index has a TREE extension, as
-// after a `git commit`.
-func benchMCPRepo(b *testing.B, files int) string {
-	b.Helper()
-	dir := b.TempDir()
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = real
+// benchRemove removes copies benchRepo made as soon as a round is done with
+// them, rather than when the benchmark ends: at a million files each is
+// gigabytes.
+func benchRemove(dirs ...string) {
+	for _, dir := range dirs {
+		os.RemoveAll(filepath.Dir(dir))
 	}
-	for n := range files {
-		p := filepath.Join(dir, benchMCPPath(files, n))
-		if n%100 == 0 {
-			os.MkdirAll(filepath.Dir(p), 0o777)
-		}
-		if err := os.WriteFile(p, fmt.Appendf(nil, "package p\n\n// file %d of the benchmark repository, unique content\n", n), 0o666); err != nil {
-			b.Fatal(err)
-		}
-	}
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "gc.auto=0", "commit", "-q", "-m", "initial"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	return dir
 }
 
 // referenceServer returns the path of the reference server's entry point,
