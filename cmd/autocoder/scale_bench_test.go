@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/autocoder/autocoder/agent/agenttest"
 	"github.com/autocoder/autocoder/gitops/gittest"
 )
 
@@ -127,8 +126,8 @@ func BenchmarkScale(b *testing.B) {
 			part(b, "runturn", func(b *testing.B) []scaleRow {
 				var turn, apply []time.Duration
 				for range rounds {
-					t, a := benchRunTurn(b, files, 5)
-					turn, apply = append(turn, t), append(apply, a...)
+					t, a := benchRunTurn(b, files, 6)
+					turn, apply = append(turn, t...), append(apply, a...)
 				}
 				return []scaleRow{{"run turn, outside the model", files, turn, "one-step autocoder apply", apply}}
 			})
@@ -216,34 +215,22 @@ func benchOneStep(b *testing.B, files, calls int) (ours, git []time.Duration) {
 	return ours, git
 }
 
-// benchRunTurn times what one turn of `autocoder run` costs outside the
+// benchRunTurn times what each turn of `autocoder run` costs outside the
 // model: on one copy of the repository, a run whose model (agenttest, a
-// local server) finishes at once, then a run of turns one-step turns and a
-// finish; the difference ÷ turns is the turn. On another copy the same
-// steps, each one `autocoder apply`: the baseline, each timed.
-func benchRunTurn(b *testing.B, files, turns int) (turn time.Duration, apply []time.Duration) {
+// local server that answers at once) answers turns one-step answers, then
+// a finish; a turn is the time from one request of autocoder's to the next
+// (the model's own time is nil), the first (which reads the index cold) left
+// out. On another copy the same steps, each one `autocoder apply`: the
+// baseline, each timed.
+func benchRunTurn(b *testing.B, files, turns int) (turn, apply []time.Duration) {
 	mine, theirs := benchRepo(b, files), benchRepo(b, files)
 	defer benchRemove(mine, theirs)
 	edits := benchEdits(files, 0, turns)
-	finish := "#####--\n{\"metadata\": {\"step_id\": \"done\", \"summary\": \"edited\"}, \"type\": \"finish\"}\n--#####\n"
-	run := func(answers ...agenttest.Answer) time.Duration {
-		srv := agenttest.New(answers...)
-		defer srv.Close()
-		start := time.Now()
-		benchAutocoder(b, mine, []string{"OPENAI_BASE_URL=" + srv.URL(), "OPENAI_API_KEY=test-key"},
-			"run", "--model", "test-model", "--lang", "en", "edit the files")
-		d := time.Since(start)
-		if n := len(srv.Requests()); n != len(answers) {
-			b.Fatalf("autocoder run asked the model %d times, want %d", n, len(answers))
-		}
-		return d
-	}
-	none := run(agenttest.Answer{Text: finish})
-	var answers []agenttest.Answer
+	var answers []string
 	for i, e := range edits {
-		answers = append(answers, agenttest.Answer{Text: benchResponse([]benchEdit{e}, i+1)})
+		answers = append(answers, benchResponse([]benchEdit{e}, i+1))
 	}
-	all := run(append(answers, agenttest.Answer{Text: finish})...)
+	turn = benchRunTurns(b, mine, answers)[1:]
 	for i, e := range edits {
 		resp := benchResponseFile(b, []benchEdit{e}, i+1)
 		start := time.Now()
@@ -254,7 +241,7 @@ func benchRunTurn(b *testing.B, files, turns int) (turn time.Duration, apply []t
 		b.Fatalf("autocoder run made %s commits, want %d", n, turns)
 	}
 	benchJudge(b, theirs, "HEAD", mine, "autocoder/main", turns)
-	return (all - none) / time.Duration(turns), apply
+	return turn, apply
 }
 
 // benchSessions starts sessions sessions at once on one copy of the
