@@ -29,9 +29,10 @@ import (
 //   - MCP write: one fs_write through `autocoder mcp` (a commit each),
 //     beside @modelcontextprotocol/server-filesystem's write_file (the file
 //     only), through the same client, interleaved (benchMCPCalls);
-//   - run turn: the time a turn of `autocoder run` adds outside the model
-//     (a run of 5 one-step turns minus a run of none, ÷ 5, against the
-//     local fake model agenttest), beside one `autocoder apply` of one step;
+//   - run turn: the time a turn of `autocoder run` takes outside the model
+//     (from one request to the next, against the local fake model
+//     agenttest, which answers at once; the first turn of a run left out),
+//     beside one `autocoder apply` of one step;
 //   - 4 parallel sessions: four `autocoder apply --worktree` of 10 steps
 //     each at once, beside four `git worktree add` + 10-step git loops +
 //     `git worktree remove` at once (a failed `worktree add` tried again, as
