@@ -4,30 +4,103 @@ package gitops
 // telling whether it changed since (the package index has the format).
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/autocoder/autocoder/gitops/index"
+	"github.com/autocoder/autocoder/internal/mapfile"
 )
 
 // indexFile is this worktree's index.
 func (r *Repo) indexFile() string { return filepath.Join(r.GitDir, "index") }
 
-// ReadIndex reads this worktree's index (see index.ReadIndex). To
-// write it back, take LockIndex first.
-func (r *Repo) ReadIndex() (*index.Index, error) { return index.ReadIndex(r.indexFile()) }
+// ReadIndex reads this worktree's index (see index.ReadIndex), hashing and
+// walking a shared index file only the first time this worktree reads it
+// (see sharedVerified). To write it back, take LockIndex first.
+func (r *Repo) ReadIndex() (*index.Index, error) {
+	return index.ReadIndexWith(r.indexFile(), sharedVerified{filepath.Join(r.GitDir, "autocoder", "shared-index-scan")})
+}
+
+// sharedVerified is the index.Verifier of a worktree: a file of autocoder's
+// own folder that starts with a line naming the shared index file verified
+// last (its name, device, inode and size; a worktree's index links to one
+// at a time), followed by the scan of it. Where the system gives no inode
+// (Windows), nothing is vouched for. A read-only command does not create
+// the folder to write it.
+type sharedVerified struct{ path string }
+
+func (v sharedVerified) line(name string, fi os.FileInfo) string {
+	st := index.StatOf(fi)
+	if st.Ino == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s %d %d %d\n", name, st.Dev, st.Ino, fi.Size())
+}
+
+// Verified maps the file (it is replaced by rename, never written in place).
+func (v sharedVerified) Verified(name string, fi os.FileInfo) ([]byte, func()) {
+	want := v.line(name, fi)
+	if want == "" {
+		return nil, nil
+	}
+	b, release, err := mapfile.Map(v.path)
+	if err != nil {
+		return nil, nil
+	}
+	if !bytes.HasPrefix(b, []byte(want)) {
+		release()
+		return nil, nil
+	}
+	return b[len(want):], release
+}
+
+func (v sharedVerified) Remember(name string, fi os.FileInfo, scan []byte) {
+	line := v.line(name, fi)
+	if line == "" {
+		return
+	}
+	f, err := os.CreateTemp(filepath.Dir(v.path), "shared-index-scan-*")
+	if err != nil {
+		return // no folder yet, or not writable: the next read verifies again
+	}
+	_, err = f.WriteString(line)
+	if err == nil {
+		_, err = f.Write(scan)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), v.path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+}
+
+// SplitFrom is the number of entries from which an index is written split
+// though git's configuration does not ask for it. Below it the whole file
+// is written in a millisecond or two; at 100k entries it is 9 MB read,
+// hashed and written at every step, where a split index writes the few
+// entries that changed (issue #20). git reads a split index and keeps it
+// split; libgit2 and go-git refuse one, and core.splitIndex=false brings
+// the whole file back for them (git's tweak_split_index, and here).
+const SplitFrom = 10000
 
 // ConfigureSplit chooses whether ix is written split (index.Index.SetSplit) the
 // way git does: core.splitIndex true or false decides (git's
 // tweak_split_index); unset, an index read split stays split, and so does
 // one written by a long-lived process, whose writes would otherwise each
-// rewrite the whole file. splitIndex.maxPercentChange sets when a new
-// shared index is written, splitIndex.sharedIndexExpire when an unused one
-// is removed. Only the repository's own config is read.
+// rewrite the whole file, or one of SplitFrom entries or more.
+// splitIndex.maxPercentChange sets when a new shared index is written,
+// splitIndex.sharedIndexExpire when an unused one is removed. Only the
+// repository's own config is read.
 func (r *Repo) ConfigureSplit(ix *index.Index, longLived bool) {
-	on := ix.Split() || longLived
+	on := ix.Split() || longLived || ix.Len() >= SplitFrom
 	switch strings.ToLower(r.ConfigValue("core", "splitIndex")) {
 	case "true", "yes", "on", "1":
 		on = true
@@ -57,7 +130,7 @@ func (r *Repo) IndexStat() (os.FileInfo, error) { return os.Stat(r.indexFile()) 
 func (r *Repo) Gitlinks(ix *index.Index) map[string]bool {
 	links := map[string]bool{}
 	if ix != nil {
-		for _, p := range ix.PathsOfMode(ModeGitlink) {
+		for _, p := range ix.Gitlinks() {
 			links[p] = true
 		}
 	}

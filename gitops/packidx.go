@@ -35,6 +35,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/autocoder/autocoder/internal/mapfile"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 )
@@ -66,7 +67,7 @@ var errIdxVersion = errors.New("not a version-2 pack index")
 // check_packed_git_idx does: the header, a fan-out table that never
 // decreases, and a size that fits the object count.
 func openPackIdx(path string) (*packIdx, error) {
-	data, release, err := mapFile(path)
+	data, release, err := mapfile.Map(path)
 	if err != nil {
 		return nil, fmt.Errorf("read pack index %s: %w", path, err)
 	}

@@ -81,6 +81,9 @@ func (e *Engine) Flush() error {
 		h.lock.Rollback()
 		return nil
 	}
+	// The first split write of an index whose split nobody configured is
+	// autocoder's choice (gitops.SplitFrom): the user hears of it once.
+	splits := h.ix.Split() && !h.ix.Linked() && e.repo.ConfigValue("core", "splitIndex") == ""
 	if err := index.WriteIndex(h.lock, h.ix); err != nil {
 		return &step.Error{Msg: "write the index", Err: err,
 			Fix: "the next autocoder command sets the entries of " + strings.Join(sortedKeys(e.debt), ", ") + " again"}
@@ -92,6 +95,9 @@ func (e *Engine) Flush() error {
 		if e.gitlinks != nil && e.gitlinksAt != nil && h.from != nil && gitops.Unchanged(h.from, e.gitlinksAt) {
 			e.gitlinksAt = fi
 		}
+	}
+	if splits {
+		fmt.Fprintf(e.opts.Log, "autocoder: the index has %d entries: wrote it as git's split index, so that a step writes the entries it changed, not the whole file; git keeps it split. Tools built on libgit2 or go-git cannot read a split index: `git config core.splitIndex false` keeps it whole for them\n", h.ix.Len())
 	}
 	e.debt = nil
 	return retireFile(e.debtPath())

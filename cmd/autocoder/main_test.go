@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"maps"
 	"os"
 	"os/exec"
@@ -19,12 +20,12 @@ func TestMain(m *testing.M) {
 	// The pseudo-terminal test (interactive_test.go) starts this binary as
 	// autocoder itself, with the terminal as its standard input.
 	if os.Getenv("AUTOCODER_TEST_AS_BINARY") == "1" {
-		os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr))
+		main()
 	}
 	// The tests share one HOME with a git identity (gittest.Main), so that
 	// those that need no HOME of their own may run in parallel.
 	testscript.Main(isolated{m}, map[string]func(){
-		"autocoder": func() { os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr)) },
+		"autocoder": main,
 	})
 }
 
@@ -130,5 +131,62 @@ func gitOut(ts *testscript.TestScript, args ...string) string {
 func fsck(ts *testscript.TestScript) {
 	if out := gitOut(ts, gittest.FsckArgs(ts.MkAbs("."))...); strings.TrimSpace(out) != "" {
 		ts.Fatalf("git fsck --strict:\n%s", out)
+	}
+}
+
+// The collector is off for the commands that end by themselves, and on for
+// the servers and the model loop, which run for hours (main, endsByItself).
+func TestOneShotCommands(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"autocoder", "apply", "r.md"}, true},
+		{[]string{"autocoder", "-C", "dir", "undo"}, true},
+		{[]string{"autocoder", "--C=dir", "log"}, true},
+		{[]string{"autocoder", "-C", "run", "apply"}, true},
+		{[]string{"autocoder", "mcp"}, false},
+		{[]string{"autocoder", "-C", "dir", "run", "task"}, false},
+		{[]string{"autocoder", "bridge"}, false},
+		{[]string{"autocoder", "chrome-extension://abcdefghijklmnopabcdefghijklmnop/"}, false},
+		{[]string{"autocoder", "--version"}, false},
+		{[]string{"autocoder"}, false},
+	} {
+		if got := endsByItself(c.args); got != c.want {
+			t.Errorf("endsByItself(%q) = %v, want %v", c.args, got, c.want)
+		}
+	}
+}
+
+// A one-shot command does not collect garbage below the memory limit: a
+// 10 MB answer parsed with GODEBUG=gctrace=1 prints no collection, where
+// the same parse with GOGC=100 set by the user prints some (the check can
+// see a collection).
+func TestOneShotCommandsDoNotCollect(t *testing.T) {
+	t.Parallel()
+	resp := filepath.Join(t.TempDir(), "big.md")
+	var b strings.Builder
+	for i := range 1000 {
+		fmt.Fprintf(&b, "#####--\n{\"metadata\": {\"step_id\": \"s%d\"}, \"file_operations\": [{\"action_type\": \"create_file\", \"path\": \"f%d.txt\", \"file_content\": %q}]}\n--#####\n", i, i, strings.Repeat("x", 10000))
+	}
+	if err := os.WriteFile(resp, []byte(b.String()), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	gcs := func(env ...string) int {
+		t.Helper()
+		cmd := exec.Command(os.Args[0], "parse", "--format", "json", resp)
+		cmd.Env = append(os.Environ(), append(env, "AUTOCODER_TEST_AS_BINARY=1", "GODEBUG=gctrace=1")...)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("autocoder parse: %v\n%s", err, stderr.String())
+		}
+		return strings.Count("\n"+stderr.String(), "\ngc ")
+	}
+	if n := gcs("GOGC=100"); n == 0 {
+		t.Fatalf("with GOGC=100 the parse of a 10 MB answer collected nothing: the check cannot see a collection")
+	}
+	if n := gcs(); n != 0 {
+		t.Errorf("autocoder parse collected %d times; a one-shot command runs without the collector below %d bytes", n, oneShotMemoryLimit)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"iter"
+	"slices"
 	"sort"
 )
 
@@ -102,23 +103,32 @@ func (ix *Index) HasPrefix(dir string) []string {
 	return out
 }
 
-// PathsOfMode returns the paths (in index order, a path once per stage)
-// of the entries with the given mode, reading each entry's mode in place:
-// at 100k entries, decoding every one (All) to find the few gitlinks cost
-// more than reading the file.
-func (ix *Index) PathsOfMode(mode uint32) []string {
-	var out []string
-	for i := range ix.slots {
-		s := &ix.slots[i]
-		m := uint32(0)
-		if s.fresh {
-			m = ix.fresh[s.off].Mode
-		} else {
-			m = binary.BigEndian.Uint32(ix.data[s.off+24:])
+// Gitlinks returns the paths (in index order, a path once per stage) of
+// the gitlink entries (submodules), without reading every entry: the scan
+// of the file listed those of its bytes, and an entry changed since is
+// fresh, whose mode is at hand.
+func (ix *Index) Gitlinks() []string {
+	var at []int
+	find := func(name []byte, fresh bool, off uint32) {
+		for i := ix.search(string(name)); i < len(ix.slots) && bytes.Equal(ix.name(&ix.slots[i]), name); i++ {
+			if s := &ix.slots[i]; s.fresh == fresh && s.off == off {
+				at = append(at, i)
+			}
 		}
-		if m == mode {
-			out = append(out, string(ix.name(s)))
+	}
+	for k := range ix.rawGitlinks {
+		g := &ix.rawGitlinks[k]
+		find(ix.names[g.nameOff:g.nameOff+g.nameLen], false, g.off)
+	}
+	for k := range ix.fresh {
+		if e := &ix.fresh[k]; e.Mode == idxModeGitlink {
+			find([]byte(e.Path), true, uint32(k))
 		}
+	}
+	slices.Sort(at)
+	out := make([]string, 0, len(at))
+	for _, i := range at {
+		out = append(out, string(ix.name(&ix.slots[i])))
 	}
 	return out
 }

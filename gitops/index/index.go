@@ -169,6 +169,9 @@ type Index struct {
 	hashDone    <-chan struct{}
 	sum         []byte
 	checkpoints []idxCheckpoint
+	// trusted: data is a shared index file a Verifier vouched for; it is
+	// not hashed (sum and checkpoints stay nil).
+	trusted bool
 
 	// mtime is the index file's own mtime when it was read (or last written
 	// by WriteIndex), git's istate->timestamp for racy checks; 0 if there
@@ -179,6 +182,9 @@ type Index struct {
 	// the bound holds until data is replaced.
 	rawMtime      uint32
 	rawMtimeKnown bool
+	// rawGitlinks are the slots of data's gitlink entries as scanEntries
+	// found them: a raw slot at one of their offsets is a gitlink.
+	rawGitlinks []idxSlot
 
 	// The split index (index_split.go). While reading: link is the file's
 	// link extension and stripped the number of leading entries without a

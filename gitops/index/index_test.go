@@ -905,31 +905,45 @@ func TestIndexWriteIndexTwice(t *testing.T) {
 	}
 }
 
-// PathsOfMode finds gitlinks among entries as read and as given to Update,
-// and nothing else.
-func TestIndexPathsOfMode(t *testing.T) {
+// Gitlinks finds gitlinks among entries as read (whole or from a shared
+// index) and as given to Update, and forgets those Update removed or
+// replaced with a file.
+func TestIndexGitlinks(t *testing.T) {
 	t.Parallel()
-	r := committedRepo(t)
-	head := strings.TrimSpace(r.git("rev-parse", "HEAD"))
-	r.git("update-index", "--add", "--cacheinfo", "160000,"+head+",sub/read")
-	lock, err := Lock(r.indexPath())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Rollback()
-	ix, err := ReadIndex(r.indexPath())
-	if err != nil {
-		t.Fatal(err)
-	}
-	given := IndexEntry{Path: "sub/given", Mode: idxModeGitlink}
-	hex.Decode(given.Hash[:], []byte(head))
-	if err := ix.Update([]IndexEntry{given}, nil); err != nil {
-		t.Fatal(err)
-	}
-	if got := ix.PathsOfMode(idxModeGitlink); !slices.Equal(got, []string{"sub/given", "sub/read"}) {
-		t.Errorf("gitlinks = %q", got)
-	}
-	if got := ix.PathsOfMode(0o100644); !slices.Equal(got, []string{"a.txt", "in/b.txt", "out/c.txt"}) {
-		t.Errorf("regular files = %q", got)
+	for _, split := range []bool{false, true} {
+		r := committedRepo(t)
+		head := strings.TrimSpace(r.git("rev-parse", "HEAD"))
+		r.git("update-index", "--add", "--cacheinfo", "160000,"+head+",sub/read")
+		r.git("update-index", "--add", "--cacheinfo", "160000,"+head+",sub/zread")
+		if split {
+			r.git("update-index", "--split-index")
+		}
+		lock, err := Lock(r.indexPath())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ix, err := ReadIndex(r.indexPath())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ix.Gitlinks(); !slices.Equal(got, []string{"sub/read", "sub/zread"}) {
+			t.Errorf("split %v: gitlinks as read = %q", split, got)
+		}
+		given := IndexEntry{Path: "sub/given", Mode: idxModeGitlink}
+		hex.Decode(given.Hash[:], []byte(head))
+		if err := ix.Update([]IndexEntry{given}, []string{"sub/zread"}); err != nil {
+			t.Fatal(err)
+		}
+		if got := ix.Gitlinks(); !slices.Equal(got, []string{"sub/given", "sub/read"}) {
+			t.Errorf("split %v: gitlinks after Update = %q", split, got)
+		}
+		file := IndexEntry{Path: "sub/given", Mode: 0o100644, Hash: given.Hash}
+		if err := ix.Update([]IndexEntry{file}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if got := ix.Gitlinks(); !slices.Equal(got, []string{"sub/read"}) {
+			t.Errorf("split %v: gitlinks once sub/given is a file = %q", split, got)
+		}
+		lock.Rollback()
 	}
 }

@@ -24,7 +24,27 @@ import (
 //
 // To write the index back, take its lock (gitops.Lock) before calling ReadIndex so that
 // no git command changes the file in between.
-func ReadIndex(path string) (*Index, error) {
+func ReadIndex(path string) (*Index, error) { return ReadIndexWith(path, nil) }
+
+// Verifier remembers the shared index files whose checksum was verified,
+// across processes, with their scan (scan.go). A shared index is named by
+// its checksum and never changed in place, so the file verified once (the
+// same device, inode and size) need not be hashed or walked again: at 100k
+// entries that is 9 MB of SHA-1 and of entries in every autocoder process,
+// at 1M 90 MB. git verifies no index checksum outside fsck; autocoder
+// verifies each shared index file once.
+type Verifier interface {
+	// Verified returns the scan kept with the shared index file fi, named
+	// name, when it was verified before; nil if not. release lets go of
+	// the bytes once the scan is read.
+	Verified(name string, fi os.FileInfo) (scan []byte, release func())
+	// Remember keeps scan as the scan of the file just verified.
+	Remember(name string, fi os.FileInfo, scan []byte)
+}
+
+// ReadIndexWith is ReadIndex, with a shared index verified once (see
+// Verifier); v nil verifies it at every read.
+func ReadIndexWith(path string, v Verifier) (*Index, error) {
 	ix, err := readIndexFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Index{path: path, version: 2, maxPercent: DefaultMaxPercentChange}, nil
@@ -33,7 +53,7 @@ func ReadIndex(path string) (*Index, error) {
 		return nil, err
 	}
 	if ix.link != nil {
-		if err := ix.mergeShared(); err != nil {
+		if err := ix.mergeShared(v); err != nil {
 			return nil, err
 		}
 	}
@@ -128,7 +148,11 @@ func (ix *Index) damaged(format string, args ...any) error {
 	}
 }
 
-func (ix *Index) parse() error {
+func (ix *Index) parse() error { return ix.parseWith(nil) }
+
+// parseWith parses the file, its entries from scan, a kept scan of it
+// (scan.go), when scan is not nil.
+func (ix *Index) parseWith(scan []byte) error {
 	d := ix.data
 	if len(d) < idxHeaderLen+idxHashLen || string(d[:4]) != "DIRC" {
 		return ix.damaged("no DIRC header")
@@ -146,12 +170,20 @@ func (ix *Index) parse() error {
 	// The checksum is being verified on the other core (startHash) while
 	// this one indexes the entries. An all-zero trailer is git's
 	// index.skipHash, which means "not computed".
-	err := ix.scanEntries(end)
+	var err error
+	if scan != nil {
+		var pos int
+		if pos, err = ix.decodeScan(scan, end); err == nil {
+			err = ix.scanExtensions(pos, end)
+		}
+	} else {
+		err = ix.scanEntries(end)
+	}
 	<-ix.hashDone
 	if err != nil {
 		return err
 	}
-	if !bytes.Equal(d[end:], make([]byte, idxHashLen)) && !bytes.Equal(ix.sum, d[end:]) {
+	if !ix.trusted && !bytes.Equal(d[end:], make([]byte, idxHashLen)) && !bytes.Equal(ix.sum, d[end:]) {
 		return ix.damaged("checksum mismatch")
 	}
 	return nil
@@ -226,6 +258,15 @@ func (ix *Index) scanEntries(end int) error {
 			name = ix.names[s.nameOff:]
 			pos += int(s.size)
 		}
+		// What later questions would otherwise scan every entry for,
+		// read here from the entry the scan is on: the gitlinks (few),
+		// and the newest mtime an entry could be racy with.
+		mode, mtime, size := ix.rawRacyFields(s)
+		if mode == idxModeGitlink {
+			ix.rawGitlinks = append(ix.rawGitlinks, *s)
+		} else if size != 0 && mtime > ix.rawMtime {
+			ix.rawMtime = mtime
+		}
 		if len(name) == 0 {
 			// A split index's replacements come first, without paths.
 			if i != ix.stripped {
@@ -243,6 +284,7 @@ func (ix *Index) scanEntries(end int) error {
 		}
 		prev = name
 	}
+	ix.rawMtimeKnown = true
 	return ix.scanExtensions(pos, end)
 }
 

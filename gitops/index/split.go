@@ -27,9 +27,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/autocoder/autocoder/internal/mapfile"
 )
 
 // idxBase is the shared index an Index is split against: its hash and its
@@ -71,6 +76,11 @@ func (ix *Index) SetSharedExpire(d time.Duration) { ix.sharedExpire = d }
 // read was one (and nobody called SetSplit since), or SetSplit(true).
 func (ix *Index) Split() bool { return ix.wantSplit }
 
+// Linked reports whether ix is split against a shared index file already:
+// it was read split, or written split since. A split write of an index
+// that is not linked first writes its shared index.
+func (ix *Index) Linked() bool { return ix.base != nil }
+
 // parseLink reads the body of a link extension (git's read_link_extension).
 func (ix *Index) parseLink(body []byte) error {
 	if len(body) < idxHashLen {
@@ -103,9 +113,92 @@ func (ix *Index) sharedPath(hash [20]byte) string {
 	return filepath.Join(filepath.Dir(ix.path), "sharedindex."+hex.EncodeToString(hash[:]))
 }
 
+// sharedIndexes keeps every shared index this process parsed, by path. A
+// shared index file is named by its own checksum and never changed in
+// place (git and autocoder replace files by rename), so an index read
+// again, as a session does after git wrote it, takes the parsed and
+// verified shared index as it is: at 100k entries that is 9 MB not read,
+// scanned and hashed again. Each file is mapped (mapfile) and kept for
+// the life of the process, which sees few of them: git writes a new one
+// when a fifth of the entries changed.
+var sharedIndexes struct {
+	sync.Mutex
+	m map[string]sharedIndex
+}
+
+// sharedIndex is a parsed shared index and the file it was parsed from.
+type sharedIndex struct {
+	fi os.FileInfo
+	ix *Index
+}
+
+// loadShared returns the shared index at path, parsed and verified: from
+// sharedIndexes when the file is still the one parsed (same device, inode
+// and size), else mapped and parsed now, and hashed unless v vouches for
+// it (v may be nil). A missing file is fs.ErrNotExist.
+func loadShared(path string, v Verifier) (*Index, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	sharedIndexes.Lock()
+	defer sharedIndexes.Unlock()
+	if c, ok := sharedIndexes.m[path]; ok && os.SameFile(c.fi, fi) && c.fi.Size() == fi.Size() {
+		return c.ix, nil
+	}
+	data, release, err := mapfile.Map(path)
+	if err != nil {
+		return nil, fmt.Errorf("read index %s: %w", path, err)
+	}
+	st := StatOf(fi)
+	fresh := func() *Index {
+		return &Index{path: path, data: data, mtimeSec: st.MtimeSec, mtimeNsec: st.MtimeNsec, maxPercent: DefaultMaxPercentChange}
+	}
+	name := filepath.Base(path)
+	var ix *Index
+	if v != nil {
+		if scan, release := v.Verified(name, fi); scan != nil {
+			// Verified before, and walked: neither again. A kept scan
+			// that does not fit the file is dropped for a walk.
+			ix = fresh()
+			ix.trusted = true
+			done := make(chan struct{})
+			close(done)
+			ix.hashDone = done
+			if ix.parseWith(scan) != nil {
+				ix = nil
+			} else if ix.version == 4 {
+				// Version 4's paths are the scan's bytes.
+				ix.names = bytes.Clone(ix.names)
+			}
+			release()
+		}
+	}
+	if ix == nil {
+		ix = fresh()
+		hashed := ix.startHash()
+		hashed <- len(data)
+		close(hashed)
+		if err := ix.parse(); err != nil {
+			<-ix.hashDone // parse may return before the hash is done with the mapping
+			release()
+			return nil, err
+		}
+		if v != nil && ix.link == nil && ix.stripped == 0 {
+			v.Remember(name, fi, ix.encodeScan())
+		}
+	}
+	if sharedIndexes.m == nil {
+		sharedIndexes.m = map[string]sharedIndex{}
+	}
+	sharedIndexes.m[path] = sharedIndex{fi: fi, ix: ix}
+	return ix, nil
+}
+
 // mergeShared loads the shared index ix links to and makes ix the whole
-// index, as git's merge_base_index does.
-func (ix *Index) mergeShared() error {
+// index, as git's merge_base_index does. The shared index is only read:
+// other Indexes of this process may use it too (loadShared).
+func (ix *Index) mergeShared(v Verifier) error {
 	l := ix.link
 	ix.link = nil
 	if l.hash == ([20]byte{}) {
@@ -116,7 +209,7 @@ func (ix *Index) mergeShared() error {
 		return nil
 	}
 	spath := ix.sharedPath(l.hash)
-	shared, err := readIndexFile(spath)
+	shared, err := loadShared(spath, v)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &UnsupportedIndexError{Path: ix.path,
 			Reason: fmt.Sprintf("split index: its shared index %s is missing", filepath.Base(spath)),
@@ -142,23 +235,22 @@ func (ix *Index) mergeShared() error {
 	if len(l.replace) != ix.stripped {
 		return ix.damaged("split index: %d replacements for %d entries without a path", len(l.replace), ix.stripped)
 	}
-	gone := make([]bool, nbase)
-	for _, p := range l.delete {
-		if p >= nbase {
+	// Both lists are ascending (ewahRead); a position in both, or past
+	// the end, is damage.
+	for k, p := range l.delete {
+		if p >= nbase || k > 0 && p <= l.delete[k-1] {
 			return ix.damaged("split index: deletion of entry %d of %d", p, nbase)
 		}
-		gone[p] = true
 	}
-	repl := make(map[int]int, len(l.replace)) // shared position -> slot of ix
 	for k, p := range l.replace {
-		if p >= nbase || gone[p] {
+		if _, gone := slices.BinarySearch(l.delete, p); p >= nbase || gone || k > 0 && p <= l.replace[k-1] {
 			return ix.damaged("split index: replacement of entry %d of %d", p, nbase)
 		}
-		repl[p] = k
 	}
 
 	// The merged slots: shared entries (raw, into shared.data), replaced
-	// and new entries (fresh), in git's order.
+	// and new entries (fresh), in git's order. The shared entries between
+	// two changes are copied as one run.
 	var fresh []IndexEntry
 	var freshNames []byte
 	addFresh := func(e IndexEntry) idxSlot {
@@ -167,20 +259,31 @@ func (ix *Index) mergeShared() error {
 		freshNames = append(freshNames, e.Path...)
 		return s
 	}
-	kept := make([]idxSlot, 0, nbase)
-	for p := range nbase {
-		if gone[p] {
-			continue
+	kept := make([]idxSlot, 0, nbase-len(l.delete))
+	from, di, ri := 0, 0, 0
+	for from < nbase {
+		next := nbase
+		if di < len(l.delete) {
+			next = l.delete[di]
 		}
-		s := shared.slots[p]
-		if k, ok := repl[p]; ok {
+		if ri < len(l.replace) {
+			next = min(next, l.replace[ri])
+		}
+		kept = append(kept, shared.slots[from:next]...)
+		if next == nbase {
+			break
+		}
+		if di < len(l.delete) && l.delete[di] == next {
+			di++
+		} else {
 			// git's replace_entry takes everything but the path from the
 			// replacement (the order check below sees a changed stage).
-			e := ix.entry(&ix.slots[k])
-			e.Path = string(shared.name(&s))
-			s = addFresh(e)
+			e := ix.entry(&ix.slots[ri])
+			e.Path = string(shared.name(&shared.slots[next]))
+			kept = append(kept, addFresh(e))
+			ri++
 		}
-		kept = append(kept, s)
+		from = next + 1
 	}
 	name := func(s *idxSlot) []byte {
 		if s.fresh {
@@ -189,27 +292,39 @@ func (ix *Index) mergeShared() error {
 		return shared.name(s)
 	}
 	added := ix.slots[ix.stripped:]
-	out := make([]idxSlot, 0, len(kept)+len(added))
-	ki := 0
-	for i := range added {
-		e := ix.entry(&added[i])
-		// Shared entries before it stay. One of the same path and stage
-		// is replaced, and a stage-0 entry replaces the conflict stages
-		// of its path (git's add_index_entry).
-		for ki < len(kept) {
-			c := bytes.Compare(name(&kept[ki]), []byte(e.Path))
-			if c > 0 || c == 0 && e.Stage != 0 && int(kept[ki].stage) > e.Stage {
-				break
+	out := kept
+	if len(added) > 0 {
+		out = make([]idxSlot, 0, len(kept)+len(added))
+		ki := 0
+		for i := range added {
+			e := ix.entry(&added[i])
+			// Shared entries before it stay: the run of paths less than
+			// its own is found by binary search. One of the same path and
+			// stage is replaced, and a stage-0 entry replaces the
+			// conflict stages of its path (git's add_index_entry).
+			j := ki + sort.Search(len(kept)-ki, func(j int) bool { return string(name(&kept[ki+j])) >= e.Path })
+			out = append(out, kept[ki:j]...)
+			ki = j
+			for ki < len(kept) {
+				c := bytes.Compare(name(&kept[ki]), []byte(e.Path))
+				if c > 0 || c == 0 && e.Stage != 0 && int(kept[ki].stage) > e.Stage {
+					break
+				}
+				if c < 0 || e.Stage != 0 && int(kept[ki].stage) < e.Stage {
+					out = append(out, kept[ki])
+				}
+				ki++
 			}
-			if c < 0 || e.Stage != 0 && int(kept[ki].stage) < e.Stage {
-				out = append(out, kept[ki])
-			}
-			ki++
+			out = append(out, addFresh(e))
 		}
-		out = append(out, addFresh(e))
+		out = append(out, kept[ki:]...)
 	}
-	out = append(out, kept[ki:]...)
+	// The shared entries are in order (scanEntries checked them): only a
+	// pair with a fresh entry in it can be out of order.
 	for i := 1; i < len(out); i++ {
+		if !out[i-1].fresh && !out[i].fresh {
+			continue
+		}
 		a, b := name(&out[i-1]), name(&out[i])
 		if c := bytes.Compare(a, b); c > 0 || c == 0 && (out[i-1].stage >= out[i].stage || out[i-1].stage == 0) {
 			return ix.damaged("split index: entries out of order at %q", b)
@@ -220,6 +335,11 @@ func (ix *Index) mergeShared() error {
 	ix.data, ix.names = shared.data, shared.names
 	ix.slots, ix.fresh, ix.freshNames = out, fresh, freshNames
 	ix.sum, ix.checkpoints = shared.sum, shared.checkpoints
+	ix.hashDone = nil
+	// The shared index's bound covers the raw slots, a subset of its
+	// entries: racyRawFree may answer false where a scan of the subset
+	// would not, never true where it would not.
+	ix.rawMtime, ix.rawMtimeKnown, ix.rawGitlinks = shared.rawMtime, true, shared.rawGitlinks
 	ix.stripped = 0
 	ix.wantSplit = true
 	ix.maxPercent = DefaultMaxPercentChange
@@ -401,7 +521,7 @@ func (ix *Index) writeShared() error {
 	}
 	ix.base = &idxBase{hash: hash, slots: shared.slots}
 	ix.data, ix.names, ix.slots = data, shared.names, append([]idxSlot(nil), shared.slots...)
-	ix.rawMtimeKnown = false
+	ix.rawMtime, ix.rawMtimeKnown, ix.rawGitlinks = shared.rawMtime, true, shared.rawGitlinks
 	ix.fresh, ix.freshNames = nil, nil
 	ix.sum, ix.checkpoints, ix.hashDone = nil, nil, nil
 	return nil

@@ -1,6 +1,6 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
-package gitops
+package mapfile
 
 import (
 	"errors"
@@ -8,10 +8,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// mapFile maps path read-only: a pack index is looked up in a few places
-// (packidx.go), which a mapping reads from the page cache without copying
-// the file. release unmaps it.
-func mapFile(path string) (data []byte, release func(), err error) {
+// Map maps path read-only; release unmaps it. Only a regular file is
+// opened (a pipe named like one would be waited on forever).
+func Map(path string) (data []byte, release func(), err error) {
 	f, size, err := openRegular(path)
 	if err != nil {
 		return nil, nil, err

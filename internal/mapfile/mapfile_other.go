@@ -1,13 +1,13 @@
 //go:build !(linux || darwin || freebsd || netbsd || openbsd || dragonfly)
 
-package gitops
+package mapfile
 
 import "io"
 
-// mapFile reads path whole where autocoder does not map files (Windows and
+// Map reads path whole where autocoder does not map files (Windows and
 // the rest): one read of the file, which is still far fewer than go-git's
 // decoding makes.
-func mapFile(path string) (data []byte, release func(), err error) {
+func Map(path string) (data []byte, release func(), err error) {
 	f, size, err := openRegular(path)
 	if err != nil {
 		return nil, nil, err
