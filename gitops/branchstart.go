@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -34,9 +33,10 @@ import (
 // for a detached HEAD). fresh reports whether the branch had no config
 // section before, so that DropBranchStart may remove it whole.
 func (r *Repo) SetBranchStart(branch string, start Hash, from string) (fresh bool, err error) {
-	_, err = r.gitOut("config", "--get-regexp", `^branch\.`+regexp.QuoteMeta(branch)+`\.`)
-	var ee *exec.ExitError
-	fresh = errors.As(err, &ee) && ee.ExitCode() == 1 // git config: nothing matched
+	// In-process (config.go), as `git config --get-regexp ^branch\.<branch>\.`
+	// would answer: this is the first apply on a new work branch.
+	some, known := r.config().hasKeyUnder(r, "branch."+branch+".")
+	fresh = known && !some
 	if err := r.configSet("branch."+branch+".autocoderStart", start.String()); err != nil {
 		return fresh, fmt.Errorf("record where %s starts: %w", branch, err)
 	}

@@ -79,6 +79,7 @@ type configState struct {
 	// answer.
 	gitOnce sync.Once
 	git     *configValues
+	gitErr  error // git config failed: git has nothing set
 }
 
 type envValue struct {
@@ -133,19 +134,38 @@ func (s *configState) value(r *Repo, key string) (string, bool) {
 		v, set := s.in.vals[key]
 		return v, set
 	}
-	s.gitOnce.Do(func() { s.git = r.gitConfigList() })
+	s.gitOnce.Do(func() { s.git, s.gitErr = r.gitConfigList() })
 	v, set := s.git.vals[key]
 	return v, set
+}
+
+// hasKeyUnder reports whether a key starts with prefix (configKey's
+// spelling, "branch.<name>."); known is false where git could not say.
+func (s *configState) hasKeyUnder(r *Repo, prefix string) (some, known bool) {
+	vals := s.in
+	if vals == nil {
+		s.gitOnce.Do(func() { s.git, s.gitErr = r.gitConfigList() })
+		if s.gitErr != nil {
+			return false, false
+		}
+		vals = s.git
+	}
+	for k := range vals.vals {
+		if strings.HasPrefix(k, prefix) {
+			return true, true
+		}
+	}
+	return false, true
 }
 
 // gitConfigList is every key as `git config --list` gives it. Where git
 // fails (a file it cannot parse), nothing is set: git refuses to work in
 // such a repository, and says why, at the first git command.
-func (r *Repo) gitConfigList() *configValues {
+func (r *Repo) gitConfigList() (*configValues, error) {
 	out := newConfigValues()
 	b, err := Git(context.Background(), r.Root, "config", "-z", "--list")
 	if err != nil {
-		return out
+		return out, err
 	}
 	for _, rec := range bytes.Split(b, []byte{0}) {
 		k, v, hasValue := strings.Cut(string(rec), "\n")
@@ -157,7 +177,7 @@ func (r *Repo) gitConfigList() *configValues {
 			out.noValue[k] = true
 		}
 	}
-	return out
+	return out, nil
 }
 
 // configReader reads git's configuration files, in git's order, following
