@@ -18,7 +18,7 @@ import (
 // indexFile is this worktree's index.
 func (r *Repo) indexFile() string { return filepath.Join(r.GitDir, "index") }
 
-// ReadIndex reads this worktree's index (see index.ReadIndex), hashing and
+// ReadIndex reads this worktree's index (see index.ReadIndexWith), hashing and
 // walking a shared index file only the first time this worktree reads it
 // (see sharedVerified). To write it back, take LockIndex first.
 func (r *Repo) ReadIndex() (*index.Index, error) {
@@ -97,23 +97,31 @@ const SplitFrom = 10000
 // one written by a long-lived process, whose writes would otherwise each
 // rewrite the whole file, or one of SplitFrom entries or more.
 // splitIndex.maxPercentChange sets when a new shared index is written,
-// splitIndex.sharedIndexExpire when an unused one is removed. Only the
-// repository's own config is read.
+// splitIndex.sharedIndexExpire when an unused one is removed. Each is read
+// as git reads it (SplitConfig).
 func (r *Repo) ConfigureSplit(ix *index.Index, longLived bool) {
 	on := ix.Split() || longLived || ix.Len() >= SplitFrom
-	switch strings.ToLower(r.ConfigValue("core", "splitIndex")) {
+	switch strings.ToLower(r.SplitConfig("core", "splitIndex")) {
 	case "true", "yes", "on", "1":
 		on = true
 	case "false", "no", "off", "0":
 		on = false
 	}
-	pct, err := strconv.Atoi(r.ConfigValue("splitIndex", "maxPercentChange"))
+	pct, err := strconv.Atoi(r.SplitConfig("splitIndex", "maxPercentChange"))
 	if err != nil {
 		pct = index.DefaultMaxPercentChange
 	}
 	ix.SetSplit(on, pct)
-	ix.SetSharedExpire(index.ParseExpiry(r.ConfigValue("splitIndex", "sharedIndexExpire")))
+	ix.SetSharedExpire(index.ParseExpiry(r.SplitConfig("splitIndex", "sharedIndexExpire")))
 }
+
+// SplitConfig is a key of the split index's configuration as git reads
+// it (ConfigValue): every file, the repository's overriding the user's
+// and the system's, read again when one changed (a session sees `git
+// config core.splitIndex false` run while it works). A user who told git
+// for every repository not to split (libgit2 and go-git tools cannot read
+// a split index) is heard.
+func (r *Repo) SplitConfig(section, key string) string { return r.ConfigValue(section, key) }
 
 // LockIndex takes index.lock through its private name in p (see LockVia),
 // for ReadIndex and index.WriteIndex under it.

@@ -83,7 +83,7 @@ func (e *Engine) Flush() error {
 	}
 	// The first split write of an index whose split nobody configured is
 	// autocoder's choice (gitops.SplitFrom): the user hears of it once.
-	splits := h.ix.Split() && !h.ix.Linked() && e.repo.ConfigValue("core", "splitIndex") == ""
+	splits := h.ix.Split() && !h.ix.Linked() && e.repo.SplitConfig("core", "splitIndex") == ""
 	if err := index.WriteIndex(h.lock, h.ix); err != nil {
 		return &step.Error{Msg: "write the index", Err: err,
 			Fix: "the next autocoder command sets the entries of " + strings.Join(sortedKeys(e.debt), ", ") + " again"}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/autocoder/autocoder/gitops"
 	"github.com/autocoder/autocoder/gitops/gittest"
+	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/txn"
 )
 
@@ -200,5 +201,256 @@ func TestALargeIndexStaysWholeWhenGitConfigSaysSo(t *testing.T) {
 		t.Errorf("log: %q", log.String())
 	}
 	g.AssertClean()
+	g.Fsck()
+}
+
+// After autocoder split a large index by itself, git's everyday commands
+// and autocoder's undo and redo keep working on it and agree with each
+// other: git status and fsck are the judges at every turn, and an apply
+// reads the index git wrote back in between.
+func TestALargeSplitIndexKeepsGitAndUndoWorking(t *testing.T) {
+	t.Parallel()
+	g := largeRepo(t)
+	engine := func() *txn.Engine {
+		t.Helper()
+		return open(t, g.Dir, txn.Options{})
+	}
+	e := engine()
+	mustApply(t, e, mkStep("s1", replace("d03/f01500.txt", "file", "edited")))
+	mustApply(t, e, mkStep("s2", write("d19/new.txt", "new\n"), step.Op{Kind: step.OpDelete, Path: "d03/f01501.txt"}))
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(sharedIndexes(t, g)) != 1 {
+		t.Fatalf("shared indexes: %v", sharedIndexes(t, g))
+	}
+	clean := func(when string) {
+		t.Helper()
+		if got := g.Git("status", "--porcelain"); got != "" {
+			t.Fatalf("%s: git status --porcelain = %.300q", when, got)
+		}
+		if got := g.Git("diff", "--cached", "--name-only"); got != "" {
+			t.Fatalf("%s: git diff --cached = %q", when, got)
+		}
+		g.Fsck()
+	}
+	clean("after two steps")
+
+	e = engine()
+	if _, err := e.Undo(1); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	clean("after undo")
+	if _, ok := g.Read("d19/new.txt"); ok || g.MustRead("d03/f01501.txt") != "file 1501\n" {
+		t.Fatal("undo did not take the second step back")
+	}
+	e = engine()
+	if _, err := e.Redo(); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	clean("after redo")
+
+	// The user's own work with git on the split index.
+	g.Write("d03/f01502.txt", "the user's\n")
+	g.Write("d19/mine.txt", "mine\n")
+	g.Git("add", "-A")
+	if got := g.Git("status", "--porcelain"); got != "M  d03/f01502.txt\nA  d19/mine.txt\n" {
+		t.Fatalf("git add -A: status %q", got)
+	}
+	g.Git("stash")
+	clean("after git stash")
+	e = engine()
+	mustApply(t, e, mkStep("s3", replace("d19/f09999.txt", "file", "edited")))
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	clean("after a step on the index git stash wrote")
+	g.Git("stash", "pop", "--index")
+	if got := g.Git("status", "--porcelain"); got != "M  d03/f01502.txt\nA  d19/mine.txt\n" {
+		t.Fatalf("git stash pop --index: status %q", got)
+	}
+	e = engine()
+	mustApply(t, e, mkStep("s4", replace("d03/f01999.txt", "file", "edited")))
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := g.Git("status", "--porcelain"); got != "M  d03/f01502.txt\nA  d19/mine.txt\n" {
+		t.Fatalf("a step over the user's staged files: status %q", got)
+	}
+	g.Git("commit", "-q", "-m", "the user's")
+	clean("after git commit")
+	g.Git("checkout", "-q", "main")
+	clean("after git checkout main")
+	if _, ok := g.Read("d19/mine.txt"); ok || g.MustRead("d03/f01500.txt") != "file 1500\n" {
+		t.Fatal("git checkout main left the work branch's files")
+	}
+	g.Git("checkout", "-q", "autocoder/main")
+	clean("after git checkout autocoder/main")
+	g.Write("d03/f01500.txt", "scribble\n")
+	g.Git("reset", "-q", "--hard", "HEAD~1")
+	clean("after git reset --hard")
+	e = engine()
+	mustApply(t, e, mkStep("s5", write("d03/last.txt", "last\n")))
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	clean("after the last step")
+	if got := g.Git("ls-files", "d03/last.txt", "d19/mine.txt", "d03/f01501.txt"); got != "d03/last.txt\n" {
+		t.Fatalf("git ls-files: %q", got)
+	}
+
+	// git writes a new shared index and removes the old one, which this
+	// process parsed and keeps (the shared index cache): the next step
+	// reads the new one.
+	old := sharedIndexes(t, g)
+	g.Git("-c", "splitIndex.sharedIndexExpire=now", "update-index", "--split-index")
+	if now := sharedIndexes(t, g); len(now) != 1 || len(old) == 1 && now[0] == old[0] {
+		t.Fatalf("shared indexes before %v, after git update-index --split-index %v", old, now)
+	}
+	e = engine()
+	mustApply(t, e, mkStep("s6", replace("d03/last.txt", "last", "later")))
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	clean("after a step on git's new shared index")
+	g.Git("read-tree", "-mu", "HEAD") // -m keeps the sparse checkout's skip-worktree bits
+	clean("after git read-tree -mu HEAD")
+	e = engine()
+	if _, err := e.Undo(1); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	clean("after undo on the index git read-tree wrote")
+	if got := g.MustRead("d03/last.txt"); got != "last\n" {
+		t.Fatalf("undo: d03/last.txt = %q", got)
+	}
+}
+
+// core.splitIndex=false set after autocoder split the index brings the
+// whole file back at the next step (git's tweak_split_index), with every
+// entry as git read it split.
+func TestALargeSplitIndexComesBackWholeWhenGitConfigSaysSo(t *testing.T) {
+	t.Parallel()
+	g := largeRepo(t)
+	apply := func(id, path string) {
+		t.Helper()
+		e := open(t, g.Dir, txn.Options{})
+		mustApply(t, e, mkStep(id, replace(path, "file", "edited")))
+		if err := e.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	apply("s1", "d03/f01500.txt")
+	if len(sharedIndexes(t, g)) != 1 {
+		t.Fatalf("shared indexes: %v", sharedIndexes(t, g))
+	}
+	g.Git("config", "core.splitIndex", "false")
+	apply("s2", "d19/f09999.txt")
+	ls := g.Git("ls-files", "--stage")
+	b, err := os.ReadFile(filepath.Join(g.Dir, ".git", "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) < 62*gitops.SplitFrom { // every entry takes 62 bytes and more
+		t.Fatalf("the index is still split: %d bytes", len(b))
+	}
+	g.AssertClean()
+	g.Fsck()
+	// git, splitting it again by itself, reads the same entries.
+	g.Git("-c", "core.splitIndex=true", "update-index", "--split-index")
+	if got := g.Git("ls-files", "--stage"); got != ls {
+		t.Error("git ls-files --stage differs once git split the index autocoder wrote whole")
+	}
+	if got := strings.Count(ls, "\n"); got != gitops.SplitFrom {
+		t.Errorf("%d entries, want %d", got, gitops.SplitFrom)
+	}
+}
+
+// core.splitIndex=false in the user's global configuration keeps a large
+// index whole, as git reads it (git config's scopes: system, global,
+// repository), and autocoder says nothing of a split. Only the
+// repository's own file was read: autocoder split the index of a user who
+// had told git, for every repository, not to (libgit2 and go-git tools
+// cannot read a split index).
+func TestALargeIndexStaysWholeWhenGlobalGitConfigSaysSo(t *testing.T) {
+	home := gittest.Isolate(t) // not parallel: HOME is the process's
+	g := largeRepo(t)
+	f, err := os.OpenFile(filepath.Join(home, ".gitconfig"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("[core]\n\tsplitIndex = false\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(g.Git("config", "core.splitIndex")); got != "false" {
+		t.Fatalf("git config core.splitIndex = %q", got)
+	}
+	var log strings.Builder
+	e := open(t, g.Dir, txn.Options{Log: &log})
+	mustApply(t, e, mkStep("s1", replace("d03/f01500.txt", "file", "edited")))
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := sharedIndexes(t, g); len(got) != 0 {
+		t.Errorf("shared indexes with core.splitIndex=false in ~/.gitconfig: %v", got)
+	}
+	if log.Len() != 0 {
+		t.Errorf("log: %q", log.String())
+	}
+	g.AssertClean()
+	g.Fsck()
+}
+
+// A linked worktree has its own index and its own shared index files, in
+// its own git directory, as git keeps them: autocoder splits the linked
+// worktree's index there, keeps its scan there, and neither worktree's
+// index is the other's.
+func TestALargeIndexOfALinkedWorktreeIsSplitInItsOwnGitDir(t *testing.T) {
+	t.Parallel()
+	g := largeRepo(t)
+	wt := filepath.Join(t.TempDir(), "wt")
+	g.Git("worktree", "add", "-q", "--no-checkout", wt)
+	linked := &gittest.Repo{T: t, Dir: wt}
+	linked.Git("sparse-checkout", "set", "d03", "d19")
+	linked.Git("read-tree", "-mu", "HEAD")
+	gitDir := filepath.Join(g.Dir, ".git", "worktrees", "wt")
+	for i, path := range []string{"d03/f01500.txt", "d19/f09999.txt"} {
+		e := open(t, wt, txn.Options{})
+		mustApply(t, e, mkStep(fmt.Sprint("s", i), replace(path, "file", "edited")))
+		if err := e.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, _ := filepath.Glob(filepath.Join(gitDir, "sharedindex.*")); len(got) != 1 {
+		t.Errorf("shared indexes in the linked worktree's git dir: %v", got)
+	}
+	if got := sharedIndexes(t, g); len(got) != 0 {
+		t.Errorf("shared indexes in the main worktree's: %v", got)
+	}
+	if _, err := os.Stat(filepath.Join(gitDir, "autocoder", "shared-index-scan")); err != nil {
+		t.Errorf("the linked worktree's kept scan: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(g.Dir, ".git", "autocoder", "shared-index-scan")); err == nil {
+		t.Error("a kept scan in the main worktree's autocoder folder")
+	}
+	for _, r := range []*gittest.Repo{g, linked} {
+		if got := r.Git("status", "--porcelain"); got != "" {
+			t.Errorf("%s: git status --porcelain = %.300q", r.Dir, got)
+		}
+	}
+	if got := linked.Git("diff", "--name-only", "main"); got != "d03/f01500.txt\nd19/f09999.txt\n" {
+		t.Errorf("the linked worktree's steps: %q", got)
+	}
 	g.Fsck()
 }

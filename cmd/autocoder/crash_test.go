@@ -83,11 +83,20 @@ deep
 // crashRepo makes the starting repository: committed files, and the
 // user's own work (a modified file, a staged file, an untracked file) that
 // no crash may touch.
-func crashRepo(t *testing.T) *gittest.Repo {
+func crashRepo(t *testing.T) *gittest.Repo { return crashRepoSplit(t, false) }
+
+// crashRepoSplit is crashRepo; split makes the index split, as git's
+// core.splitIndex does, with every change kept in the small index file.
+func crashRepoSplit(t *testing.T, split bool) *gittest.Repo {
 	g := gittest.NewWithCommit(t, map[string]string{
 		"src/app.py": "def main():\n    pass\n", "lib/util.py": "X = 1\n", "README.md": "# readme\n",
 		"user/dirty.txt": "committed\n", "user/staged.txt": "committed\n",
 	})
+	if split {
+		g.Git("config", "core.splitIndex", "true")
+		g.Git("config", "splitIndex.maxPercentChange", "100")
+		g.Git("update-index", "--split-index")
+	}
 	g.Write("user/dirty.txt", "the user's unsaved work\n")
 	g.Write("user/staged.txt", "the user's staged work\n")
 	g.Git("add", "user/staged.txt")
@@ -123,6 +132,24 @@ func TestCrashAtEveryPoint(t *testing.T) {
 		t.Skip("kills apply at each of its crash points: slow; runs without -short")
 	}
 	t.Parallel()
+	crashEveryPoint(t, false)
+}
+
+// The same with the index split (autocoder splits an index of 10,000
+// entries by itself, gitops.SplitFrom): recovery after a crash at any point
+// reads and settles a split index, git status and fsck agree, and the
+// re-apply completes.
+func TestCrashAtEveryPointOfASplitIndex(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills apply at each of its crash points: slow; runs without -short")
+	}
+	t.Parallel()
+	crashEveryPoint(t, true)
+}
+
+// crashEveryPoint kills apply at every crash point in turn (crashRepoSplit
+// says what split is).
+func crashEveryPoint(t *testing.T, split bool) {
 	want := referenceTrees(t)
 	// Each point has a repository of its own: a batch of points runs in
 	// parallel, batch after batch, until a run completes uncrashed (its
@@ -135,7 +162,7 @@ func TestCrashAtEveryPoint(t *testing.T) {
 			for n := first; n < first+batch; n++ {
 				t.Run(fmt.Sprint(n), func(t *testing.T) {
 					t.Parallel()
-					c := crashAt(t, n, want)
+					c := crashAt(t, n, want, split)
 					mu.Lock()
 					defer mu.Unlock()
 					if c {
@@ -168,8 +195,8 @@ func TestCrashAtEveryPoint(t *testing.T) {
 // (here: log) leaves a consistent repository and that re-applying the
 // response completes it. It reports whether apply was killed: false when n
 // is past the run's last point and apply completed.
-func crashAt(t *testing.T, n int, want []string) bool {
-	g := crashRepo(t)
+func crashAt(t *testing.T, n int, want []string, split bool) bool {
+	g := crashRepoSplit(t, split)
 	plan := filepath.Join(t.TempDir(), "plan.md")
 	os.WriteFile(plan, []byte(crashPlan), 0o666)
 	userBefore := userState(g)

@@ -186,7 +186,11 @@ func TestOneShotCommandsDoNotCollect(t *testing.T) {
 	if n := gcs("GOGC=100"); n == 0 {
 		t.Fatalf("with GOGC=100 the parse of a 10 MB answer collected nothing: the check cannot see a collection")
 	}
-	if n := gcs(); n != 0 {
+	// In a control group without room for that heap (roomForHeap), as
+	// a CI container may be, the collector stays on.
+	if n, room := gcs(), roomForHeap("/"); room && n != 0 {
 		t.Errorf("autocoder parse collected %d times; a one-shot command runs without the collector below %d bytes", n, oneShotMemoryLimit)
+	} else if !room && n == 0 {
+		t.Errorf("autocoder parse collected nothing in a control group limited below %d bytes", 2*oneShotMemoryLimit)
 	}
 }

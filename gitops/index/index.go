@@ -2,8 +2,8 @@
 // the shared index files of a split index) without decoding it whole, as
 // go-git keeps its codec apart (plumbing/format/index). It knows the file
 // format and nothing else of git's layout: the caller (gitops) says where
-// the file is and takes its lock. Start at ReadIndex, then Update and
-// WriteIndex. The work is split by job: read.go (ReadIndex: parse and
+// the file is and takes its lock. Start at ReadIndexWith, then Update and
+// WriteIndex. The work is split by job: read.go (ReadIndexWith: parse and
 // verify), entries.go (lookups), update.go (Update), tree.go (the cache
 // tree), write.go (WriteTo, WriteIndex), split.go (git's split index) and
 // stat.go with its per-system files (the stat data git records).

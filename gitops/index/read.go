@@ -1,6 +1,6 @@
 package index
 
-// Reading the index: ReadIndex parses the file into slots and verifies its
+// Reading the index: ReadIndexWith parses the file into slots and verifies its
 // checksum in the background (index.go has the format).
 
 import (
@@ -14,17 +14,6 @@ import (
 	"io/fs"
 	"os"
 )
-
-// ReadIndex reads path (normally <gitdir>/index). A missing file is an empty
-// version-2 index. A split index (extension "link") is read with its shared
-// index and written back split (see SetSplit). It refuses, with
-// *UnsupportedIndexError, a version other than 2, 3 and 4, the sparse index
-// ("sdir"), any other extension git marks as required (signature starting
-// with a lower-case letter), and a file whose checksum does not match.
-//
-// To write the index back, take its lock (gitops.Lock) before calling ReadIndex so that
-// no git command changes the file in between.
-func ReadIndex(path string) (*Index, error) { return ReadIndexWith(path, nil) }
 
 // Verifier remembers the shared index files whose checksum was verified,
 // across processes, with their scan (scan.go). A shared index is named by
@@ -42,8 +31,18 @@ type Verifier interface {
 	Remember(name string, fi os.FileInfo, scan []byte)
 }
 
-// ReadIndexWith is ReadIndex, with a shared index verified once (see
-// Verifier); v nil verifies it at every read.
+// ReadIndexWith reads path (normally <gitdir>/index). A missing file is an empty
+// version-2 index. A split index (extension "link") is read with its shared
+// index and written back split (see SetSplit). It refuses, with
+// *UnsupportedIndexError, a version other than 2, 3 and 4, the sparse index
+// ("sdir"), any other extension git marks as required (signature starting
+// with a lower-case letter), and a file whose checksum does not match.
+//
+// To write the index back, take its lock (gitops.Lock) before calling ReadIndexWith so that
+// no git command changes the file in between.
+//
+// A shared index is verified once (see Verifier); v nil verifies it at
+// every read.
 func ReadIndexWith(path string, v Verifier) (*Index, error) {
 	ix, err := readIndexFile(path)
 	if errors.Is(err, fs.ErrNotExist) {

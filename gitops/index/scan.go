@@ -8,6 +8,7 @@ package index
 // that the file's checksum was verified: both hold for that file only.
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/binary"
 	"errors"
@@ -90,6 +91,18 @@ func (ix *Index) decodeScan(b []byte, end int) (int, error) {
 		if uint64(s.off) != pos || s.size < idxEntryFixed || pos+uint64(s.size) > uint64(end) || s.stage > 3 || s.nameLen == 0 || nameEnd > names ||
 			!v4 && (uint64(s.nameOff) < pos+idxEntryFixed || nameEnd > pos+uint64(s.size)) {
 			return 0, errScan
+		}
+		if v4 && k > 0 {
+			// Version 4's paths are the scan's own bytes, and a write
+			// re-encodes an entry after a splice from them: paths out
+			// of git's order would be written so, an index git
+			// rejects. Checking them reads the scan only; versions 2
+			// and 3 copy every unchanged entry from the file as it is.
+			p := &ix.slots[k-1]
+			c := bytes.Compare(ix.names[p.nameOff:p.nameOff+p.nameLen], ix.names[s.nameOff:nameEnd])
+			if c > 0 || c == 0 && (p.stage >= s.stage || p.stage == 0) {
+				return 0, errScan
+			}
 		}
 		ix.slots[k] = s
 		pos += uint64(s.size)

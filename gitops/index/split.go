@@ -44,10 +44,13 @@ type idxBase struct {
 	slots []idxSlot
 }
 
-// idxLink is a parsed link extension.
+// idxLink is a parsed link extension. Its bitmaps are decoded (decode)
+// once the shared index is loaded: a position is only meaningful below its
+// entry count, and a run of set bits is expanded only that far.
 type idxLink struct {
 	hash            [20]byte
-	delete, replace []int // shared positions, ascending
+	bitmaps         []byte // the two EWAH bitmaps as the file holds them
+	delete, replace []int  // shared positions, ascending; after decode
 }
 
 // DefaultMaxPercentChange is git's splitIndex.maxPercentChange default: a
@@ -86,24 +89,33 @@ func (ix *Index) parseLink(body []byte) error {
 	if len(body) < idxHashLen {
 		return ix.damaged("link extension too short")
 	}
-	l := &idxLink{}
+	l := &idxLink{bitmaps: body[idxHashLen:]}
 	copy(l.hash[:], body)
-	rest := body[idxHashLen:]
-	if len(rest) > 0 {
-		var n int
-		var err error
-		if l.delete, n, err = ewahRead(rest); err != nil {
-			return ix.damaged("link extension: delete bitmap: %v", err)
-		}
-		rest = rest[n:]
-		if l.replace, n, err = ewahRead(rest); err != nil {
-			return ix.damaged("link extension: replace bitmap: %v", err)
-		}
-		if n != len(rest) {
-			return ix.damaged("link extension: garbage after the bitmaps")
-		}
-	}
 	ix.link = l
+	return nil
+}
+
+// decode reads the link's bitmaps, whose positions are below limit (the
+// shared index's entry count). A bitmap of the file is a few bytes for a
+// run of any length: a run of set bits reaching past limit is damage,
+// never four billion positions in memory.
+func (l *idxLink) decode(limit int) error {
+	rest := l.bitmaps
+	if len(rest) == 0 {
+		return nil
+	}
+	var n int
+	var err error
+	if l.delete, n, err = ewahRead(rest, limit); err != nil {
+		return fmt.Errorf("delete bitmap: %v", err)
+	}
+	rest = rest[n:]
+	if l.replace, n, err = ewahRead(rest, limit); err != nil {
+		return fmt.Errorf("replace bitmap: %v", err)
+	}
+	if n != len(rest) {
+		return errors.New("garbage after the bitmaps")
+	}
 	return nil
 }
 
@@ -203,6 +215,9 @@ func (ix *Index) mergeShared(v Verifier) error {
 	ix.link = nil
 	if l.hash == ([20]byte{}) {
 		// A null link: git stopped splitting, the file is whole.
+		if err := l.decode(0); err != nil {
+			return ix.damaged("link extension: %v", err)
+		}
 		if ix.stripped > 0 {
 			return ix.damaged("entries without a path in an index that is not split")
 		}
@@ -232,6 +247,9 @@ func (ix *Index) mergeShared(v Verifier) error {
 		return ix.damaged("split index: %s holds another index (checksum mismatch)", filepath.Base(spath))
 	}
 	nbase := len(shared.slots)
+	if err := l.decode(nbase); err != nil {
+		return ix.damaged("link extension: %v", err)
+	}
 	if len(l.replace) != ix.stripped {
 		return ix.damaged("split index: %d replacements for %d entries without a path", len(l.replace), ix.stripped)
 	}
@@ -614,8 +632,9 @@ const (
 )
 
 // ewahRead decodes a bitmap at the start of b into the positions of its
-// set bits, ascending, and says how many bytes it took.
-func ewahRead(b []byte) (pos []int, n int, err error) {
+// set bits, ascending, and says how many bytes it took. A run of set bits
+// reaching past limit is an error.
+func ewahRead(b []byte, limit int) (pos []int, n int, err error) {
 	if len(b) < 8 {
 		return nil, 0, errors.New("truncated header")
 	}
@@ -632,7 +651,7 @@ func ewahRead(b []byte) (pos []int, n int, err error) {
 		i++
 		run := int(rlw >> 1 & ewahMaxRun)
 		if rlw&1 != 0 {
-			if at+run*64 > bits+64 {
+			if at+run*64 > bits+64 || at+run*64 > limit+64 {
 				return nil, 0, errors.New("a run of set bits past the end")
 			}
 			for k := range run * 64 {

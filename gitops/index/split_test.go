@@ -56,6 +56,11 @@ func linkOf(t *testing.T, r *gitRepo) *idxLink {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if ix.link != nil {
+		if err := ix.link.decode(1 << 20); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return ix.link
 }
 
@@ -283,7 +288,7 @@ func TestParseExpiry(t *testing.T) {
 func TestEWAHRoundTrip(t *testing.T) {
 	for _, pos := range [][]int{nil, {0}, {63}, {64}, {1, 2, 3, 200, 201, 5000}, {100000}} {
 		b := ewahAppend(nil, pos)
-		got, n, err := ewahRead(append(b, 9, 9))
+		got, n, err := ewahRead(append(b, 9, 9), 1<<20)
 		if err != nil || n != len(b) || !slices.Equal(got, pos) {
 			t.Errorf("ewah %v: read back %v, %d of %d bytes, %v", pos, got, n, len(b), err)
 		}

@@ -362,7 +362,7 @@ type LockFile interface {
 
 // WriteIndex encodes ix into lock and commits it, replacing the index file
 // in one rename. ix must have been read from lock.Path() while holding lock
-// (the caller takes gitops.Lock(<gitdir>/index) before ReadIndex), so that no other
+// (the caller takes gitops.Lock(<gitdir>/index) before ReadIndexWith), so that no other
 // writer's change is lost. On failure the lock is rolled back and the index
 // file is unchanged.
 //
