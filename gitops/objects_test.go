@@ -329,3 +329,33 @@ func TestWriteObjectFreshensAnOldOne(t *testing.T) {
 		t.Fatal("the object written again was pruned as old")
 	}
 }
+
+// TestCommitTree reads a commit's tree: from the object store for a
+// commit git wrote, from memory for the one the Repo wrote last (its loose
+// file gone, the answer is still its tree), and an error for a commit
+// that is neither.
+func TestCommitTree(t *testing.T) {
+	t.Parallel()
+	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
+	r := openRepo(t, g.Dir)
+	head := plumbing.NewHash(strings.TrimSpace(g.Git("rev-parse", "HEAD")))
+	want := plumbing.NewHash(strings.TrimSpace(g.Git("rev-parse", "HEAD^{tree}")))
+	if got, err := r.CommitTree(head); err != nil || got != want {
+		t.Fatalf("CommitTree(HEAD) = %s, %v; want %s", got, err, want)
+	}
+	sig, _ := gitops.ParseSignature("Ada Lovelace <ada@example.com> 1700000000 +0530")
+	h, err := r.WriteCommit(want, []gitops.Hash{head}, sig, sig, "subject\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hex := h.String()
+	if err := os.Remove(filepath.Join(g.Dir, ".git", "objects", hex[:2], hex[2:])); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := r.CommitTree(h); err != nil || got != want {
+		t.Fatalf("CommitTree(written) = %s, %v; want %s from memory", got, err, want)
+	}
+	if _, err := r.CommitTree(want); err == nil {
+		t.Fatal("CommitTree of a tree's name: no error")
+	}
+}

@@ -40,6 +40,9 @@ type Repo struct {
 	// spares, when set, gives the files written under .git (see spare.go).
 	spares *Spares
 	trees  treeCache // see ReadTree
+	// wrote is the commit this Repo wrote last, with its tree (CommitTree).
+	wroteMu          sync.Mutex
+	wrote, wroteTree Hash
 	// ignore is the git check-ignore kept for the Repo's life (Ignored).
 	ignoreMu sync.Mutex
 	ignore   *ignoreChecker

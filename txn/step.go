@@ -189,11 +189,7 @@ func (e *Engine) treeOf(commit gitops.Hash) (gitops.Hash, error) {
 	if commit.IsZero() {
 		return gitops.ZeroHash, nil
 	}
-	c, err := e.repo.ReadCommit(commit)
-	if err != nil {
-		return gitops.ZeroHash, err
-	}
-	return c.Tree, nil
+	return e.repo.CommitTree(commit)
 }
 
 // buildCommit writes the step's blobs, trees and commit object (objects

@@ -71,6 +71,10 @@ type Request struct {
 	Messages      []Message `json:"messages"`
 	Authorization string    `json:"authorization"`
 	Tools         []string  `json:"tools,omitempty"` // the names of the functions offered
+	// At is when the request arrived: the gaps between a run's requests
+	// are its turns' time outside the model (cmd/autocoder's
+	// BenchmarkRunTurn).
+	At time.Time `json:"-"`
 }
 
 // Message is one message of a request.
@@ -137,6 +141,7 @@ func (s *Server) Requests() []Request {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	at := time.Now()
 	if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" {
 		writeError(w, http.StatusNotFound, "not_found", "no route "+r.Method+" "+r.URL.Path, 0)
 		return
@@ -169,7 +174,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request", "bad JSON: "+err.Error(), 0)
 		return
 	}
-	req := Request{Model: body.Model, Stream: body.Stream, IncludeUsage: body.StreamOptions.IncludeUsage,
+	req := Request{At: at, Model: body.Model, Stream: body.Stream, IncludeUsage: body.StreamOptions.IncludeUsage,
 		Authorization: r.Header.Get("Authorization")}
 	for _, m := range body.Messages {
 		msg := Message{Role: m.Role, Content: content(m.Content), ToolCallID: m.ToolCallID}

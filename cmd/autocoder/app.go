@@ -90,10 +90,13 @@ func format(c *cli.Context) (string, error) {
 // openEngine opens the repository around -C (or the current folder) with
 // its settings (autocoder.Open, the library entry point), recovering an interrupted run first.
 func openEngine(c *cli.Context, branch string) (*lib.Engine, error) {
-	return openEngineWith(c, branch, false)
+	return openEngineWith(c, lib.Options{Branch: branch})
 }
 
-func openEngineWith(c *cli.Context, branch string, allowPrograms bool) (*lib.Engine, error) {
+// openEngineWith is openEngine with the options o (the work branch,
+// programs, a session's engine); it sets where the engine opens and how
+// long it waits for another autocoder.
+func openEngineWith(c *cli.Context, o lib.Options) (*lib.Engine, error) {
 	dir := c.String("C")
 	if s, ok := sessionDir(c); ok {
 		dir = s // --worktree: the session's own worktree
@@ -101,7 +104,8 @@ func openEngineWith(c *cli.Context, branch string, allowPrograms bool) (*lib.Eng
 	if dir == "" {
 		dir = "."
 	}
-	return openEngineAt(c, dir, lib.Options{Branch: branch, AllowPrograms: allowPrograms, LockWait: commandLockWait})
+	o.LockWait = commandLockWait
+	return openEngineAt(c, dir, o)
 }
 
 // commandLockWait is how long a command waits while another autocoder holds

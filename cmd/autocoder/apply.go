@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	lib "github.com/autocoder/autocoder"
 	"github.com/autocoder/autocoder/protocol"
 	"github.com/autocoder/autocoder/report"
 	"github.com/autocoder/autocoder/step"
@@ -79,7 +80,7 @@ func runApply(c *cli.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	e, err := openEngineWith(c, c.String("branch"), c.Bool("allow-programs"))
+	e, err := openEngineWith(c, lib.Options{Branch: c.String("branch"), AllowPrograms: c.Bool("allow-programs")})
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	lib "github.com/autocoder/autocoder"
 	"github.com/autocoder/autocoder/agent"
 	"github.com/autocoder/autocoder/config"
 	"github.com/autocoder/autocoder/prompt"
@@ -70,7 +71,12 @@ func runRun(c *cli.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	e, err := openEngineWith(c, c.String("branch"), c.Bool("allow-programs"))
+	// The engine is kept for every turn, as an MCP session keeps its
+	// own: each turn's answer is one engine Run, which writes the index
+	// at its end, so the index is written split (Session), the entries
+	// changed beside a shared file, not the whole 10 MB at 100k files
+	// every turn.
+	e, err := openEngineWith(c, lib.Options{Branch: c.String("branch"), AllowPrograms: c.Bool("allow-programs"), Session: true})
 	if err != nil {
 		return err
 	}
