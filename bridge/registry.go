@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/autocoder/autocoder/config"
 	"github.com/autocoder/autocoder/step"
@@ -76,7 +77,7 @@ func (r *Registry) save() error {
 	return config.WriteUserFile(r.Path, append(data, '\n'), true)
 }
 
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
 
 // Add registers the repository whose root is root under name ("" : the
 // root's folder name). A root registered already keeps its entry.
@@ -84,7 +85,7 @@ func (r *Registry) Add(name, root string) (Repository, error) {
 	if name == "" {
 		name = filepath.Base(root)
 	}
-	if !nameRE.MatchString(name) {
+	if !nameRE().MatchString(name) {
 		return Repository{}, &step.Error{C: step.ClassUsage, Msg: fmt.Sprintf("%q cannot name a repository: use letters, digits, '.', '_' and '-' (up to 64)", name),
 			Fix: "autocoder bridge add --name NAME " + root}
 	}

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -370,10 +371,10 @@ func (l *loader) place(e *Error) {
 // word of two characters or more between quotes), keeping the single
 // characters it names ('=', '.').
 func unquote(msg string) string {
-	return quotedText.ReplaceAllString(msg, "(text not shown)")
+	return quotedText().ReplaceAllString(msg, "(text not shown)")
 }
 
-var quotedText = regexp.MustCompile(`"[^"]{2,}"|'[^']{2,}'`)
+var quotedText = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"[^"]{2,}"|'[^']{2,}'`) })
 
 // keyLine reports whether line n sets api_key_env or a key whose name
 // says it holds a secret (see secretName): its value may be the key.

@@ -2,7 +2,6 @@ package gitops
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"os/user"
 	"path"
@@ -31,8 +30,8 @@ import (
 type Attributes struct {
 	r    *Repo
 	once sync.Once
-	// from git config, which also reads the global and system files and
-	// include.path: what Git for Windows sets lives there.
+	// from git's configuration, all of it (config.go): what Git for
+	// Windows sets lives in its system file.
 	autocrlf string // "true", "input" or "false"
 	eolCRLF  bool   // text_eol_is_crlf(): what "text" alone means on checkout
 	global   []gitattributes.MatchAttribute
@@ -54,7 +53,7 @@ func (r *Repo) Attributes() *Attributes {
 
 // ForgetAttributes drops the attribute rules the reader cached (a step
 // wrote a .gitattributes file; a session's next call), so that they are
-// read again. The core configuration is kept (see gitConfig).
+// read again, with git's configuration where it changed (Repo.config).
 func (r *Repo) ForgetAttributes() {
 	r.attrsMu.Lock()
 	r.attrs = nil
@@ -68,8 +67,9 @@ func (a *Attributes) load() {
 			// git's one built-in macro.
 			"binary": parseAttrs("-diff -merge -text"),
 		}
-		cfg := a.r.gitConfig()
-		switch strings.ToLower(cfg["core.autocrlf"]) {
+		cfg := a.r.config()
+		get := func(k string) string { v, _ := cfg.value(a.r, k); return v }
+		switch strings.ToLower(get("core.autocrlf")) {
 		case "true", "yes", "on", "1":
 			a.autocrlf = "true"
 		case "input":
@@ -77,7 +77,7 @@ func (a *Attributes) load() {
 		default:
 			a.autocrlf = "false"
 		}
-		eol := strings.ToLower(cfg["core.eol"])
+		eol := strings.ToLower(get("core.eol"))
 		switch {
 		case a.autocrlf == "true":
 			a.eolCRLF = true
@@ -90,25 +90,11 @@ func (a *Attributes) load() {
 		default:
 			a.eolCRLF = runtime.GOOS == "windows" // "native"
 		}
-		if gf := a.r.userConfigFile(cfg["core.attributesfile"], "attributes"); gf != "" {
+		if gf := a.r.userConfigFile(get("core.attributesfile"), "attributes"); gf != "" {
 			a.global = a.readFile(gf, nil, true, false)
 		}
 		a.info = a.readFile(filepath.Join(a.r.CommonDir, "info", "attributes"), nil, true, false)
 	})
-}
-
-// gitConfig reads the core keys the attribute reader needs, and those of
-// the split index (ConfigureSplit), as git sees them (all scopes,
-// includes). One `git config` per Repo, which a session keeps open:
-// reading the global and system files and their includes ourselves would
-// be a second implementation of git's. ForgetAttributes drops the
-// .gitattributes rules, not this.
-func (r *Repo) gitConfig() map[string]string {
-	r.coreOnce.Do(func() {
-		r.coreCfg = r.readGitConfig("core.autocrlf", "core.eol", "core.attributesfile", "core.excludesfile",
-			"core.splitindex", "splitindex.maxpercentchange", "splitindex.sharedindexexpire")
-	})
-	return r.coreCfg
 }
 
 // userConfigFile is a per-user file of git's as git finds it: the
@@ -145,29 +131,6 @@ func (r *Repo) userConfigFile(configured, name string) string {
 		return filepath.Join(h, ".config", "git", name)
 	}
 	return ""
-}
-
-func (r *Repo) readGitConfig(keys ...string) map[string]string {
-	out := map[string]string{}
-	b, err := Git(context.Background(), r.Root, "config", "-z", "--get-regexp", `^(core\.(autocrlf|eol|attributesfile|excludesfile|safecrlf|splitindex)|splitindex\.(maxpercentchange|sharedindexexpire))$`)
-	if err != nil {
-		// git exits 1 when no key matches; without git, fall back to the
-		// repository's own config file.
-		for _, k := range keys {
-			sec, key, _ := strings.Cut(k, ".")
-			if v := r.ConfigValue(sec, key); v != "" {
-				out[k] = v
-			}
-		}
-		return out
-	}
-	for _, rec := range bytes.Split(b, []byte{0}) {
-		k, v, _ := strings.Cut(string(rec), "\n")
-		if k != "" {
-			out[strings.ToLower(k)] = v // the last one wins, as in git
-		}
-	}
-	return out
 }
 
 // maxAttrLine is git's ATTR_MAX_LINE_LENGTH: a line as long or longer is

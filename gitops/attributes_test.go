@@ -185,3 +185,27 @@ func TestConversionUnsupported(t *testing.T) {
 		t.Errorf("a.txt: %v", err)
 	}
 }
+
+// The conversion follows core.autocrlf as it is when the attribute rules
+// are read again (a session's next call): a Repo does not keep a
+// configuration that changed.
+func TestConversionSeesConfigChange(t *testing.T) {
+	t.Parallel()
+	r := gittest.New(t)
+	r.Git("config", "core.autocrlf", "false")
+	repo, err := gitops.Open(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	crlf := []byte("a\r\nb\r\n")
+	noCR := func() bool { return false }
+	if got := string(repo.Attributes().Conversion("f.txt").ToGit(crlf, noCR)); got != string(crlf) {
+		t.Fatalf("autocrlf=false: %q", got)
+	}
+	r.Git("config", "core.autocrlf", "true")
+	repo.ForgetAttributes()
+	if got := string(repo.Attributes().Conversion("f.txt").ToGit(crlf, noCR)); got != "a\nb\n" {
+		t.Fatalf("autocrlf=true: %q, want LF endings as git add stores them", got)
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -34,9 +33,10 @@ import (
 // for a detached HEAD). fresh reports whether the branch had no config
 // section before, so that DropBranchStart may remove it whole.
 func (r *Repo) SetBranchStart(branch string, start Hash, from string) (fresh bool, err error) {
-	_, err = r.gitOut("config", "--get-regexp", `^branch\.`+regexp.QuoteMeta(branch)+`\.`)
-	var ee *exec.ExitError
-	fresh = errors.As(err, &ee) && ee.ExitCode() == 1 // git config: nothing matched
+	// In-process (config.go), as `git config --get-regexp ^branch\.<branch>\.`
+	// would answer: this is the first apply on a new work branch.
+	some, known := r.config().hasKeyUnder(r, "branch."+branch+".")
+	fresh = known && !some
 	if err := r.configSet("branch."+branch+".autocoderStart", start.String()); err != nil {
 		return fresh, fmt.Errorf("record where %s starts: %w", branch, err)
 	}
@@ -67,24 +67,12 @@ func (r *Repo) DropBranchStart(branch string, fresh bool) error {
 // from, as SetBranchStart recorded them; ok is false when nothing is
 // recorded (a branch made by an older autocoder, or by hand).
 func (r *Repo) BranchStart(branch string) (start Hash, from string, ok bool) {
-	// Both keys from one git process (every apply and undo asks): git
-	// matches the expression against the key with the section and the
-	// name in lower case, the branch as it is, and lists every value in
-	// order; the last one counts, as for git config --get.
-	out, err := r.gitOut("config", "-z", "--get-regexp", `^branch\.`+regexp.QuoteMeta(branch)+`\.autocoder(start|from)$`)
-	if err != nil {
-		return ZeroHash, "", false
-	}
-	var s string
-	for _, kv := range strings.Split(out, "\x00") {
-		k, v, _ := strings.Cut(kv, "\n")
-		switch {
-		case strings.HasSuffix(k, ".autocoderstart"):
-			s = strings.TrimSpace(v)
-		case strings.HasSuffix(k, ".autocoderfrom"):
-			from = strings.TrimSpace(v)
-		}
-	}
+	// Read in-process (every apply and undo asks; config.go): the last
+	// value counts, as for git config --get.
+	cfg := r.config()
+	s, _ := cfg.value(r, "branch."+branch+".autocoderstart")
+	from, _ = cfg.value(r, "branch."+branch+".autocoderfrom")
+	s, from = strings.TrimSpace(s), strings.TrimSpace(from)
 	if !plumbing.IsHash(s) {
 		return ZeroHash, "", false
 	}

@@ -48,3 +48,37 @@ func TestBranchStartAsRecorded(t *testing.T) {
 		t.Error("a start that is no commit id")
 	}
 }
+
+// SetBranchStart's fresh is whether the branch had a config section
+// before, as `git config --get-regexp ^branch\.<name>\.` tells: a branch
+// the user described is not fresh, and DropBranchStart leaves its
+// description; one whose name differs in case only is another branch.
+func TestBranchStartFresh(t *testing.T) {
+	t.Parallel()
+	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
+	r := openRepo(t, g.Dir)
+	head := plumbing.NewHash(strings.TrimSpace(g.Git("rev-parse", "HEAD")))
+	g.Git("config", "branch.autocoder/Described.description", "the user's words")
+	for _, c := range []struct {
+		branch string
+		fresh  bool
+	}{{"autocoder/Described", false}, {"autocoder/described", true}, {"autocoder/new", true}} {
+		_, gerr := g.GitErr("config", "--get-regexp", `^branch\.`+c.branch+`\.`)
+		if gitFresh := gerr != nil; gitFresh != c.fresh {
+			t.Fatalf("%s: git config --get-regexp says fresh %v, the case says %v", c.branch, gitFresh, c.fresh)
+		}
+		fresh, err := r.SetBranchStart(c.branch, head, "refs/heads/main")
+		if err != nil || fresh != c.fresh {
+			t.Errorf("%s: SetBranchStart fresh %v (%v), want %v", c.branch, fresh, err, c.fresh)
+		}
+		if err := r.DropBranchStart(c.branch, fresh); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := strings.TrimSpace(g.Git("config", "--get", "branch.autocoder/Described.description")); got != "the user's words" {
+		t.Errorf("the description after DropBranchStart: %q", got)
+	}
+	if out, _ := g.GitErr("config", "--get-regexp", `^branch\.autocoder/(described|new)\.`); out != "" {
+		t.Errorf("sections left behind: %s", out)
+	}
+}

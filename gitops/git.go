@@ -52,7 +52,7 @@ func runGit(cmd *exec.Cmd, args []string) ([]byte, error) {
 // repoLocationEnv are the variables that tell git where a repository, its
 // index or its objects are, as git's own local_repo_env lists them, apart
 // from the configuration ones (GIT_CONFIG_PARAMETERS and the like are the
-// user's `git -c`, which git var must see: ident_config.go leaves identity
+// user's `git -c`, which git var must see: config.go leaves the configuration
 // to git when they are set). gitops reads the repository at its root, not
 // where these say (a hook sets GIT_INDEX_FILE to a temporary index, git
 // rebase --exec sets GIT_DIR): git run with them would answer about

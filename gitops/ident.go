@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -38,7 +39,7 @@ func (e *IdentityError) Hint() string {
 // GIT_COMMITTER_DATE fix the time; the caller stamps each commit with the
 // current time otherwise.
 func (r *Repo) Identity() (author, committer Signature, err error) {
-	return r.identity(os.LookupEnv, nil)
+	return r.identity(nil, nil)
 }
 
 // identity is Identity in the environment env, which environ lists for
@@ -46,6 +47,9 @@ func (r *Repo) Identity() (author, committer Signature, err error) {
 func (r *Repo) identity(env func(string) (string, bool), environ []string) (author, committer Signature, err error) {
 	if a, c, ok := r.identityInProcess(env); ok {
 		return a, c, nil
+	}
+	if env == nil {
+		env = os.LookupEnv
 	}
 	// `git var`, one process for each identity.
 	author, err = r.ident(env, environ, "GIT_AUTHOR_IDENT", "author", "GIT_AUTHOR_DATE")
@@ -88,4 +92,157 @@ func (r *Repo) ident(env func(string) (string, bool), environ []string, v, which
 // style checks by the caller see "no fixed date" while the zone survives.
 func timeZoneOnly(t time.Time) time.Time {
 	return time.Time{}.In(t.Location())
+}
+
+// The identity without `git var`: git's own resolution (ident.c) for
+// what users configure, from the configuration as config.go reads it,
+// because two `git var` processes cost a few milliseconds of every apply.
+// Whatever this does not reproduce exactly (an identity git would guess
+// from the machine, a configuration config.go leaves to git, a name git
+// would clean up, a date in another format) makes identityInProcess
+// answer !ok, and the caller asks `git var`: the answer is git's either
+// way.
+
+// identKeys are the configuration keys the identity reads.
+var identKeys = []string{"user.name", "user.email", "author.name", "author.email",
+	"committer.name", "committer.email", "user.useconfigonly"}
+
+// identConfig is the identity's view of one read of the configuration.
+type identConfig struct {
+	env  func(string) (string, bool)
+	vals *configValues
+}
+
+// identityInProcess resolves the author and committer as `git var
+// GIT_AUTHOR_IDENT` and `git var GIT_COMMITTER_IDENT` would in r with the
+// environment env (nil: this process's, whose configuration the Repo
+// keeps; else os.LookupEnv's kind). ok is false where git's answer could
+// differ from ours (see above): then nothing is resolved.
+func (r *Repo) identityInProcess(env func(string) (string, bool)) (author, committer Signature, ok bool) {
+	var s *configState
+	if env == nil {
+		s, env = r.config(), os.LookupEnv
+	} else {
+		s = r.readConfig(env)
+	}
+	if s.in == nil {
+		return Signature{}, Signature{}, false
+	}
+	for _, k := range identKeys {
+		// A value the parser may have read otherwise than git; a name or
+		// email without "=", which git refuses ("missing value").
+		if s.in.unsure[k] || s.in.noValue[k] && k != "user.useconfigonly" {
+			return Signature{}, Signature{}, false
+		}
+	}
+	c := &identConfig{env: env, vals: s.in}
+	author, ok = c.signature("AUTHOR", "author")
+	if !ok {
+		return Signature{}, Signature{}, false
+	}
+	committer, ok = c.signature("COMMITTER", "committer")
+	if !ok {
+		return Signature{}, Signature{}, false
+	}
+	return author, committer, true
+}
+
+// signature is git's fmt_ident for whose ("AUTHOR", "COMMITTER") in strict
+// mode, where the name and email are given (the environment, then
+// <which>.name/email, then user.*, then $EMAIL): the identity git guesses
+// from the machine, and the errors, are git's to give.
+func (c *identConfig) signature(whose, which string) (Signature, bool) {
+	name, ok := c.pick("GIT_"+whose+"_NAME", which+".name", "user.name")
+	if !ok {
+		return Signature{}, false
+	}
+	email, ok := c.pick("GIT_"+whose+"_EMAIL", which+".email", "user.email")
+	if !ok {
+		// $EMAIL, unless user.useConfigOnly may forbid it.
+		e, set := c.env("EMAIL")
+		if _, uco := c.vals.vals["user.useconfigonly"]; !set || e == "" || uco {
+			return Signature{}, false
+		}
+		email = e // git trims it, and drops crud: clean leaves such a value to git
+	}
+	if !clean(name) || !clean(email) {
+		return Signature{}, false
+	}
+	sig := Signature{Name: name, Email: email}
+	if d, set := c.env("GIT_" + whose + "_DATE"); set {
+		when, ok := parseGitDate(d)
+		if !ok {
+			return Signature{}, false
+		}
+		sig.When = when
+		return sig, true
+	}
+	// "now": the caller stamps each commit; the zone is the local one,
+	// which Go reads from $TZ as the C library does for a zone's name (a
+	// POSIX rule such as "CET-1" Go does not read: git is asked).
+	loc := time.Local
+	if tz, set := c.env("TZ"); set {
+		l, err := time.LoadLocation(strings.TrimPrefix(tz, ":"))
+		if err != nil {
+			return Signature{}, false
+		}
+		loc = l
+	}
+	_, off := time.Now().In(loc).Zone()
+	sig.When = time.Time{}.In(time.FixedZone("", off))
+	return sig, true
+}
+
+// pick is the first of the environment variable and the configuration
+// keys that gives a value; git takes an empty one from the environment
+// as given (and refuses it), and skips an empty configured one.
+func (c *identConfig) pick(envVar string, keys ...string) (string, bool) {
+	if v, set := c.env(envVar); set {
+		return v, v != ""
+	}
+	for _, k := range keys {
+		if v := c.vals.vals[k]; v != "" {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// clean reports whether git would write s as it is: git drops "crud"
+// (control characters, space and ,:;<>"\' ) from both ends and '<', '>'
+// and newlines inside, and refuses an empty result; for such a value we
+// let git say what it makes of it.
+func clean(s string) bool {
+	if s == "" || strings.ContainsAny(s, "<>") || hasControl(s) {
+		return false
+	}
+	crud := func(c byte) bool { return c <= ' ' || strings.IndexByte(`,:;<>"\'.`, c) >= 0 }
+	return !crud(s[0]) && !crud(s[len(s)-1])
+}
+
+// parseGitDate reads the date forms git reads exactly as they are: git's
+// internal "<unix> <+hhmm>", with or without '@'. Any other form is git's.
+func parseGitDate(d string) (time.Time, bool) {
+	at := strings.HasPrefix(d, "@")
+	sec, tz, ok := strings.Cut(strings.TrimPrefix(d, "@"), " ")
+	if !ok || sec == "" || len(sec) > 10 || strings.TrimLeft(sec, "0123456789") != "" || len(tz) != 5 ||
+		(tz[0] != '+' && tz[0] != '-') || strings.TrimLeft(tz[1:], "0123456789") != "" {
+		return time.Time{}, false
+	}
+	n, _ := strconv.ParseInt(sec, 10, 64)
+	// Without '@' git reads a number as seconds only from 100000000 on,
+	// and through its calendar, which ends with 2099.
+	if !at && (n < 100000000 || n >= 4102444800) {
+		return time.Time{}, false
+	}
+	h, _ := strconv.Atoi(tz[1:3])
+	m, _ := strconv.Atoi(tz[3:])
+	if h >= 24 || m >= 60 {
+		return time.Time{}, false
+	}
+	off := (h*60 + m) * 60
+	if tz[0] == '-' {
+		off = -off
+	}
+	return time.Unix(n, 0).In(time.FixedZone("", off)), true
 }

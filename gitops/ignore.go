@@ -83,11 +83,11 @@ func (r *Repo) ForgetIgnores() {
 // git reads the rules once: core.excludesFile and info/exclude when it
 // starts, a folder's .gitignore when it first looks into it. So the checker
 // keeps the stat of every rule file the process may have read (and of the
-// repository's config, where core.excludesFile is set; a change of it in
-// the user's global config is seen by the next Repo), taken before git
-// read it; before each question it stats them again, and any difference
-// (another file, size, mtime, ctime, or one appearing or going) stops the
-// process, to start a new one.
+// repository's config, where core.ignoreCase is), taken before git read
+// it, and the core.excludesFile it started with; before each question it
+// stats them again, and any difference (another file, size, mtime, ctime,
+// or one appearing or going; another core.excludesFile, set in any of
+// git's configuration files) stops the process, to start a new one.
 type ignoreChecker struct {
 	r        *Repo
 	cmd      *exec.Cmd
@@ -95,7 +95,6 @@ type ignoreChecker struct {
 	out      *bufio.Reader
 	stderr   *lockedBuffer
 	excludes string // core.excludesFile as git resolves it ("": none)
-	resolved bool   // excludes is set
 	// seen are the rule files the process may have read, with their stat
 	// (nil: absent) before it started or first looked at them.
 	seen map[string]os.FileInfo
@@ -108,6 +107,11 @@ const maxIgnoreFiles = 256
 // Ignore sources git reads once, besides the .gitignore of each folder.
 func (c *ignoreChecker) sources() []string {
 	return []string{filepath.Join(c.r.CommonDir, "config"), filepath.Join(c.r.CommonDir, "info", "exclude"), c.excludes}
+}
+
+// excludesFile is core.excludesFile as git finds it now.
+func (c *ignoreChecker) excludesFile() string {
+	return c.r.userConfigFile(c.r.configValue("core.excludesFile"), "ignore")
 }
 
 func (c *ignoreChecker) ask(paths []string) (map[string]*IgnoredError, error) {
@@ -131,6 +135,9 @@ func (c *ignoreChecker) ask(paths []string) (map[string]*IgnoredError, error) {
 
 // stale reports whether a rule file the process may have read changed.
 func (c *ignoreChecker) stale() bool {
+	if c.excludesFile() != c.excludes {
+		return true
+	}
 	for p, was := range c.seen {
 		if !sameStat(was, p) {
 			return true
@@ -206,16 +213,7 @@ func (c *ignoreChecker) failed(err error) error {
 // start starts git check-ignore, stating the rule files it reads at once
 // first.
 func (c *ignoreChecker) start() error {
-	cfg := filepath.Join(c.r.CommonDir, "config")
-	if was, ok := c.seen[cfg]; !c.resolved || ok && !sameStat(was, cfg) {
-		// First start: the configuration the Repo read once; the
-		// repository's config changed since: read it again.
-		m := c.r.gitConfig()
-		if c.resolved {
-			m = c.r.readGitConfig("core.excludesfile")
-		}
-		c.excludes, c.resolved = c.r.userConfigFile(m["core.excludesfile"], "ignore"), true
-	}
+	c.excludes = c.excludesFile()
 	c.seen = map[string]os.FileInfo{}
 	for _, p := range c.sources() {
 		if p != "" {

@@ -2,6 +2,7 @@ package gitops
 
 import (
 	"fmt"
+	"os"
 	"os/user"
 	"path/filepath"
 	"testing"
@@ -156,4 +157,37 @@ func TestUserConfigFileOfAnotherUser(t *testing.T) {
 	if got := r.userConfigFile("~no-such-user-of-autocoder/ignore", "ignore"); got != "" {
 		t.Errorf("~no-such-user-of-autocoder/ignore = %q, want no file", got)
 	}
+}
+
+// core.excludesFile set in a file the repository's config includes (not
+// the repository's file itself) changes: the kept git check-ignore is
+// replaced, and the next question is answered by the new rules.
+func TestIgnoredSeesExcludesFileChange(t *testing.T) {
+	t.Parallel()
+	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
+	dir := t.TempDir()
+	inc := filepath.Join(dir, "inc.conf")
+	logs, tmps := filepath.Join(dir, "logs"), filepath.Join(dir, "tmps")
+	os.WriteFile(logs, []byte("*.log\n"), 0o666)
+	os.WriteFile(tmps, []byte("*.tmp\n"), 0o666)
+	os.WriteFile(inc, []byte("[core]\n\texcludesFile = "+logs+"\n"), 0o666)
+	g.Git("config", "include.path", inc)
+	r, err := Open(g.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ask := func(want string) {
+		t.Helper()
+		got, err := r.Ignored([]string{"x.log", "x.tmp"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || got[want] == nil {
+			t.Fatalf("Ignored: %v, want %s alone", got, want)
+		}
+	}
+	ask("x.log")
+	os.WriteFile(inc, []byte("[core]\n\texcludesFile = "+tmps+"\n"), 0o666)
+	ask("x.tmp")
 }

@@ -116,17 +116,12 @@ func (r *Repo) ConfigureSplit(ix *index.Index, longLived bool) {
 }
 
 // SplitConfig is a key of the split index's configuration as git reads
-// it: the repository's own file, read again at every call (a session sees
-// `git config core.splitIndex false` run while it works), which overrides
-// the user's and the system's files (gitConfig, read once per Repo). A
-// user who told git for every repository not to split (libgit2 and go-git
-// tools cannot read a split index) is heard.
-func (r *Repo) SplitConfig(section, key string) string {
-	if v := r.ConfigValue(section, key); v != "" {
-		return v
-	}
-	return r.gitConfig()[strings.ToLower(section+"."+key)]
-}
+// it (ConfigValue): every file, the repository's overriding the user's
+// and the system's, read again when one changed (a session sees `git
+// config core.splitIndex false` run while it works). A user who told git
+// for every repository not to split (libgit2 and go-git tools cannot read
+// a split index) is heard.
+func (r *Repo) SplitConfig(section, key string) string { return r.ConfigValue(section, key) }
 
 // LockIndex takes index.lock through its private name in p (see LockVia),
 // for ReadIndex and index.WriteIndex under it.

@@ -1,7 +1,6 @@
 package gitops
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -34,11 +33,10 @@ type Repo struct {
 
 	attrsMu sync.Mutex
 	attrs   *Attributes // see Attributes
-	// coreCfg is what gitConfig read, once per Repo: a session keeps its
-	// configuration, as it keeps its identity (a `git config` per call
-	// cost a process start, 2-3 ms).
-	coreOnce sync.Once
-	coreCfg  map[string]string
+	// cfg is the last read of git's configuration (config.go), kept
+	// while the files it read are unchanged.
+	cfgMu sync.Mutex
+	cfg   *configState
 	// spares, when set, gives the files written under .git (see spare.go).
 	spares *Spares
 	trees  treeCache // see ReadTree
@@ -350,15 +348,9 @@ func (r *Repo) TrustsExecutableBit() bool {
 	return runtime.GOOS != "windows" && !strings.EqualFold(r.ConfigValue("core", "filemode"), "false")
 }
 
-// ConfigValue reads one key ("core.fileMode") from the repository config.
+// ConfigValue is the value of one key ("core", "fileMode") of git's
+// configuration as git reads it (every file, includes; see config.go),
+// "" when it is unset.
 func (r *Repo) ConfigValue(section, key string) string {
-	b, err := os.ReadFile(filepath.Join(r.CommonDir, "config"))
-	if err != nil {
-		return ""
-	}
-	cfg := gitconfig.New()
-	if gitconfig.NewDecoder(bytes.NewReader(b)).Decode(cfg) != nil {
-		return ""
-	}
-	return cfg.Section(section).Options.Get(key)
+	return r.configValue(section + "." + key)
 }

@@ -64,7 +64,7 @@ func (p *Private) Spares() *Spares {
 	if ents, err := os.ReadDir(s.dir); err == nil {
 		for _, e := range ents {
 			switch name := filepath.Join(s.dir, e.Name()); {
-			case !e.Type().IsRegular() || !spareName.MatchString(e.Name()):
+			case !e.Type().IsRegular() || !spareName().MatchString(e.Name()):
 			case strings.Contains(e.Name(), goneMark):
 				s.gone = append(s.gone, name)
 			default:
@@ -91,7 +91,7 @@ const goneMark = "-gone-"
 // spareName spells the names Fill and Keep give (token, goneMark, seq):
 // a file in the folder named otherwise is not one autocoder made, and is
 // left alone.
-var spareName = regexp.MustCompile(`^[0-9]+-[0-9a-f]{8}(` + goneMark + `|-)[0-9]+$`)
+var spareName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]+-[0-9a-f]{8}(` + goneMark + `|-)[0-9]+$`) })
 
 // Keep gives path's file a second name in the spare folder, so that
 // renaming another file over path (or removing it) does not free the file

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"sync"
 
 	"github.com/autocoder/autocoder/step"
 )
@@ -36,13 +37,15 @@ func (e *ElisionError) Hint() string {
 // elisionLine matches a comment that stands for code left out: a comment
 // marker, optionally "...", then words that say the code is elsewhere or
 // unchanged, or "..." alone with such words after it.
-var elisionLine = regexp.MustCompile(`(?i)^\s*(#|//|/\*|<!--|--|;|\*|\{/\*)\s*(\.\.\.|…)?\s*([\[(]?\s*)(\.\.\.|…)?\s*(the\s+)?(rest\s+of\s+(the\s+)?(file|code|class|function|module|methods?|implementation)|existing\s+(code|content|imports|methods|functions|implementation)|remaining\s+(code|methods|functions)|other\s+(code|methods|functions)|(code|file|everything\s+else|rest)\s+(remains?|stays?|is)\s+(the\s+same|unchanged)|unchanged\s+(code|content)|same\s+as\s+before|previous\s+(code|content)|keep\s+(the\s+)?existing)`)
+var elisionLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^\s*(#|//|/\*|<!--|--|;|\*|\{/\*)\s*(\.\.\.|…)?\s*([\[(]?\s*)(\.\.\.|…)?\s*(the\s+)?(rest\s+of\s+(the\s+)?(file|code|class|function|module|methods?|implementation)|existing\s+(code|content|imports|methods|functions|implementation)|remaining\s+(code|methods|functions)|other\s+(code|methods|functions)|(code|file|everything\s+else|rest)\s+(remains?|stays?|is)\s+(the\s+same|unchanged)|unchanged\s+(code|content)|same\s+as\s+before|previous\s+(code|content)|keep\s+(the\s+)?existing)`)
+})
 
 // findElision returns the first placeholder line of content (1-based) and
 // its text, or 0.
 func findElision(content []byte) (int, string) {
 	for i, line := range bytes.Split(content, []byte("\n")) {
-		if len(line) < 200 && elisionLine.Match(line) {
+		if len(line) < 200 && elisionLine().Match(line) {
 			return i + 1, string(bytes.TrimSpace(line))
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -240,9 +241,8 @@ var leadIns = []string{
 // write ("Added", "Adds", "Fixing") into git's imperative. A table of the
 // verbs that begin commit subjects, rather than rules, so that "Address"
 // or "Process" stay as they are.
-var pastToImperative = map[string]string{}
-
-func init() {
+var pastToImperative = sync.OnceValue(func() map[string]string {
+	m := map[string]string{}
 	for _, v := range []string{"add", "fix", "update", "remove", "delete", "create", "rename", "move",
 		"refactor", "implement", "change", "replace", "write", "rewrite", "improve", "clean", "handle",
 		"introduce", "extract", "make", "use", "set", "support", "allow", "document", "test", "drop",
@@ -251,36 +251,37 @@ func init() {
 		"return", "validate", "check", "log", "show", "print", "build", "define", "declare", "export",
 		"import", "wrap", "store", "load", "read", "parse", "render", "expose", "hide", "guard", "avoid",
 		"prevent", "ensure", "keep", "tidy", "revert", "apply", "configure", "install", "create", "mark"} {
-		pastToImperative[v] = v
-		pastToImperative[v+"s"] = v
-		pastToImperative[v+"es"] = v
+		m[v] = v
+		m[v+"s"] = v
+		m[v+"es"] = v
 		switch {
 		case strings.HasSuffix(v, "e"):
-			pastToImperative[v+"d"] = v
-			pastToImperative[v[:len(v)-1]+"ing"] = v
+			m[v+"d"] = v
+			m[v[:len(v)-1]+"ing"] = v
 		case strings.HasSuffix(v, "y") && !strings.HasSuffix(v, "ay"):
-			pastToImperative[v[:len(v)-1]+"ies"] = v
-			pastToImperative[v[:len(v)-1]+"ied"] = v
-			pastToImperative[v+"ing"] = v
+			m[v[:len(v)-1]+"ies"] = v
+			m[v[:len(v)-1]+"ied"] = v
+			m[v+"ing"] = v
 		default:
-			pastToImperative[v+"ed"] = v
-			pastToImperative[v+"ing"] = v
+			m[v+"ed"] = v
+			m[v+"ing"] = v
 			last := v[len(v)-1]
 			if len(v) >= 3 && strings.IndexByte("aeiou", v[len(v)-2]) >= 0 && strings.IndexByte("aeiouwxy", last) < 0 &&
 				strings.IndexByte("aeiou", v[len(v)-3]) < 0 {
-				pastToImperative[v+string(last)+"ed"] = v // drop -> dropped
-				pastToImperative[v+string(last)+"ing"] = v
+				m[v+string(last)+"ed"] = v // drop -> dropped
+				m[v+string(last)+"ing"] = v
 			}
 		}
 	}
-	pastToImperative["made"] = "make"
-	pastToImperative["wrote"] = "write"
-	pastToImperative["rewrote"] = "rewrite"
-	pastToImperative["built"] = "build"
-	pastToImperative["kept"] = "keep"
-	pastToImperative["set"] = "set"
-	pastToImperative["split"] = "split"
-}
+	m["made"] = "make"
+	m["wrote"] = "write"
+	m["rewrote"] = "rewrite"
+	m["built"] = "build"
+	m["kept"] = "keep"
+	m["set"] = "set"
+	m["split"] = "split"
+	return m
+})
 
 // imperative makes a reason's first line a subject: narration lead-ins
 // out, a first verb in the past or third person made imperative, the
@@ -297,7 +298,7 @@ func imperative(s string) string {
 		}
 	}
 	word, rest, _ := strings.Cut(s, " ")
-	if v, ok := pastToImperative[strings.ToLower(word)]; ok {
+	if v, ok := pastToImperative()[strings.ToLower(word)]; ok {
 		s = v
 		if rest != "" {
 			s += " " + rest

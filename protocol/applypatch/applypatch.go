@@ -20,6 +20,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/autocoder/autocoder/protocol/fence"
@@ -216,7 +217,7 @@ func (r *reader) envelopes() []step.Item {
 		// patches in one fence keep their own spans, or the second would
 		// start inside the first and be dropped.
 		if b != nil && it.Err == nil && end <= b.ContentEnd && it.Start >= b.ContentStart &&
-			onlyBlank(r.text[b.ContentStart:it.Start]) && onlyBlank(heredocEnd.ReplaceAll(r.text[end:b.ContentEnd], nil)) {
+			onlyBlank(r.text[b.ContentStart:it.Start]) && onlyBlank(heredocEnd().ReplaceAll(r.text[end:b.ContentEnd], nil)) {
 			it.Start, end = b.Start, b.End
 		}
 		it.End = end
@@ -233,7 +234,7 @@ func (r *reader) envelopes() []step.Item {
 }
 
 // heredocEnd is a heredoc's terminator line (EOF, PATCH, …).
-var heredocEnd = regexp.MustCompile(`(?m)^[A-Z_]+\r?$`)
+var heredocEnd = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^[A-Z_]+\r?$`) })
 
 // mayMark reports whether line s may be a marker line (or a blank one):
 // whether, white space trimmed, it can start with "*" (fence.Lead).

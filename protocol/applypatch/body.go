@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/autocoder/autocoder/protocol/fence"
 	"github.com/autocoder/autocoder/step"
@@ -72,7 +73,7 @@ func (r *reader) body(ls []fence.Line) (ops []step.Op, files []File, repairs []s
 				shown = to
 			}
 			files = append(files, File{"M", shown})
-		case opHeader.MatchString(t):
+		case opHeader().MatchString(t):
 			return nil, nil, nil, r.errAt(ls, i, "unknown apply_patch operation "+quote(t),
 				"the operations are *** Add File: PATH, *** Update File: PATH (optionally followed by *** Move to: PATH) and *** Delete File: PATH")
 		default:
@@ -85,7 +86,7 @@ func (r *reader) body(ls []fence.Line) (ops []step.Op, files []File, repairs []s
 
 // opHeader is a line shaped like an operation header, known or not
 // ("*** Frobnicate File: x").
-var opHeader = regexp.MustCompile(`^\*\*\* \w+ \w+:`)
+var opHeader = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\*\*\* \w+ \w+:`) })
 
 // isMarker reports whether a line is one of the envelope's marker lines.
 func isMarker(s string) bool {
@@ -96,13 +97,13 @@ func isMarker(s string) bool {
 	if !strings.HasPrefix(t, "*** ") {
 		return false // most lines: no regular expression run
 	}
-	return t == endPatch || t == endOfFile || t == beginPatch || strings.HasPrefix(t, moveTo) || opHeader.MatchString(t)
+	return t == endPatch || t == endOfFile || t == beginPatch || strings.HasPrefix(t, moveTo) || opHeader().MatchString(t)
 }
 
 // udiffHeader is a unified diff's hunk header, which models write in V4A
 // patches: its numbers are not read, a section heading after it is the
 // anchor.
-var udiffHeader = regexp.MustCompile(`^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@ ?(.*)$`)
+var udiffHeader = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@ ?(.*)$`) })
 
 // chunk is one chunk of an Update being read.
 type chunk struct {
@@ -170,7 +171,7 @@ func (r *reader) chunks(ls []fence.Line, i int, path string) (edits []step.Edit,
 				c = newChunk(r.pos(ls[i].Off))
 			}
 			a := strings.TrimSpace(s[2:])
-			if m := udiffHeader.FindStringSubmatch(s); m != nil {
+			if m := udiffHeader().FindStringSubmatch(s); m != nil {
 				a = strings.TrimSpace(m[1])
 				repairs = append(repairs, step.Repair{Pos: r.pos(ls[i].Off),
 					What: fmt.Sprintf("read the unified-diff hunk header %q as @@ %s: line numbers are not read", quote(s), a)})

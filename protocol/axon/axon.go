@@ -32,6 +32,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/autocoder/autocoder/step"
@@ -183,7 +184,7 @@ func planTitle(before []byte) string {
 	}
 	// A list item ("1. Create the config:", "- then the test") names its
 	// own acts, not the whole plan's.
-	if listItem.MatchString(para) {
+	if listItem().MatchString(para) {
 		return ""
 	}
 	// The first sentence that says what the plan does: an acknowledgement
@@ -224,7 +225,7 @@ func planTitle(before []byte) string {
 }
 
 // listItem matches the start of a Markdown list item.
-var listItem = regexp.MustCompile(`^(\d+[.)]|[-*+])\s`)
+var listItem = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+[.)]|[-*+])\s`) })
 
 // planStart finds the first act block of text, read with both fence
 // characters the way Markdown would, so that an act quoted inside a ```

@@ -13,11 +13,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/autocoder/autocoder/step"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/autocoder/autocoder/step"
 
 	"github.com/autocoder/autocoder/protocol/tjson"
 	"github.com/autocoder/autocoder/suggest"
@@ -422,12 +424,12 @@ const (
 )
 
 var (
-	octalMode = regexp.MustCompile(octalPattern)
-	sha256Hex = regexp.MustCompile(sha256Pattern)
+	octalMode = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(octalPattern) })
+	sha256Hex = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(sha256Pattern) })
 )
 
 func checkSHA(tool string, v *node) error {
-	if !sha256Hex.MatchString(v.str) {
+	if !sha256Hex().MatchString(v.str) {
 		return fail(v, "64 hexadecimal digits, as sha256sum prints them (fs.read with includeMeta shows it)",
 			"%s: expectedSha256 %q is not a SHA-256", tool, v.str)
 	}
@@ -513,7 +515,7 @@ func (c *call) build(st *step.Step, pos step.Pos) error {
 	case "fs.mv":
 		op.Kind, op.Path, op.To, op.Overwrite = step.OpMove, c.str("fromPath"), c.str("toPath"), c.bool("overwrite")
 	case "fs.chmod":
-		if !octalMode.MatchString(c.str("mode")) {
+		if !octalMode().MatchString(c.str("mode")) {
 			return fail(c.at("mode"), `write the mode as 3 or 4 octal digits in a string, e.g. "755" or "0644"`,
 				"fs.chmod: mode %q is not an octal mode", c.str("mode"))
 		}

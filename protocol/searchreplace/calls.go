@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"sync"
 
 	"github.com/autocoder/autocoder/step"
 )
@@ -174,9 +175,11 @@ func xmlReplace(l []byte) bool {
 }
 
 var (
-	lineHint   = regexp.MustCompile(`^:(start|end)_line:\s*(\d+)\s*$`)
-	numPrefix  = regexp.MustCompile(`^\s*\d+ \| ?`)
-	rooEscaped = regexp.MustCompile(`^\\(<<<<<<<|=======|>>>>>>>|-------|:start_line:|:end_line:)`)
+	lineHint   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^:(start|end)_line:\s*(\d+)\s*$`) })
+	numPrefix  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*\d+ \| ?`) })
+	rooEscaped = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\\(<<<<<<<|=======|>>>>>>>|-------|:start_line:|:end_line:)`)
+	})
 )
 
 const diffExample = "write each block as ------- SEARCH, the exact lines to find, =======, the new lines, +++++++ REPLACE"
@@ -244,7 +247,7 @@ func (p *parser) diff(flavour, path string, from, to int) (step.Op, diffBlocks, 
 			}
 		case search:
 			switch {
-			case roo && j == ts && (lineHint.Match(l) || string(bytes.TrimSpace(l)) == "-------"):
+			case roo && j == ts && (lineHint().Match(l) || string(bytes.TrimSpace(l)) == "-------"):
 				// Roo's line hints and separator: read and ignored for
 				// placement; the SEARCH text starts after them.
 				ts = j + 1
@@ -261,7 +264,7 @@ func (p *parser) diff(flavour, path string, from, to int) (step.Op, diffBlocks, 
 			case xmlDivider(l):
 				return step.Op{}, out, &diffErr{at, fmt.Sprintf("a second ======= in the block of line %d: which one divides SEARCH from REPLACE cannot be told", s+1),
 					"a block has one ======= line; a content line that is ======= is written \\======= (Roo), or quote a smaller part around it"}
-			case roo && lineHint.Match(l):
+			case roo && lineHint().Match(l):
 				return step.Op{}, out, &diffErr{at, fmt.Sprintf("%s inside the REPLACE text of the block of line %d", bytes.TrimSpace(l), s+1),
 					":start_line: and :end_line: go right after <<<<<<< SEARCH"}
 			case xmlSearch(l), looksLikeMarker(l):
@@ -306,7 +309,7 @@ func (p *parser) lines2(from, to int, roo bool) []byte {
 	var b []byte
 	for i := from; i < to; i++ {
 		l := p.at(i)
-		if rooEscaped.Match(l) {
+		if rooEscaped().Match(l) {
 			l = l[1:]
 		}
 		b = append(b, l...)
@@ -329,14 +332,14 @@ func (p *parser) stripNumbers(edits []step.Edit) []step.Repair {
 			return s, false
 		}
 		for _, l := range ls {
-			if !numPrefix.Match(l) {
+			if !numPrefix().Match(l) {
 				return s, false
 			}
 		}
 		var b []byte
 		for _, l := range ls {
-			l = l[len(numPrefix.Find(l)):]
-			if rooEscaped.Match(l) {
+			l = l[len(numPrefix().Find(l)):]
+			if rooEscaped().Match(l) {
 				l = l[1:] // an escaped marker line behind its number
 			}
 			b = append(b, l...)

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/autocoder/autocoder/step"
 )
@@ -255,12 +256,12 @@ func writeCall(b *strings.Builder, r step.Result, src Source) {
 }
 
 // editN finds the matcher's "edit N:" in an error: the block that failed.
-var editN = regexp.MustCompile(`\bedit (\d+): `)
+var editN = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bedit (\d+): `) })
 
 // failedBlocks are the blocks to quote back for a failed step: the one the
 // error names, or all of them.
 func failedBlocks(r step.Result, src Source) []string {
-	if m := editN.FindStringSubmatch(r.Error); m != nil {
+	if m := editN().FindStringSubmatch(r.Error); m != nil {
 		if n, err := strconv.Atoi(m[1]); err == nil && n >= 1 && n <= len(src.Blocks) {
 			return src.Blocks[n-1 : n]
 		}

@@ -20,7 +20,7 @@ func render(op step.Op) string {
 	esc := func(s string) string {
 		ls := strings.SplitAfter(s, "\n")
 		for i, l := range ls {
-			if rooEscaped.MatchString("\\" + l) {
+			if rooEscaped().MatchString("\\" + l) {
 				ls[i] = "\\" + l
 			}
 		}
@@ -45,7 +45,7 @@ func renderable(op step.Op, r string) bool {
 		return false
 	}
 	for _, l := range strings.Split(r, "\n") {
-		if strings.HasPrefix(l, "\\\\") || numPrefix.MatchString(l) {
+		if strings.HasPrefix(l, "\\\\") || numPrefix().MatchString(l) {
 			return false
 		}
 	}
@@ -55,7 +55,7 @@ func renderable(op step.Op, r string) bool {
 	}
 	for _, l := range strings.Split(strings.Join(append(texts, string(op.Content)), ""), "\n") {
 		b := []byte(l)
-		if (xmlDivider(b) || xmlSearch(b) || xmlReplace(b) || looksLikeMarker(b)) && !rooEscaped.MatchString("\\"+l) {
+		if (xmlDivider(b) || xmlSearch(b) || xmlReplace(b) || looksLikeMarker(b)) && !rooEscaped().MatchString("\\"+l) {
 			return false // a marker of Roo's set that Roo cannot escape
 		}
 	}

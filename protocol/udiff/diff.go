@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/autocoder/autocoder/protocol/fence"
 	"github.com/autocoder/autocoder/step"
@@ -37,7 +38,7 @@ type hunk struct {
 
 // hunkHeader is "@@ -l[,s] +l[,s] @@ heading"; the numbers are read only to
 // tell a hunk cut off, and a "---"/"+++" line inside a hunk from a header.
-var hunkHeader = regexp.MustCompile(`^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@`)
+var hunkHeader = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@`) })
 
 // extended are git's extended header lines.
 var extended = []string{"index ", "new file mode ", "deleted file mode ", "old mode ", "new mode ",
@@ -169,7 +170,7 @@ func (r *reader) failed(ls []fence.Line, e *step.ParseError) (step.Item, int) {
 // hunk reads the hunk whose "@@" line is i.
 func (r *reader) hunk(ls []fence.Line, i, hi int, cut bool) (hunk, int, *step.ParseError) {
 	h := hunk{pos: r.pos(ls[i].Off), oldCnt: -1, newCnt: -1}
-	if m := hunkHeader.FindStringSubmatch(ls[i].S); m != nil {
+	if m := hunkHeader().FindStringSubmatch(ls[i].S); m != nil {
 		h.oldCnt, h.newCnt = 1, 1
 		if m[1] != "" {
 			h.oldCnt, _ = strconv.Atoi(m[1])

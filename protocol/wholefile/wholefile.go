@@ -20,6 +20,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/autocoder/autocoder/protocol/fence"
@@ -82,13 +83,15 @@ func Examples(t *fence.Text) []Unnamed {
 }
 
 // attr is a path given as an attribute of the info string.
-var attr = regexp.MustCompile(`(?:^|\s)(?:path|file|filename|title)=["']?([^"'\s]+)`)
+var attr = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:^|\s)(?:path|file|filename|title)=["']?([^"'\s]+)`)
+})
 
 // named returns the path marker of b, where its block starts, and where the
 // marker was; "" when there is none.
 func named(text []byte, b fence.Block) (path string, start int, marker string) {
 	info := b.Info
-	if m := attr.FindStringSubmatch(info); m != nil {
+	if m := attr().FindStringSubmatch(info); m != nil {
 		if p := fence.PathLine([]byte(m[1])); p != "" {
 			return p, b.Start, "info"
 		}
@@ -119,7 +122,9 @@ func named(text []byte, b fence.Block) (path string, start int, marker string) {
 // Markers of content that other formats read (FORMATS.md 6): a fence that
 // holds one is never a whole file.
 var (
-	editorCall  = regexp.MustCompile(`"command"\s*:\s*"(?:view|create|str_replace|insert|undo_edit)"`)
+	editorCall = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`"command"\s*:\s*"(?:view|create|str_replace|insert|undo_edit)"`)
+	})
 	claimedInfo = map[string]bool{"diff": true, "patch": true, "udiff": true, "mcp-request": true, "mcp-response": true, "act": true}
 	claimedText = []string{"*** Begin Patch", "diff --git ", "#####--", "~~~~~act", "<replace_in_file>", "<apply_diff>", "<write_to_file>", `"apply_patch_call"`}
 )
@@ -138,7 +143,7 @@ func claimed(b fence.Block) bool {
 			return true
 		}
 	}
-	if fence.Contains(c, `"command"`) && editorCall.Match(c) {
+	if fence.Contains(c, `"command"`) && editorCall().Match(c) {
 		return true
 	}
 	heads, hunk := false, false

@@ -2,6 +2,7 @@ package gitops
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -10,66 +11,232 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/autocoder/autocoder/gitops/index"
 	"github.com/go-git/gcfg"
 )
 
-// The identity without `git var`: git's own resolution (ident.c, config.c)
-// for what users configure, read in-process, because two `git var`
-// processes cost a few milliseconds of every apply. Whatever this does not
-// reproduce exactly (an identity git would guess from the machine, an
-// includeIf condition other than gitdir, a system file at a place we
-// cannot be sure of, a name git would clean up, a date in another format)
-// makes identityInProcess answer !ok, and the caller asks `git var`: the
-// answer is git's either way.
-
-// identKeys are the configuration keys the identity reads.
-var identKeys = map[string]bool{
-	"user.name": true, "user.email": true, "author.name": true, "author.email": true,
-	"committer.name": true, "committer.email": true, "user.useconfigonly": true,
-}
+// git's configuration without `git config`: git's own resolution
+// (config.c) of the files users write, read in-process, because a git
+// process costs a few milliseconds of every command. Whatever this does
+// not reproduce exactly (an includeIf condition other than gitdir, a
+// system file at a place we cannot be sure of, variables that move the
+// repository, a value the parser we use reads otherwise than git) makes
+// the read "not mine", as a whole or for one key, and the answer is asked
+// of `git config --list`: git's either way.
+//
+// This is the one reader of git's configuration (the identity, the
+// attribute and ignore settings, the index's, where a work branch
+// started). The repository format (repo.go's checkFormat) is the one
+// thing read from the repository's file alone, as git reads it.
 
 // maxIncludeDepth is git's MAX_INCLUDE_DEPTH: deeper, git stops with an error.
 const maxIncludeDepth = 10
 
-// errNotMine says the configuration uses what identConfig does not
+// errNotMine says the configuration uses what configReader does not
 // implement: the caller asks git.
 var errNotMine = errors.New("not resolved in-process")
 
-// identConfig reads the identity keys of git's configuration files, in
-// git's order, following include.path and includeIf "gitdir:".
-type identConfig struct {
+// configValues are the keys of git's configuration as one read found them,
+// each as configKey spells it.
+type configValues struct {
+	vals map[string]string // the last value of each key ("" for one without "=")
+	// unsure are keys whose last value the parser may read otherwise than
+	// git (see fileOf): git is asked for them.
+	unsure map[string]bool
+	// noValue are keys given without "=" anywhere (a boolean's "true";
+	// git refuses it for a string, such as user.name).
+	noValue map[string]bool
+}
+
+func newConfigValues() *configValues {
+	return &configValues{vals: map[string]string{}, unsure: map[string]bool{}, noValue: map[string]bool{}}
+}
+
+// configKey is key as git compares keys: the section and the name in lower
+// case, a subsection ("branch.<name>.x") as it is.
+func configKey(key string) string {
+	first, last := strings.Index(key, "."), strings.LastIndex(key, ".")
+	if first < 0 {
+		return strings.ToLower(key)
+	}
+	return strings.ToLower(key[:first]) + key[first:last] + strings.ToLower(key[last:])
+}
+
+// configState is one read of git's configuration and what it depends on:
+// the files it read or looked for and the variables it looked at. It
+// holds while they are as they were (current).
+type configState struct {
+	in    *configValues // nil: the read was not ours to make
+	files map[string]os.FileInfo
+	vars  map[string]envValue
+	// racy is set when a file was written so shortly before the read
+	// that a second write might leave the same stat (see racyWindow).
+	racy bool
+	// git is `git config --list`'s answer, asked once, where in cannot
+	// answer.
+	gitOnce sync.Once
+	git     *configValues
+	gitErr  error // git config failed: git has nothing set
+}
+
+type envValue struct {
+	v   string
+	set bool
+}
+
+// current reports whether nothing the read depends on changed: a file
+// written (git config replaces the file: another inode), appearing or
+// going, or a variable changed.
+func (s *configState) current(env func(string) (string, bool)) bool {
+	if s.racy {
+		return false
+	}
+	for k, was := range s.vars {
+		if v, set := env(k); v != was.v || set != was.set {
+			return false
+		}
+	}
+	for p, was := range s.files {
+		if !sameStat(was, p) {
+			return false
+		}
+	}
+	return true
+}
+
+// config is git's configuration for r as git reads it now, in this
+// process's environment. A read is kept while current: a command asks
+// for it many times, and a session between its calls, when the user or
+// autocoder itself (SetBranchStart) may have changed a file.
+func (r *Repo) config() *configState {
+	r.cfgMu.Lock()
+	defer r.cfgMu.Unlock()
+	if r.cfg == nil || !r.cfg.current(os.LookupEnv) {
+		r.cfg = r.readConfig(os.LookupEnv)
+	}
+	return r.cfg
+}
+
+// configValue is key's value ("core.autoCRLF", "branch.<name>.x") as
+// `git config --get key` gives it: the last one, "" when it is unset or
+// has no value.
+func (r *Repo) configValue(key string) string {
+	v, _ := r.config().value(r, configKey(key))
+	return v
+}
+
+// value is key's value (configKey's spelling) and whether it is set.
+func (s *configState) value(r *Repo, key string) (string, bool) {
+	if s.in != nil && !s.in.unsure[key] {
+		v, set := s.in.vals[key]
+		return v, set
+	}
+	s.gitOnce.Do(func() { s.git, s.gitErr = r.gitConfigList() })
+	v, set := s.git.vals[key]
+	return v, set
+}
+
+// hasKeyUnder reports whether a key starts with prefix (configKey's
+// spelling, "branch.<name>."); known is false where git could not say.
+func (s *configState) hasKeyUnder(r *Repo, prefix string) (some, known bool) {
+	vals := s.in
+	if vals == nil {
+		s.gitOnce.Do(func() { s.git, s.gitErr = r.gitConfigList() })
+		if s.gitErr != nil {
+			return false, false
+		}
+		vals = s.git
+	}
+	for k := range vals.vals {
+		if strings.HasPrefix(k, prefix) {
+			return true, true
+		}
+	}
+	return false, true
+}
+
+// gitConfigList is every key as `git config --list` gives it. Where git
+// fails (a file it cannot parse), nothing is set: git refuses to work in
+// such a repository, and says why, at the first git command.
+func (r *Repo) gitConfigList() (*configValues, error) {
+	out := newConfigValues()
+	b, err := Git(context.Background(), r.Root, "config", "-z", "--list")
+	if err != nil {
+		return out, err
+	}
+	for _, rec := range bytes.Split(b, []byte{0}) {
+		k, v, hasValue := strings.Cut(string(rec), "\n")
+		if k == "" {
+			continue
+		}
+		out.vals[k] = v // the last one wins, as in git
+		if !hasValue {
+			out.noValue[k] = true
+		}
+	}
+	return out, nil
+}
+
+// configReader reads git's configuration files, in git's order, following
+// include.path and includeIf "gitdir:".
+type configReader struct {
 	env    func(string) (string, bool)
 	gitDir string // the repository's (the worktree's) git directory
-	vals   map[string]string
+	out    *configValues
 	// worktreeConfig is extensions.worktreeConfig of the common config.
 	worktreeConfig bool
+	files          map[string]os.FileInfo
+	vars           map[string]envValue
+	racy           bool
 }
 
-// identityInProcess resolves the author and committer as `git var
-// GIT_AUTHOR_IDENT` and `git var GIT_COMMITTER_IDENT` would in r with the
-// environment env (os.LookupEnv). ok is false where git's answer could
-// differ from ours (see above): then nothing is resolved.
-func (r *Repo) identityInProcess(env func(string) (string, bool)) (author, committer Signature, ok bool) {
-	c := &identConfig{env: env, gitDir: r.GitDir, vals: map[string]string{}}
-	if c.read(r) != nil {
-		return Signature{}, Signature{}, false
+// readConfig reads r's configuration in-process in the environment env
+// (os.LookupEnv for the process's own).
+func (r *Repo) readConfig(env func(string) (string, bool)) *configState {
+	c := &configReader{gitDir: r.GitDir, out: newConfigValues(),
+		files: map[string]os.FileInfo{}, vars: map[string]envValue{}}
+	c.env = func(k string) (string, bool) {
+		v, set := env(k)
+		c.vars[k] = envValue{v, set}
+		return v, set
 	}
-	author, ok = c.signature("AUTHOR", "author")
-	if !ok {
-		return Signature{}, Signature{}, false
+	s := &configState{files: c.files, vars: c.vars}
+	// The repository's own file, which autocoder writes (git config),
+	// counts whatever the read makes of it: the answer of git too is
+	// read again after a change.
+	c.stat(filepath.Join(r.CommonDir, "config"))
+	if c.read(r) == nil {
+		s.in = c.out
 	}
-	committer, ok = c.signature("COMMITTER", "committer")
-	if !ok {
-		return Signature{}, Signature{}, false
-	}
-	return author, committer, true
+	s.racy = c.racy
+	return s
 }
 
-// read reads every configuration file git var reads, in git's order.
-func (c *identConfig) read(r *Repo) error {
+// racyWindow is how long after a file was written its stat does not
+// tell a second write apart: a file system stamps times at the clock's
+// tick (a few milliseconds; a second or two on some), and a write in
+// place may keep the size. A configuration read this soon after a
+// write is read again at the next question (git's "racy" files, the
+// same way).
+const racyWindow = 3 * time.Second
+
+// stat states p, once, for current: nil when it is absent.
+func (c *configReader) stat(p string) (os.FileInfo, error) {
+	fi, err := os.Stat(p)
+	if _, seen := c.files[p]; !seen {
+		c.files[p] = fi
+		if fi != nil && time.Since(fi.ModTime()) < racyWindow {
+			c.racy = true
+		}
+	}
+	return fi, err
+}
+
+// read reads every configuration file git reads, in git's order.
+func (c *configReader) read(r *Repo) error {
 	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
 		// git for Windows keeps a system file beside its executable and
 		// reads the environment without regard to case: ask it.
@@ -139,7 +306,7 @@ func (c *identConfig) read(r *Repo) error {
 // system reads the system file where we know which one git reads: a git
 // built with prefix /usr reads /etc/gitconfig; another prefix has its own
 // etc/gitconfig, and where such a file exists git is asked.
-func (c *identConfig) system() error {
+func (c *configReader) system() error {
 	if v, _ := c.env("GIT_CONFIG_NOSYSTEM"); v != "" {
 		on, ok := parseBool(v)
 		if !ok {
@@ -159,6 +326,7 @@ func (c *identConfig) system() error {
 		// Apple's git reads a file of Xcode's: only git knows which.
 		return errNotMine
 	}
+	c.env("PATH") // where LookPath finds git
 	bin, err := exec.LookPath("git")
 	if err != nil {
 		return errNotMine
@@ -171,21 +339,21 @@ func (c *identConfig) system() error {
 		if p == "/usr" {
 			continue
 		}
-		if _, err := os.Stat(filepath.Join(p, "etc", "gitconfig")); !errors.Is(err, fs.ErrNotExist) {
+		if _, err := c.stat(filepath.Join(p, "etc", "gitconfig")); !errors.Is(err, fs.ErrNotExist) {
 			return errNotMine
 		}
 	}
 	if real == "/usr/bin/git" {
 		return c.file("/etc/gitconfig", 0)
 	}
-	if _, err := os.Stat("/etc/gitconfig"); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := c.stat("/etc/gitconfig"); !errors.Is(err, fs.ErrNotExist) {
 		return errNotMine
 	}
 	return nil
 }
 
 // parameters reads GIT_CONFIG_COUNT and GIT_CONFIG_KEY_n/VALUE_n.
-func (c *identConfig) parameters() error {
+func (c *configReader) parameters() error {
 	s, set := c.env("GIT_CONFIG_COUNT")
 	if !set || s == "" {
 		return nil
@@ -205,22 +373,23 @@ func (c *identConfig) parameters() error {
 			return errNotMine
 		}
 		sec := strings.ToLower(k[:first])
-		if sec == "include" || sec == "includeif" || !configName(k[:first]) || !configName(k[last+1:]) {
+		if sec == "include" || sec == "includeif" || !configName(k[:first]) || !configName(k[last+1:]) || hasControl(k) {
 			return errNotMine
 		}
-		if first == last {
-			if err := c.set(sec, strings.ToLower(k[last+1:]), v, false); err != nil {
-				return err
-			}
-		}
+		// The value is taken as it is: no parser between.
+		c.set(configKey(k), v, false, false)
 	}
 	return nil
 }
 
 // file reads one configuration file; a missing one is no error, as in git.
-func (c *identConfig) file(p string, depth int) error { return c.fileOf(p, depth, false) }
+func (c *configReader) file(p string, depth int) error { return c.fileOf(p, depth, false) }
 
-func (c *identConfig) fileOf(p string, depth int, repo bool) error {
+func (c *configReader) fileOf(p string, depth int, repo bool) error {
+	// Stated before it is read: a change after is seen by current.
+	if _, err := c.stat(p); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
 	b, err := os.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -233,10 +402,11 @@ func (c *identConfig) fileOf(p string, depth int, repo bool) error {
 			return nil
 		}
 		s, k = strings.ToLower(s), strings.ToLower(k)
-		if (identKeys[s+"."+k] || s == "include" || s == "includeif" || s == "extensions") && (hasControl(v) || hasControl(ss)) {
-			// gcfg keeps a tab inside a value, where git writes a space,
-			// and a backslash-newline as a newline, where git joins the
-			// lines: a value with either is git's to read.
+		// gcfg keeps a tab inside a value, where git writes a space, and
+		// a backslash-newline as a newline, where git joins the lines: a
+		// value with either is git's to read.
+		odd := hasControl(v) || hasControl(ss)
+		if odd && (s == "include" || s == "includeif" || s == "extensions") {
 			return errNotMine
 		}
 		switch {
@@ -260,15 +430,27 @@ func (c *identConfig) fileOf(p string, depth int, repo bool) error {
 				return err
 			}
 			return c.include(p, v, depth)
-		case ss == "":
-			return c.set(s, k, v, blank)
 		}
+		key := s + "." + k
+		if ss != "" {
+			key = s + "." + ss + "." + k
+		}
+		c.set(key, v, blank, odd)
 		return nil
 	})
 	if err != nil {
 		return errNotMine
 	}
 	return nil
+}
+
+// set records one assignment: the last one wins, as in git.
+func (c *configReader) set(key, v string, blank, unsure bool) {
+	c.out.vals[key] = v
+	c.out.unsure[key] = unsure
+	if blank {
+		c.out.noValue[key] = true
+	}
 }
 
 // configName reports whether s is a section or key name git accepts
@@ -290,21 +472,10 @@ func hasControl(s string) bool {
 	return strings.ContainsFunc(s, func(r rune) bool { return r < ' ' })
 }
 
-func (c *identConfig) set(s, k, v string, blank bool) error {
-	if !identKeys[s+"."+k] {
-		return nil
-	}
-	if blank && k != "useconfigonly" {
-		return errNotMine // git: "missing value"
-	}
-	c.vals[s+"."+k] = v
-	return nil
-}
-
 // include reads the file an include.path of file from names, as git's
 // handle_path_include finds it: "~/" is $HOME, a relative path is
 // relative to the including file's folder.
-func (c *identConfig) include(from, path string, depth int) error {
+func (c *configReader) include(from, path string, depth int) error {
 	if depth+1 > maxIncludeDepth {
 		return errNotMine
 	}
@@ -320,7 +491,7 @@ func (c *identConfig) include(from, path string, depth int) error {
 
 // expandHome expands "~/" as git's interpolate_path; real resolves
 // symbolic links in the home folder (as includeIf does).
-func (c *identConfig) expandHome(p string, real bool) (string, error) {
+func (c *configReader) expandHome(p string, real bool) (string, error) {
 	if strings.HasPrefix(p, "%(") {
 		return "", errNotMine
 	}
@@ -347,7 +518,7 @@ func (c *identConfig) expandHome(p string, real bool) (string, error) {
 // condition evaluates includeIf "<cond>" of file from: gitdir: and
 // gitdir/i: are done as git's include_by_gitdir does them; every other
 // condition is git's to evaluate.
-func (c *identConfig) condition(from, cond string) (bool, error) {
+func (c *configReader) condition(from, cond string) (bool, error) {
 	var pat string
 	var icase bool
 	switch {
@@ -443,104 +614,4 @@ func parseBool(v string) (on, ok bool) {
 		return false, true
 	}
 	return false, false
-}
-
-// signature is git's fmt_ident for whose ("AUTHOR", "COMMITTER") in strict
-// mode, where the name and email are given (the environment, then
-// <which>.name/email, then user.*, then $EMAIL): the identity git guesses
-// from the machine, and the errors, are git's to give.
-func (c *identConfig) signature(whose, which string) (Signature, bool) {
-	name, ok := c.pick("GIT_"+whose+"_NAME", which+".name", "user.name")
-	if !ok {
-		return Signature{}, false
-	}
-	email, ok := c.pick("GIT_"+whose+"_EMAIL", which+".email", "user.email")
-	if !ok {
-		// $EMAIL, unless user.useConfigOnly may forbid it.
-		e, set := c.env("EMAIL")
-		if _, uco := c.vals["user.useconfigonly"]; !set || e == "" || uco {
-			return Signature{}, false
-		}
-		email = e // git trims it, and drops crud: clean leaves such a value to git
-	}
-	if !clean(name) || !clean(email) {
-		return Signature{}, false
-	}
-	sig := Signature{Name: name, Email: email}
-	if d, set := c.env("GIT_" + whose + "_DATE"); set {
-		when, ok := parseGitDate(d)
-		if !ok {
-			return Signature{}, false
-		}
-		sig.When = when
-		return sig, true
-	}
-	// "now": the caller stamps each commit; the zone is the local one,
-	// which Go reads from $TZ as the C library does for a zone's name (a
-	// POSIX rule such as "CET-1" Go does not read: git is asked).
-	loc := time.Local
-	if tz, set := c.env("TZ"); set {
-		l, err := time.LoadLocation(strings.TrimPrefix(tz, ":"))
-		if err != nil {
-			return Signature{}, false
-		}
-		loc = l
-	}
-	_, off := time.Now().In(loc).Zone()
-	sig.When = time.Time{}.In(time.FixedZone("", off))
-	return sig, true
-}
-
-// pick is the first of the environment variable and the configuration
-// keys that gives a value; git takes an empty one from the environment
-// as given (and refuses it), and skips an empty configured one.
-func (c *identConfig) pick(envVar string, keys ...string) (string, bool) {
-	if v, set := c.env(envVar); set {
-		return v, v != ""
-	}
-	for _, k := range keys {
-		if v := c.vals[k]; v != "" {
-			return v, true
-		}
-	}
-	return "", false
-}
-
-// clean reports whether git would write s as it is: git drops "crud"
-// (control characters, space and ,:;<>"\' ) from both ends and '<', '>'
-// and newlines inside, and refuses an empty result; for such a value we
-// let git say what it makes of it.
-func clean(s string) bool {
-	if s == "" || strings.ContainsAny(s, "<>") || hasControl(s) {
-		return false
-	}
-	crud := func(c byte) bool { return c <= ' ' || strings.IndexByte(`,:;<>"\'.`, c) >= 0 }
-	return !crud(s[0]) && !crud(s[len(s)-1])
-}
-
-// parseGitDate reads the date forms git reads exactly as they are: git's
-// internal "<unix> <+hhmm>", with or without '@'. Any other form is git's.
-func parseGitDate(d string) (time.Time, bool) {
-	at := strings.HasPrefix(d, "@")
-	sec, tz, ok := strings.Cut(strings.TrimPrefix(d, "@"), " ")
-	if !ok || sec == "" || len(sec) > 10 || strings.TrimLeft(sec, "0123456789") != "" || len(tz) != 5 ||
-		(tz[0] != '+' && tz[0] != '-') || strings.TrimLeft(tz[1:], "0123456789") != "" {
-		return time.Time{}, false
-	}
-	n, _ := strconv.ParseInt(sec, 10, 64)
-	// Without '@' git reads a number as seconds only from 100000000 on,
-	// and through its calendar, which ends with 2099.
-	if !at && (n < 100000000 || n >= 4102444800) {
-		return time.Time{}, false
-	}
-	h, _ := strconv.Atoi(tz[1:3])
-	m, _ := strconv.Atoi(tz[3:])
-	if h >= 24 || m >= 60 {
-		return time.Time{}, false
-	}
-	off := (h*60 + m) * 60
-	if tz[0] == '-' {
-		off = -off
-	}
-	return time.Unix(n, 0).In(time.FixedZone("", off)), true
 }

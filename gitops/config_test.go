@@ -1,0 +1,274 @@
+package gitops
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/autocoder/autocoder/gitops/gittest"
+)
+
+// configAsked are the keys each configuration case is asked about: the
+// ones autocoder reads, in other spellings too (git compares the section
+// and the name without regard to case, the subsection as it is).
+var configAsked = []string{
+	"core.autocrlf", "core.eol", "core.attributesFile", "core.excludesFile", "core.safecrlf",
+	"CORE.AutoCRLF", "user.name", "core.fileMode", "splitIndex.maxPercentChange",
+	"branch.Feature/X.autocoderStart", "branch.feature/x.autocoderStart", "BRANCH.Feature/X.AUTOCODERFROM",
+}
+
+// configCases are configurations (identCase's form: files under HOME, the
+// repository's config, the environment) with the keys of configAsked set
+// in each place git reads, and inProcess: whether every key must be
+// answered in-process ("no": the read, or a key of it, is git's).
+var configCases = []identCase{
+	{name: "global file", inProcess: "yes",
+		files: map[string]string{".gitconfig": "[core]\n\tautocrlf = true\n\teol = crlf\n"}},
+	{name: "XDG file", inProcess: "yes",
+		files: map[string]string{"xdg/git/config": "[core]\n\tautocrlf = input\n\tattributesFile = ~/attrs\n"},
+		env:   map[string]string{"XDG_CONFIG_HOME": "{{HOME}}/xdg"}},
+	{name: "~/.config/git/config under ~/.gitconfig", inProcess: "yes",
+		files: map[string]string{".config/git/config": "[core]\n\tautocrlf = input\n\teol = lf\n",
+			".gitconfig": "[core]\n\tautocrlf = false\n"}},
+	{name: "repository file over global", inProcess: "yes",
+		files:   map[string]string{".gitconfig": "[core]\n\tautocrlf = true\n\texcludesFile = /global/ignore\n"},
+		repoCfg: "[core]\n\tautocrlf = input\n[splitIndex]\n\tmaxPercentChange = 35\n"},
+	{name: "last one wins, across sections and files", inProcess: "yes",
+		files:   map[string]string{".gitconfig": "[core]\n\tautocrlf = true\n[user]\n\tname = First\n[core]\n\tautocrlf = input\n[user]\n\tname = Second\n"},
+		repoCfg: "[core]\n\teol = crlf\n[core]\n\teol = lf\n"},
+	{name: "case of sections and keys; subsections as written", inProcess: "yes",
+		repoCfg: "[CORE]\n\tAutoCRLF = Input\n\tFILEMODE = false\n" +
+			"[Branch \"Feature/X\"]\n\tAutocoderStart = 1111111111111111111111111111111111111111\n" +
+			"[branch \"feature/x\"]\n\tautocoderstart = 2222222222222222222222222222222222222222\n" +
+			"[branch \"Feature/X\"]\n\tautocoderFrom = refs/heads/main\n"},
+	{name: "syntax: quotes, escapes, comments", inProcess: "yes",
+		files: map[string]string{".gitconfig": "[core]\n\texcludesFile = \"~/my \\\"ignore\\\" file\" ; comment\n" +
+			"\tattributesFile = /a/b # trailing\n\tEol = \"crlf\"\n"}},
+	{name: "a key without a value", inProcess: "yes",
+		repoCfg: "[core]\n\tautocrlf\n\tsafecrlf =\n"},
+	{name: "include.path relative, in order", inProcess: "yes",
+		files: map[string]string{
+			".gitconfig":    "[core]\n\tautocrlf = true\n[include]\n\tpath = inc/crlf.conf\n[core]\n\teol = crlf\n",
+			"inc/crlf.conf": "[core]\n\tautocrlf = input\n\teol = lf\n\tsafecrlf = warn\n"}},
+	{name: "include.path ~/ and nested relative", inProcess: "yes",
+		files: map[string]string{
+			".gitconfig":      "[include]\n\tpath = ~/conf/a.conf\n",
+			"conf/a.conf":     "[core]\n\tautocrlf = true\n[include]\n\tpath = sub/b.conf\n",
+			"conf/sub/b.conf": "[core]\n\texcludesFile = ~/nested-ignore\n"}},
+	{name: "include.path from the repository file", inProcess: "yes",
+		files:   map[string]string{"repo.conf": "[core]\n\tautocrlf = input\n"},
+		repoCfg: "[include]\n\tpath = {{HOME}}/repo.conf\n"},
+	{name: "includeIf gitdir matching", inProcess: "yes",
+		files: map[string]string{
+			".gitconfig": "[core]\n\tautocrlf = false\n[includeIf \"gitdir:{{REPO}}/\"]\n\tpath = work.conf\n",
+			"work.conf":  "[core]\n\tautocrlf = true\n"}},
+	{name: "includeIf gitdir/i matching", inProcess: "yes",
+		files: map[string]string{
+			".gitconfig": "[includeIf \"gitdir/i:{{UPREPO}}/\"]\n\tpath = work.conf\n",
+			"work.conf":  "[core]\n\teol = crlf\n"}},
+	{name: "includeIf gitdir not matching", inProcess: "yes",
+		files: map[string]string{
+			".gitconfig": "[core]\n\tautocrlf = input\n[includeIf \"gitdir:/nowhere/\"]\n\tpath = work.conf\n" +
+				"[includeIf \"gitdir:{{UPREPO}}/\"]\n\tpath = work.conf\n",
+			"work.conf": "[core]\n\tautocrlf = true\n"}},
+	{name: "config.worktree", inProcess: "yes",
+		files:    map[string]string{".gitconfig": "[core]\n\tautocrlf = true\n"},
+		repoCfg:  "[extensions]\n\tworktreeConfig = true\n[core]\n\teol = crlf\n",
+		worktree: "[core]\n\tautocrlf = input\n"},
+	{name: "linked worktree: includeIf its gitdir, its config.worktree", inProcess: "yes", linked: true,
+		files: map[string]string{
+			".gitconfig": "[includeIf \"gitdir:{{REPO}}/.git/worktrees/\"]\n\tpath = wt.conf\n",
+			"wt.conf":    "[core]\n\tautocrlf = true\n"},
+		repoCfg:  "[extensions]\n\tworktreeConfig = true\n",
+		worktree: "[core]\n\teol = lf\n"},
+	{name: "GIT_CONFIG_COUNT over every file", inProcess: "yes",
+		repoCfg: "[core]\n\tautocrlf = input\n",
+		env: map[string]string{"GIT_CONFIG_COUNT": "3", "GIT_CONFIG_KEY_0": "Core.AutoCRLF", "GIT_CONFIG_VALUE_0": "true",
+			"GIT_CONFIG_KEY_1": "branch.Feature/X.autocoderStart", "GIT_CONFIG_VALUE_1": "3333333333333333333333333333333333333333",
+			"GIT_CONFIG_KEY_2": "core.excludesFile", "GIT_CONFIG_VALUE_2": "with\ttab"}},
+	{name: "GIT_CONFIG_SYSTEM under the global file", inProcess: "yes",
+		files: map[string]string{"sys.conf": "[core]\n\tautocrlf = true\n\teol = crlf\n",
+			".gitconfig": "[core]\n\teol = lf\n"},
+		env: map[string]string{"GIT_CONFIG_NOSYSTEM": "-", "GIT_CONFIG_SYSTEM": "{{HOME}}/sys.conf"}},
+	{name: "GIT_CONFIG_GLOBAL instead of the home files", inProcess: "yes",
+		files: map[string]string{"other.conf": "[core]\n\tautocrlf = input\n", ".gitconfig": "[core]\n\tautocrlf = true\n"},
+		env:   map[string]string{"GIT_CONFIG_GLOBAL": "{{HOME}}/other.conf"}},
+	{name: "the system file as the machine has it", inProcess: "",
+		files: map[string]string{".gitconfig": "[core]\n\teol = crlf\n"},
+		env:   map[string]string{"GIT_CONFIG_NOSYSTEM": "-"}},
+	{name: "fallback: includeIf onbranch", inProcess: "no",
+		files: map[string]string{
+			".gitconfig": "[core]\n\tautocrlf = false\n[includeIf \"onbranch:main\"]\n\tpath = work.conf\n",
+			"work.conf":  "[core]\n\tautocrlf = true\n"}},
+	{name: "fallback: a tab inside one value", inProcess: "no",
+		files: map[string]string{".gitconfig": "[core]\n\texcludesFile = a\tb\n\tautocrlf = input\n"}},
+	{name: "fallback: a continuation line", inProcess: "no",
+		files: map[string]string{".gitconfig": "[core]\n\tattributesFile = /a\\\n/b\n\teol = crlf\n"}},
+	{name: "fallback: git -c", inProcess: "no",
+		repoCfg: "[core]\n\tautocrlf = input\n",
+		env:     map[string]string{"GIT_CONFIG_PARAMETERS": "'core.autocrlf'='true'"}},
+}
+
+// gitConfigGet is `git config --get key` in environ: the value, and
+// whether the key is set.
+func gitConfigGet(t *testing.T, r *Repo, environ []string, key string) (string, bool) {
+	t.Helper()
+	cmd := exec.Command("git", "config", "--get", key)
+	cmd.Dir, cmd.Env = r.Root, environ
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() == 1 {
+		return "", false
+	}
+	if err != nil {
+		t.Fatalf("git config --get %s: %v: %s", key, err, stderr.String())
+	}
+	return strings.TrimSuffix(string(out), "\n"), true
+}
+
+// TestConfigAsGitConfig compares the in-process reading of each key with
+// `git config --get` in the same environment, and checks that the cases
+// git's answer is not taken for are read in-process.
+func TestConfigAsGitConfig(t *testing.T) {
+	t.Parallel()
+	for _, c := range configCases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			r, lookup, environ := identSetup(t, c)
+			s := r.readConfig(lookup)
+			sure := s.in != nil
+			for _, k := range configAsked {
+				want, wantSet := gitConfigGet(t, r, environ, k)
+				if s.in == nil || s.in.unsure[configKey(k)] {
+					sure = false
+					continue
+				}
+				got, set := s.in.vals[configKey(k)]
+				if got != want || set != wantSet {
+					t.Errorf("%s: got %q (set %v), git config --get says %q (set %v)", k, got, set, want, wantSet)
+				}
+			}
+			if c.inProcess == "yes" && !sure || c.inProcess == "no" && sure {
+				t.Errorf("every key read in-process: %v, want %s", sure, c.inProcess)
+			}
+		})
+	}
+}
+
+// TestConfigValueAsksGit: where the in-process read is not sure, the
+// value is git's (`git config --list`), for the whole configuration or
+// for the one key.
+func TestConfigValueAsksGit(t *testing.T) {
+	t.Parallel()
+	g := gittest.New(t)
+	g.Git("commit", "-q", "--allow-empty", "-m", "first")
+	inc := filepath.Join(t.TempDir(), "branch.conf")
+	os.WriteFile(inc, []byte("[core]\n\tautocrlf = input\n"), 0o666)
+	branch := strings.TrimPrefix(strings.TrimSpace(g.Git("symbolic-ref", "HEAD")), "refs/heads/")
+	g.Git("config", "includeIf.onbranch:"+branch+".path", inc)
+	r, err := Open(g.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if r.config().in != nil {
+		t.Fatal("includeIf onbranch read in-process")
+	}
+	if got, want := r.ConfigValue("core", "autocrlf"), strings.TrimSpace(g.Git("config", "--get", "core.autocrlf")); got != want || want != "input" {
+		t.Errorf("core.autocrlf: got %q, git says %q", got, want)
+	}
+	// One key git's: a tab inside its value.
+	g.Git("config", "--unset", "includeIf.onbranch:"+branch+".path")
+	g.Git("config", "core.excludesFile", "a\tb")
+	g.Git("config", "core.eol", "crlf")
+	s := r.config()
+	if s.in == nil || !s.in.unsure["core.excludesfile"] || s.in.unsure["core.eol"] {
+		t.Fatalf("want the read in-process, unsure of core.excludesFile only")
+	}
+	if got := r.ConfigValue("core", "excludesFile"); got != "a\tb" {
+		t.Errorf("core.excludesFile: got %q, want git's %q", got, "a\tb")
+	}
+	if got := r.ConfigValue("core", "eol"); got != "crlf" {
+		t.Errorf("core.eol: got %q, want crlf", got)
+	}
+}
+
+// TestConfigSeesChanges: the Repo keeps its read of the configuration,
+// and a change of any file of it is seen at the next question: written by
+// git config (a new file), rewritten in place with the same size (within
+// the file system's timestamp granularity too), a global file appearing,
+// the environment naming other files.
+func TestConfigSeesChanges(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	g := gittest.New(t)
+	r, err := Open(g.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	env := map[string]string{"HOME": home, "GIT_CONFIG_NOSYSTEM": "1"}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	read := func() *configState {
+		// Repo.config, in the test's environment.
+		if r.cfg == nil || !r.cfg.current(lookup) {
+			r.cfg = r.readConfig(lookup)
+		}
+		return r.cfg
+	}
+	get := func(k string) string { v, _ := read().value(r, k); return v }
+	cfg := filepath.Join(g.Dir, ".git", "config")
+	g.Git("config", "core.autocrlf", "false")
+	// A file written long ago: the read is kept.
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(cfg, old, old)
+	if got := get("core.autocrlf"); got != "false" {
+		t.Fatalf("core.autocrlf %q, want false", got)
+	}
+	if first, second := read(), read(); first != second || first.racy {
+		t.Fatal("the read of files not changed since is not kept")
+	}
+	rewrite := func(from, to string) {
+		b, _ := os.ReadFile(cfg)
+		f, err := os.OpenFile(cfg, os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Write(bytes.Replace(b, []byte(from), []byte(to), 1))
+		f.Close()
+	}
+	rewrite("autocrlf = false", "autocrlf = input")
+	if got := get("core.autocrlf"); got != "input" {
+		t.Fatalf("after a write in place of the same size: %q", got)
+	}
+	// A file written just now may be written again within the same time
+	// stamp, where its stat would not tell: such a read is not kept.
+	if first, second := read(), read(); first == second {
+		t.Fatal("a read of a file written just now is kept")
+	}
+	fi, _ := os.Stat(cfg)
+	rewrite("autocrlf = input", "autocrlf = false")
+	os.Chtimes(cfg, fi.ModTime(), fi.ModTime())
+	if got := get("core.autocrlf"); got != "false" {
+		t.Fatalf("after a second write in place within the same time stamp: %q", got)
+	}
+	g.Git("config", "core.autocrlf", "true")
+	if got := get("core.autocrlf"); got != "true" {
+		t.Fatalf("after git config: %q", got)
+	}
+	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[core]\n\teol = crlf\n"), 0o666)
+	if got := get("core.eol"); got != "crlf" {
+		t.Fatalf("after the global file appeared: %q", got)
+	}
+	env["HOME"] = t.TempDir()
+	if got := get("core.eol"); got != "" {
+		t.Fatalf("after HOME changed: %q", got)
+	}
+}
