@@ -188,6 +188,15 @@ func TestALargeIndexStaysWholeWhenGitConfigSaysSo(t *testing.T) {
 	t.Parallel()
 	g := largeRepo(t)
 	g.Git("config", "core.splitIndex", "false")
+	assertAppliedWhole(t, g, "core.splitIndex=false")
+}
+
+// assertAppliedWhole applies a step with a one-shot engine to g, a large
+// repository whose git configuration (set in where) says core.splitIndex
+// false, and fails unless the index stays whole, nothing is said of a
+// split, and git finds the repository clean.
+func assertAppliedWhole(t *testing.T, g *gittest.Repo, where string) {
+	t.Helper()
 	var log strings.Builder
 	e := open(t, g.Dir, txn.Options{Log: &log})
 	mustApply(t, e, mkStep("s1", replace("d03/f01500.txt", "file", "edited")))
@@ -195,7 +204,7 @@ func TestALargeIndexStaysWholeWhenGitConfigSaysSo(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := sharedIndexes(t, g); len(got) != 0 {
-		t.Errorf("shared indexes with core.splitIndex=false: %v", got)
+		t.Errorf("shared indexes with %s: %v", where, got)
 	}
 	if log.Len() != 0 {
 		t.Errorf("log: %q", log.String())
@@ -396,20 +405,7 @@ func TestALargeIndexStaysWholeWhenGlobalGitConfigSaysSo(t *testing.T) {
 	if got := strings.TrimSpace(g.Git("config", "core.splitIndex")); got != "false" {
 		t.Fatalf("git config core.splitIndex = %q", got)
 	}
-	var log strings.Builder
-	e := open(t, g.Dir, txn.Options{Log: &log})
-	mustApply(t, e, mkStep("s1", replace("d03/f01500.txt", "file", "edited")))
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if got := sharedIndexes(t, g); len(got) != 0 {
-		t.Errorf("shared indexes with core.splitIndex=false in ~/.gitconfig: %v", got)
-	}
-	if log.Len() != 0 {
-		t.Errorf("log: %q", log.String())
-	}
-	g.AssertClean()
-	g.Fsck()
+	assertAppliedWhole(t, g, "core.splitIndex=false in ~/.gitconfig")
 }
 
 // A linked worktree has its own index and its own shared index files, in

@@ -178,10 +178,8 @@ type Index struct {
 	// was no file.
 	mtimeSec, mtimeNsec uint32
 	// rawMtime bounds the mtime of every raw slot that could be racy (see
-	// racyRawFree), once rawMtimeKnown; data's entries never change, so
-	// the bound holds until data is replaced.
-	rawMtime      uint32
-	rawMtimeKnown bool
+	// racyRawFree): set by the scan of data, whose entries never change.
+	rawMtime uint32
 	// rawGitlinks are the slots of data's gitlink entries as scanEntries
 	// found them: a raw slot at one of their offsets is a gitlink.
 	rawGitlinks []idxSlot

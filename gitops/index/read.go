@@ -283,7 +283,6 @@ func (ix *Index) scanEntries(end int) error {
 		}
 		prev = name
 	}
-	ix.rawMtimeKnown = true
 	return ix.scanExtensions(pos, end)
 }
 

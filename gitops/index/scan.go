@@ -116,6 +116,5 @@ func (ix *Index) decodeScan(b []byte, end int) (int, error) {
 		}
 		ix.rawGitlinks[k] = g
 	}
-	ix.rawMtimeKnown = true
 	return int(pos), nil
 }

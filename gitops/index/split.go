@@ -357,7 +357,7 @@ func (ix *Index) mergeShared(v Verifier) error {
 	// The shared index's bound covers the raw slots, a subset of its
 	// entries: racyRawFree may answer false where a scan of the subset
 	// would not, never true where it would not.
-	ix.rawMtime, ix.rawMtimeKnown, ix.rawGitlinks = shared.rawMtime, true, shared.rawGitlinks
+	ix.rawMtime, ix.rawGitlinks = shared.rawMtime, shared.rawGitlinks
 	ix.stripped = 0
 	ix.wantSplit = true
 	ix.maxPercent = DefaultMaxPercentChange
@@ -539,7 +539,7 @@ func (ix *Index) writeShared() error {
 	}
 	ix.base = &idxBase{hash: hash, slots: shared.slots}
 	ix.data, ix.names, ix.slots = data, shared.names, append([]idxSlot(nil), shared.slots...)
-	ix.rawMtime, ix.rawMtimeKnown, ix.rawGitlinks = shared.rawMtime, true, shared.rawGitlinks
+	ix.rawMtime, ix.rawGitlinks = shared.rawMtime, shared.rawGitlinks
 	ix.fresh, ix.freshNames = nil, nil
 	ix.sum, ix.checkpoints, ix.hashDone = nil, nil, nil
 	return nil

@@ -59,21 +59,9 @@ func (ix *Index) rawRacyFields(s *idxSlot) (mode, mtime, size uint32) {
 // racyRawFree reports that no raw slot is racy: each is older than the
 // index file. A session writes the index at every call, and without this
 // each write looked at the stat data of all 100k entries twice (the split
-// diff, settleRacy), 1-2 ms; the bound is taken once per data.
-func (ix *Index) racyRawFree() bool {
-	if !ix.rawMtimeKnown {
-		var max uint32
-		for i := range ix.slots {
-			if s := &ix.slots[i]; !s.fresh {
-				if mode, mtime, size := ix.rawRacyFields(s); mode != idxModeGitlink && size != 0 && mtime > max {
-					max = mtime
-				}
-			}
-		}
-		ix.rawMtime, ix.rawMtimeKnown = max, true
-	}
-	return ix.rawMtime < ix.mtimeSec
-}
+// diff, settleRacy), 1-2 ms; the bound is taken by the scan of data
+// (scanEntries, or its kept scan), whose raw slots are the only ones.
+func (ix *Index) racyRawFree() bool { return ix.rawMtime < ix.mtimeSec }
 
 // idxWriter hashes what it writes and remembers the first error. While
 // the output is still byte for byte the file that was read, it does not
