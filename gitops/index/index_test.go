@@ -860,14 +860,7 @@ func TestIndexUpdateProperties(t *testing.T) {
 
 func TestIndexWriteIndexTwice(t *testing.T) {
 	r := committedRepo(t)
-	lock, err := Lock(r.indexPath())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix, err := ReadIndex(r.indexPath())
-	if err != nil {
-		t.Fatal(err)
-	}
+	lock, ix := lockAndRead(t, r)
 	r.write("a.txt", "first step\n")
 	if err := ix.Update([]IndexEntry{r.entry("a.txt")}, nil); err != nil {
 		t.Fatal(err)
@@ -918,14 +911,7 @@ func TestIndexGitlinks(t *testing.T) {
 		if split {
 			r.git("update-index", "--split-index")
 		}
-		lock, err := Lock(r.indexPath())
-		if err != nil {
-			t.Fatal(err)
-		}
-		ix, err := ReadIndex(r.indexPath())
-		if err != nil {
-			t.Fatal(err)
-		}
+		lock, ix := lockAndRead(t, r)
 		if got := ix.Gitlinks(); !slices.Equal(got, []string{"sub/read", "sub/zread"}) {
 			t.Errorf("split %v: gitlinks as read = %q", split, got)
 		}

@@ -205,14 +205,7 @@ func TestSplitIndexWriteKeepsItSplit(t *testing.T) {
 
 func TestSplitIndexStartsAndRenewsTheShared(t *testing.T) {
 	r := committedRepo(t)
-	lock, err := Lock(r.indexPath())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix, err := ReadIndex(r.indexPath())
-	if err != nil {
-		t.Fatal(err)
-	}
+	lock, ix := lockAndRead(t, r)
 	ix.SetSplit(true, 50)
 	r.write("in/d.txt", "d\n")
 	if err := ix.Update([]IndexEntry{r.entry("in/d.txt")}, nil); err != nil {
@@ -326,14 +319,7 @@ func TestIndexKeepsRacySmudgeOnTheNextWrite(t *testing.T) {
 			if err := os.Chtimes(p, T, T); err != nil {
 				t.Fatal(err)
 			}
-			lock, err := Lock(r.indexPath())
-			if err != nil {
-				t.Fatal(err)
-			}
-			ix, err := ReadIndex(r.indexPath())
-			if err != nil {
-				t.Fatal(err)
-			}
+			lock, ix := lockAndRead(t, r)
 			ix.SetSplit(split, 100)
 			for _, name := range []string{"one.txt", "two.txt"} {
 				r.write(name, name)
@@ -450,14 +436,7 @@ func TestSplitIndexKeepsTheLinkedSharedIndex(t *testing.T) {
 	if err := os.Chtimes(old, weeks, weeks); err != nil {
 		t.Fatal(err)
 	}
-	lock, err := Lock(r.indexPath())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix, err := ReadIndex(r.indexPath())
-	if err != nil {
-		t.Fatal(err)
-	}
+	lock, ix := lockAndRead(t, r)
 	ix.SetSplit(true, 0) // 0: a new shared index at every write
 	ix.SetSharedExpire(ParseExpiry("1.day.ago"))
 	r.write("d0/f00.txt", "ours\n")

@@ -3,6 +3,7 @@ package index
 import (
 	"fmt"
 	"os"
+	"testing"
 )
 
 // Functions only the tests use: the binary does not need them (deadcode),
@@ -23,6 +24,22 @@ func parseIndex(path string, data []byte, sec, nsec uint32) (*Index, error) {
 		return nil, err
 	}
 	return ix, nil
+}
+
+// lockAndRead takes the index's lock and reads the index under it, as a
+// writer must, failing the test on an error.
+func lockAndRead(t testing.TB, r *gitRepo) (*testLock, *Index) {
+	t.Helper()
+	lock, err := Lock(r.indexPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := ReadIndex(r.indexPath())
+	if err != nil {
+		lock.Rollback()
+		t.Fatal(err)
+	}
+	return lock, ix
 }
 
 // testLock is git's lock-file protocol reduced to what WriteIndex needs,
