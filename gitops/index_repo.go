@@ -98,30 +98,24 @@ const SplitFrom = 10000
 // rewrite the whole file, or one of SplitFrom entries or more.
 // splitIndex.maxPercentChange sets when a new shared index is written,
 // splitIndex.sharedIndexExpire when an unused one is removed. Each is read
-// as git reads it (SplitConfig).
+// as git reads it (ConfigValue: every file of every scope, read again when
+// one changed, so a user who told git for every repository not to split is
+// heard).
 func (r *Repo) ConfigureSplit(ix *index.Index, longLived bool) {
 	on := ix.Split() || longLived || ix.Len() >= SplitFrom
-	switch strings.ToLower(r.SplitConfig("core", "splitIndex")) {
+	switch strings.ToLower(r.ConfigValue("core", "splitIndex")) {
 	case "true", "yes", "on", "1":
 		on = true
 	case "false", "no", "off", "0":
 		on = false
 	}
-	pct, err := strconv.Atoi(r.SplitConfig("splitIndex", "maxPercentChange"))
+	pct, err := strconv.Atoi(r.ConfigValue("splitIndex", "maxPercentChange"))
 	if err != nil {
 		pct = index.DefaultMaxPercentChange
 	}
 	ix.SetSplit(on, pct)
-	ix.SetSharedExpire(index.ParseExpiry(r.SplitConfig("splitIndex", "sharedIndexExpire")))
+	ix.SetSharedExpire(index.ParseExpiry(r.ConfigValue("splitIndex", "sharedIndexExpire")))
 }
-
-// SplitConfig is a key of the split index's configuration as git reads
-// it (ConfigValue): every file, the repository's overriding the user's
-// and the system's, read again when one changed (a session sees `git
-// config core.splitIndex false` run while it works). A user who told git
-// for every repository not to split (libgit2 and go-git tools cannot read
-// a split index) is heard.
-func (r *Repo) SplitConfig(section, key string) string { return r.ConfigValue(section, key) }
 
 // LockIndex takes index.lock through its private name in p (see LockVia),
 // for ReadIndex and index.WriteIndex under it.

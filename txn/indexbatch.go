@@ -85,7 +85,7 @@ func (e *Engine) Flush() error {
 	// made because of its size (gitops.SplitFrom), is autocoder's choice:
 	// the user hears of it once. A session splits any index (Options.
 	// SplitIndex), as it always did, without a word.
-	splits := h.ix.Split() && !h.ix.Linked() && h.ix.Len() >= gitops.SplitFrom && e.repo.SplitConfig("core", "splitIndex") == ""
+	splits := h.ix.Split() && !h.ix.Linked() && h.ix.Len() >= gitops.SplitFrom && e.repo.ConfigValue("core", "splitIndex") == ""
 	if err := index.WriteIndex(h.lock, h.ix); err != nil {
 		return &step.Error{Msg: "write the index", Err: err,
 			Fix: "the next autocoder command sets the entries of " + strings.Join(sortedKeys(e.debt), ", ") + " again"}
