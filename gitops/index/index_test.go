@@ -199,6 +199,7 @@ func treeNode(t *testing.T, ix *Index, dir string) *idxTree {
 		return tr
 	}
 	for c := range strings.SplitSeq(dir, "/") {
+		tr.expand()
 		i := slices.IndexFunc(tr.subs, func(s *idxTree) bool { return string(s.name) == c })
 		if i < 0 {
 			return nil
