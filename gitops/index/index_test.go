@@ -732,11 +732,12 @@ func dropped(data []byte, ix *Index) []string {
 	}
 	end := len(data) - 20
 	pos := idxHeaderLen
-	for i := range ix.slots {
-		if !ix.slots[i].fresh {
-			pos = max(pos, int(ix.slots[i].off+ix.slots[i].size))
+	ix.seq.each(&ix.table, func(_ int, s *idxSlot) bool {
+		if !s.fresh {
+			pos = max(pos, int(s.off+s.size))
 		}
-	}
+		return true
+	})
 	for pos+8 <= end {
 		all = append(all, string(data[pos:pos+4]))
 		pos += 8 + int(binary.BigEndian.Uint32(data[pos+4:]))
