@@ -159,13 +159,17 @@ type idxExt struct {
 type Index struct {
 	path    string
 	version uint32
-	data    []byte    // the file as read; never modified
-	names   []byte    // where raw slots' paths live: data itself, or in version 4 the expanded paths
-	table   slotTable // the entries of data (raw slots), in the file's order
-	seq     slotSeq   // the index's entries: runs of table and fresh slots
-	exts    []idxExt
-	tree    *idxTree // the parsed TREE extension once Update touched it; nil before
-	treeBad bool     // the TREE extension did not parse: it is dropped on write
+	// rawVersion is the version data's entries are in: a split index's
+	// two files may have two (git writes each in the version its own
+	// entries need), and a raw entry is copied only into its own format.
+	rawVersion uint32
+	data       []byte    // the file as read; never modified
+	names      []byte    // where raw slots' paths live: data itself, or in version 4 the expanded paths
+	table      slotTable // the entries of data (raw slots), in the file's order
+	seq        slotSeq   // the index's entries: runs of table and fresh slots
+	exts       []idxExt
+	tree       *idxTree // the parsed TREE extension once Update touched it; nil before
+	treeBad    bool     // the TREE extension did not parse: it is dropped on write
 
 	fresh      []IndexEntry // entries given to Update
 	freshNames []byte

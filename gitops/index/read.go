@@ -160,6 +160,7 @@ func (ix *Index) parseWith(scan []byte) error {
 		return ix.damaged("no DIRC header")
 	}
 	ix.version = binary.BigEndian.Uint32(d[4:])
+	ix.rawVersion = ix.version
 	if ix.version < 2 || ix.version > 4 {
 		return &UnsupportedIndexError{
 			Path:   ix.path,

@@ -370,6 +370,14 @@ func (ix *Index) mergeShared(v Verifier) error {
 
 	ix.base = &idxBase{hash: l.hash}
 	ix.data, ix.names, ix.table = shared.data, shared.names, shared.table
+	// The shared file's entries are in its version, which need not be
+	// the small file's: git writes a small file without extended entries
+	// as version 2 over a version-3 shared index. Written in version 2,
+	// such entries would make a file git and ReadIndexWith refuse.
+	ix.rawVersion = shared.version
+	if ix.version < 3 && shared.version >= 3 {
+		ix.version = 3
+	}
 	ix.seq, ix.fresh, ix.freshNames = out, fresh, freshNames
 	ix.sum, ix.checkpoints = shared.sum, shared.checkpoints
 	ix.hashDone = nil
@@ -572,6 +580,7 @@ func (ix *Index) writeShared() error {
 	})
 	ix.base = &idxBase{hash: hash}
 	ix.data, ix.names, ix.table = data, shared.names, shared.table
+	ix.rawVersion = ix.version
 	ix.seq = wholeSeq(shared.table.len())
 	ix.rawMtime = shared.rawMtime
 	ix.fresh, ix.freshNames = nil, nil

@@ -225,9 +225,10 @@ func (ix *Index) encode(w io.Writer, withExts bool) (int64, error) {
 	var prevName []byte
 	ix.seq.each(&ix.table, func(_ int, s *idxSlot) bool {
 		name := ix.name(s)
-		// A raw entry is copied as it is unless it must be smudged or, in
+		// A raw entry is copied as it is unless it must be smudged, is in
+		// another version's format (a split index's shared file) or, in
 		// version 4, it follows a different entry than in the file.
-		copyRaw := !s.fresh && (!v4 || s.off == prevEnd)
+		copyRaw := !s.fresh && (ix.rawVersion == 4) == v4 && (!v4 || s.off == prevEnd)
 		racy := ix.racy(s)
 		if copyRaw && !racy {
 			if int(s.off) != runEnd {
