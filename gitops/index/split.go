@@ -678,7 +678,9 @@ const (
 // set bits, ascending, and says how many bytes it took. A run of set bits
 // reaching past limit is an error.
 func ewahRead(b []byte, limit int) (pos []int, n int, err error) {
-	if len(b) < 8 {
+	// The counts (8 bytes) and the last marker's position (4) at least:
+	// (len(b)-12)/8 below is 0, not negative, for 8 to 11 bytes.
+	if len(b) < 12 {
 		return nil, 0, errors.New("truncated header")
 	}
 	bits := int(binary.BigEndian.Uint32(b))
