@@ -101,7 +101,7 @@ func (e *Engine) Flush() error {
 			e.gitlinksAt = fi
 		}
 	}
-	if splits {
+	if splits && !e.opts.Quiet {
 		fmt.Fprintf(e.opts.Log, "autocoder: the index has %d entries: wrote it as git's split index, so that a step writes the entries it changed, not the whole file; git keeps it split. Tools built on libgit2 or go-git cannot read a split index: `git config core.splitIndex false` keeps it whole for them\n", h.ix.Len())
 	}
 	e.debt = nil
