@@ -58,6 +58,17 @@ func (v sharedVerified) Verified(name string, fi os.FileInfo) ([]byte, func()) {
 	return b[len(want):], release
 }
 
+// Forget removes the file when it is about name.
+func (v sharedVerified) Forget(name string) {
+	if b, release, err := mapfile.Map(v.path); err == nil {
+		about := bytes.HasPrefix(b, []byte(name+" "))
+		release()
+		if about {
+			os.Remove(v.path)
+		}
+	}
+}
+
 func (v sharedVerified) Remember(name string, fi os.FileInfo, scan []byte) {
 	line := v.line(name, fi)
 	if line == "" {

@@ -12,7 +12,10 @@ import (
 // benchIndex makes a repository whose index git wrote with n entries (one
 // blob under n paths, zero stat data so nothing is racy) and a cache tree,
 // in the given index version, and returns the index file's path.
-func benchIndex(b *testing.B, n, version int) string {
+func benchIndex(b testing.TB, n, version int) string { return benchRepo(b, n, version).indexPath() }
+
+// benchRepo is benchIndex's repository.
+func benchRepo(b testing.TB, n, version int) *gitRepo {
 	b.Helper()
 	r := newGitRepo(b)
 	cmd := exec.Command("git", "hash-object", "-w", "--stdin")
@@ -35,7 +38,7 @@ func benchIndex(b *testing.B, n, version int) string {
 	}
 	r.git("update-index", "--index-version", fmt.Sprint(version))
 	r.git("write-tree") // adds the cache tree, as a commit would
-	return r.indexPath()
+	return r
 }
 
 // BenchmarkIndexUpdate measures one step's index work: read and verify the
