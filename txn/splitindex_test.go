@@ -183,6 +183,34 @@ func TestALargeIndexIsWrittenSplit(t *testing.T) {
 	}
 }
 
+// core.splitIndex without "=" is git's true: the index is split as the
+// user asked, and nothing is said of it (the notice is for a split
+// autocoder chose).
+func TestALargeIndexSplitAsConfiguredSaysNothing(t *testing.T) {
+	t.Parallel()
+	g := largeRepo(t)
+	f, err := os.OpenFile(filepath.Join(g.Dir, ".git", "config"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("[core]\n\tsplitIndex\n")
+	f.Close()
+	var log strings.Builder
+	e := open(t, g.Dir, txn.Options{Log: &log})
+	mustApply(t, e, mkStep("s1", replace("d03/f01500.txt", "file", "edited")))
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := sharedIndexes(t, g); len(got) != 1 {
+		t.Errorf("shared indexes with core.splitIndex (no value): %v, want one", got)
+	}
+	if log.Len() != 0 {
+		t.Errorf("log: %q", log.String())
+	}
+	g.AssertClean()
+	g.Fsck()
+}
+
 // core.splitIndex=false keeps a large index whole, and says nothing.
 func TestALargeIndexStaysWholeWhenGitConfigSaysSo(t *testing.T) {
 	t.Parallel()
