@@ -199,9 +199,7 @@ func (ks *keptScan) fits(s idxSlot) (strip uint64, sfx int, ok bool) {
 		}
 		return 0, 0, n >= 0 && off+uint64(hdr) == uint64(s.nameOff) && n == len(name) && size == uint64((hdr+n+8)&^7) && e[hdr+n] == 0
 	}
-	// At least the prefix length (a byte) and the NUL after the header,
-	// which extended flags make 64 bytes: the least size allowed above.
-	if size < uint64(hdr)+2 {
+	if uint64(hdr)+2 > size { // the prefix length and the NUL
 		return 0, 0, false
 	}
 	strip, vn, ok := idxReadVarint(e[hdr : size-1])

@@ -244,3 +244,20 @@ func TestADamagedKeptScanAndSharedIndexRefuseTheWrite(t *testing.T) {
 		t.Errorf("the next read of the damaged shared index: %v", err)
 	}
 }
+
+// A crafted kept scan of a version-4 shared index, whose slot gives an
+// entry with extended flags no room for its prefix length and NUL, is a
+// slot that does not fit, not a slice out of range.
+func TestAKeptScanSlotTooShortForItsExtendedFlagsDoesNotFit(t *testing.T) {
+	data := make([]byte, idxHeaderLen+128+idxHashLen)
+	copy(data, "DIRC")
+	binary.BigEndian.PutUint32(data[4:], 4)
+	binary.BigEndian.PutUint32(data[8:], 1)
+	binary.BigEndian.PutUint16(data[idxHeaderLen+60:], idxFlagExtended|1)
+	ks := &keptScan{data: data, names: []byte("a"), version: 4, end: len(data) - idxHashLen, n: 1}
+	for _, size := range []uint32{64, 65} {
+		if _, _, ok := ks.fits(idxSlot{off: idxHeaderLen, size: size, nameLen: 1}); ok {
+			t.Errorf("a slot of %d bytes fits an extended version-4 entry", size)
+		}
+	}
+}

@@ -272,16 +272,17 @@ func (ix *Index) mergeShared(v Verifier) error {
 	// The merged sequence (slots.go): runs of the shared index's entries
 	// between two changes, and the replaced and new entries (fresh), in
 	// git's order. Its cost is the number of changes, not of entries.
-	var fresh []IndexEntry
-	var freshNames []byte
+	small := ix.table.mem // the index file's own entries
+	fresh := make([]IndexEntry, 0, len(small))
+	freshNames := make([]byte, 0, 64*len(small))
 	addFresh := func(e IndexEntry) idxSlot {
 		s := idxSlot{off: uint32(len(fresh)), nameOff: uint32(len(freshNames)), nameLen: uint32(len(e.Path)), stage: uint8(e.Stage), fresh: true}
 		fresh = append(fresh, e)
 		freshNames = append(freshNames, e.Path...)
 		return s
 	}
-	small := ix.table.mem // the index file's own entries
 	var kb seqBuilder
+	kb.q.segs = make([]seg, 0, 2*len(l.replace)+len(l.delete)+1)
 	from, di, ri := 0, 0, 0
 	for from < nbase {
 		next := nbase
