@@ -199,9 +199,52 @@ func sessionRun(t *testing.T, version int, mode string, rounds int, seed uint64)
 		if lock, err = Lock(r.indexPath()); err != nil {
 			t.Fatal(err)
 		}
-		// Now and then a new process: the shared index from its kept
-		// scan (not this process's cache), and it goes on from there.
-		if rng.IntN(4) == 0 {
+		// Now and then the user's git changes the index between two
+		// steps (its own split, version, new shared index), and the
+		// session reads it again, as it does when the index file changed.
+		if rng.IntN(5) == 0 {
+			lock.Rollback()
+			var stage0 []string
+			for _, e := range model {
+				if e.Stage == 0 && !e.SkipWorktree && !e.IntentToAdd {
+					stage0 = append(stage0, e.Path)
+				}
+			}
+			p := stage0[rng.IntN(len(stage0))]
+			var args []string
+			switch rng.IntN(7) {
+			case 0:
+				r.write(p, fmt.Sprintf("the user's %d\n", round))
+				args = []string{"add", "--", p}
+			case 1:
+				u := fmt.Sprintf("u/user%02d.txt", round)
+				r.write(u, "the user's new file\n")
+				args = []string{"-c", "splitIndex.maxPercentChange=0", "add", "--", u}
+			case 2:
+				args = []string{"rm", "-q", "--cached", "--", p}
+			case 3:
+				args = []string{"update-index", "--split-index"}
+			case 4:
+				args = []string{"update-index", "--no-split-index"}
+			case 5:
+				args = []string{"update-index", "--index-version", fmt.Sprint(2 + rng.IntN(3))}
+			case 6:
+				args = []string{"update-index", "--skip-worktree", "--", p}
+			}
+			r.git(args...)
+			log = append(log, fmt.Sprintf("git %v", args))
+			if lock, err = Lock(r.indexPath()); err != nil {
+				t.Fatal(err)
+			}
+			ix = read()
+			want = r.gitLsDebug()
+			if got := lsDebug(ix); got != want {
+				t.Fatalf("%s\nread after git:\n%s\nwant:\n%s", strings.Join(log, "\n"), got, want)
+			}
+			model = sessionModel(slices.Collect(ix.All()))
+		} else if rng.IntN(4) == 0 {
+			// Now and then a new process: the shared index from its kept
+			// scan (not this process's cache), and it goes on from there.
 			if l := linkOf(t, r); l != nil {
 				forgetSharedPath(ix.sharedPath(l.hash))
 			}
