@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"os"
 	"sort"
 	"sync"
@@ -18,7 +19,20 @@ import (
 )
 
 // scanMagic starts a kept scan; the digit is the layout's version.
-const scanMagic = "ACSCAN1\n"
+const scanMagic = "ACSCAN2\n"
+
+// A kept scan ends with checksums (CRC-32C): one of its header and
+// gitlinks, checked when it is read, and one per scanBlock slots, checked
+// when a slot of the block is first taken (keptScan.sealed). The checks
+// of a slot against the file (keptScan.check) cannot tell its position:
+// a run of slots each holding the next one's (a block of the file
+// written over with another part of it) fits the file everywhere but at
+// its ends, and a write then records the wrong shared entries; nor can
+// they tell a racy bound damaged lower, which would let racily clean
+// entries be written unsmudged. A step takes a few dozen blocks of 4 KB.
+const scanBlock = 256
+
+var scanCRC = crc32.MakeTable(crc32.Castagnoli)
 
 // scanSlotLen is one slot in a kept scan: offset, length, path offset and
 // path length (32 bits each, little-endian), the stage.
@@ -32,7 +46,8 @@ func (ix *Index) encodeScan() []byte {
 		v4Names = len(ix.names)
 	}
 	slots := ix.table.mem
-	b := make([]byte, 0, len(scanMagic)+16+(len(slots)+len(ix.table.gitlinks))*scanSlotLen+v4Names)
+	nblocks := (len(slots) + scanBlock - 1) / scanBlock
+	b := make([]byte, 0, len(scanMagic)+16+(len(slots)+len(ix.table.gitlinks))*scanSlotLen+v4Names+4+4*nblocks)
 	b = append(b, scanMagic...)
 	b = binary.LittleEndian.AppendUint32(b, uint32(len(slots)))
 	b = binary.LittleEndian.AppendUint32(b, uint32(len(ix.table.gitlinks)))
@@ -54,6 +69,19 @@ func (ix *Index) encodeScan() []byte {
 	if ix.version == 4 {
 		b = append(b, ix.names...)
 	}
+	return appendScanSums(b, len(slots), len(ix.table.gitlinks))
+}
+
+// appendScanSums appends the checksums of the kept scan b of n slots and
+// ngit gitlinks: of its header and gitlinks, then of each block of slots.
+func appendScanSums(b []byte, n, ngit int) []byte {
+	h := len(scanMagic)
+	at := h + 16
+	gl := b[at+n*scanSlotLen : at+(n+ngit)*scanSlotLen]
+	b = binary.LittleEndian.AppendUint32(b, crc32.Update(crc32.Checksum(b[h:at], scanCRC), scanCRC, gl))
+	for k := 0; k < n; k += scanBlock {
+		b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b[at+k*scanSlotLen:at+min(k+scanBlock, n)*scanSlotLen], scanCRC))
+	}
 	return b
 }
 
@@ -70,19 +98,27 @@ func (ix *Index) decodeScan(b []byte, end int) (int, error) {
 	b = b[len(scanMagic):]
 	n := int(binary.LittleEndian.Uint32(b))
 	ngit := int(binary.LittleEndian.Uint32(b[4:]))
-	ix.rawMtime = binary.LittleEndian.Uint32(b[8:])
 	nnames := int(binary.LittleEndian.Uint32(b[12:]))
+	hdr := b[:16]
 	b = b[16:]
+	nblocks := (n + scanBlock - 1) / scanBlock
 	if n != int(binary.BigEndian.Uint32(ix.data[8:])) || uint64(n)*(idxEntryFixed+2) > uint64(end-idxHeaderLen) || ngit > n ||
-		len(b) != (n+ngit)*scanSlotLen+nnames || (ix.version == 4) != (nnames > 0 || n == 0) {
+		len(b) != (n+ngit)*scanSlotLen+nnames+4+4*nblocks || (ix.version == 4) != (nnames > 0 || n == 0) {
 		return 0, errScan
 	}
+	gl := b[n*scanSlotLen : (n+ngit)*scanSlotLen]
+	sums := b[(n+ngit)*scanSlotLen+nnames:]
+	if crc32.Update(crc32.Checksum(hdr, scanCRC), scanCRC, gl) != binary.LittleEndian.Uint32(sums) {
+		return 0, errScan
+	}
+	ix.rawMtime = binary.LittleEndian.Uint32(hdr[8:])
 	ix.names = ix.data
 	if ix.version == 4 {
-		ix.names = b[(n+ngit)*scanSlotLen:]
+		ix.names = b[(n+ngit)*scanSlotLen : (n+ngit)*scanSlotLen+nnames]
 	}
 	scan := b[: n*scanSlotLen : n*scanSlotLen]
-	ks := &keptScan{data: ix.data, names: ix.names, version: ix.version, end: end, n: n, path: ix.path}
+	ks := &keptScan{data: ix.data, names: ix.names, version: ix.version, end: end, n: n, path: ix.path,
+		sums: sums[4:], sealedBits: make([]atomic.Uint64, (nblocks+63)/64)}
 	ix.table = slotTable{scan: scan, kept: ks}
 	pos := idxHeaderLen
 	if n > 0 {
@@ -127,6 +163,11 @@ type keptScan struct {
 	fi   os.FileInfo
 	path string
 
+	// sums are the checksums of the blocks of slots, sealedBits which
+	// blocks were found to match theirs.
+	sums       []byte
+	sealedBits []atomic.Uint64
+
 	once   sync.Once
 	walked atomic.Bool
 	mem    []idxSlot // the walk's slots, paths in wnames
@@ -140,6 +181,9 @@ type keptScan struct {
 func (ks *keptScan) check(scan []byte, k int) (idxSlot, bool) {
 	ks.checked.Add(1)
 	s := scanSlot(scan[k*scanSlotLen:])
+	if !ks.sealed(scan, k) || k > 0 && !ks.sealed(scan, k-1) {
+		return s, false
+	}
 	strip, sfx, ok := ks.fits(s)
 	if !ok {
 		return s, false
@@ -168,6 +212,22 @@ func (ks *keptScan) check(scan []byte, k int) (idxSlot, bool) {
 		}
 	}
 	return s, true
+}
+
+// sealed reports whether the block of slot k matches its checksum,
+// computed once per block (scanBlock).
+func (ks *keptScan) sealed(scan []byte, k int) bool {
+	blk := k / scanBlock
+	w, bit := &ks.sealedBits[blk/64], uint64(1)<<(blk%64)
+	if w.Load()&bit != 0 {
+		return true
+	}
+	lo, hi := blk*scanBlock*scanSlotLen, min((blk+1)*scanBlock, ks.n)*scanSlotLen
+	if crc32.Checksum(scan[lo:hi], scanCRC) != binary.LittleEndian.Uint32(ks.sums[4*blk:]) {
+		return false
+	}
+	w.Or(bit)
+	return true
 }
 
 // fits reports whether s lies inside the entries and its stage and path

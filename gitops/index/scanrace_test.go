@@ -63,7 +63,7 @@ func TestTwoIndexesWalkTheirSharedKeptScanAtOnce(t *testing.T) {
 			n := int(binary.LittleEndian.Uint32(scan[len(scanMagic):]))
 			h := len(scanMagic) + 16 + n/2*scanSlotLen
 			binary.LittleEndian.PutUint32(scan[h:], binary.LittleEndian.Uint32(scan[h:])+8)
-			v.m.scans[name] = scan
+			v.m.scans[name] = resealScan(scan)
 			// What each must find: the same step on the index walked.
 			forgetSharedPath(shared)
 			truth, err := ReadIndexWith(r.indexPath(), nil)

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"encoding/binary"
 	"fmt"
 	"os"
 	"testing"
@@ -85,4 +86,15 @@ func (l *testLock) Rollback() {
 		l.f = nil
 		os.Remove(l.path + ".lock")
 	}
+}
+
+// resealScan recomputes the checksums of a kept scan a test changed, as
+// if it had been damaged before it was sealed: only the checks of its
+// slots against the file can tell then (keptScan.check).
+func resealScan(b []byte) []byte {
+	h := len(scanMagic)
+	n := int(binary.LittleEndian.Uint32(b[h:]))
+	ngit := int(binary.LittleEndian.Uint32(b[h+4:]))
+	nnames := int(binary.LittleEndian.Uint32(b[h+12:]))
+	return appendScanSums(b[:h+16+(n+ngit)*scanSlotLen+nnames:h+16+(n+ngit)*scanSlotLen+nnames], n, ngit)
 }
