@@ -79,7 +79,8 @@ func scanMutateFiles(t testing.TB) [][]byte {
 }
 
 // FuzzKeptScanMutations: a kept scan of a real index, changed the way
-// damage and a crafted file change it (a field of a slot moved, one
+// damage and a crafted file change it, its checksums resealed or not
+// (the high bit of which; see resealScan) (a field of a slot moved, one
 // slot copied over another, a run of slots shifted, a count, a byte of
 // the version-4 paths; and a byte of the shared index itself), is either refused by decodeScan or read: then
 // lookups, Gitlinks, Update, WriteTo, the split diff and the racy settle
@@ -95,7 +96,8 @@ func FuzzKeptScanMutations(f *testing.F) {
 		}
 		scans = append(scans, ix.encodeScan())
 	}
-	for w := range files {
+	for k := range 2 * len(files) {
+		w := k%len(files) | k/len(files)<<7 // with the high bit, resealed
 		f.Add(uint8(w), []byte{})
 		f.Add(uint8(w), []byte{3, 5, 10, 0}) // slots 5..14 shifted by one
 		f.Add(uint8(w), []byte{2, 7, 8, 0})  // slot 8 copied over slot 7
@@ -105,7 +107,7 @@ func FuzzKeptScanMutations(f *testing.F) {
 		f.Add(uint8(w), []byte{3, 5, 10, 0, 7, 0, 200, 0x40}) // shifted, and an entry's flags damaged
 	}
 	f.Fuzz(func(t *testing.T, which uint8, ops []byte) {
-		w := int(which) % len(files)
+		w := int(which&0x7f) % len(files)
 		data, scan := files[w], bytes.Clone(scans[w])
 		h := len(scanMagic) + 16
 		n := int(binary.LittleEndian.Uint32(scan[len(scanMagic):]))
@@ -145,6 +147,14 @@ func FuzzKeptScanMutations(f *testing.F) {
 			case 7: // the shared index is damaged in place after it was verified
 				data = bytes.Clone(data)
 				data[(a<<8|b)%len(data)] ^= c
+			}
+		}
+		// A scan damaged before it was sealed (or crafted): its checksums
+		// match, only the checks of its slots against the file can tell.
+		if which&0x80 != 0 && len(scan) >= h {
+			le := func(i int) uint64 { return uint64(binary.LittleEndian.Uint32(scan[len(scanMagic)+4*i:])) }
+			if uint64(h)+(le(0)+le(1))*scanSlotLen+le(3) <= uint64(len(scan)) {
+				scan = resealScan(scan)
 			}
 		}
 		// The shared index's own bytes are trusted (verified once): damage
