@@ -73,7 +73,7 @@ func (r *Repo) freshen(h Hash) {
 // spare (see Spares) when there is one, else one made there.
 func (r *Repo) tmpObjectFile(dir string) (*os.File, error) {
 	if tmp := tmpObjectName(dir); r.spares.take(tmp) {
-		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_TRUNC, 0)
+		f, err := openEmpty(tmp, os.O_WRONLY)
 		if !errors.Is(err, os.ErrNotExist) {
 			return f, err
 		}

@@ -272,3 +272,50 @@ func TestSparesTakeOnlyWhatAutocoderMade(t *testing.T) {
 		})
 	}
 }
+
+// A spare is empty when it is taken, as Fill made it, and the file written
+// into it is not truncated first (see emptied: ext4 made each close after
+// O_TRUNC allocate and write back the file). One that holds bytes all the
+// same (a file written into the folder under a spare's name) is emptied
+// first: the object and the lock hold only what is written into them.
+func TestSparesHoldingBytesAreEmptied(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
+	r := openRepo(t, g.Dir)
+	p, err := r.Private()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := p.Spares()
+	r.UseSpares(s)
+	defer s.Remove()
+	spares := fillTo(t, s, g.Dir, 2)
+	for _, fi := range spares {
+		name := filepath.Join(g.Dir, ".git", "autocoder", "spare", fi.Name())
+		if err := os.WriteFile(name, []byte(strings.Repeat("not empty\n", 500)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h, err := r.WriteBlob([]byte("short\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, err := os.Stat(filepath.Join(g.Dir, ".git", "objects", h.String()[:2], h.String()[2:]))
+	if err != nil || !isOneOf(obj, spares) {
+		t.Fatalf("the object %v (%v) is not a spare", obj, err)
+	}
+	if got := g.Git("cat-file", "-p", h.String()); got != "short\n" {
+		t.Fatalf("git reads %q", got)
+	}
+	g.Fsck() // "garbage at end of loose object" after the object's bytes
+	l, err := r.LockIndex(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock, err := os.Stat(filepath.Join(g.Dir, ".git", "index.lock"))
+	if err != nil || !isOneOf(lock, spares) || lock.Size() != 0 {
+		t.Fatalf("index.lock %v (%v) is not an emptied spare", lock, err)
+	}
+	l.Rollback()
+	g.Fsck()
+}
