@@ -106,7 +106,12 @@ func (r *Repo) writeLoose(h Hash, typ plumbing.ObjectType, data []byte) error {
 	dir := filepath.Join(r.CommonDir, "objects", hex[:2])
 	f, err := r.tmpObjectFile(dir)
 	if errors.Is(err, os.ErrNotExist) {
-		if err = os.MkdirAll(dir, 0o777); err == nil {
+		// No fan-out folder yet: a spare folder becomes it, or one is made.
+		err = nil
+		if !r.spares.takeDir(dir) {
+			err = os.MkdirAll(dir, 0o777)
+		}
+		if err == nil {
 			f, err = r.tmpObjectFile(dir)
 		}
 	}

@@ -13,13 +13,25 @@ import (
 	"github.com/autocoder/autocoder/gitops/gittest"
 )
 
-// spareFiles lists the files in the spare folder.
+// spareFiles lists the files in the spare folder (not the spare folders:
+// spareDirs).
 func spareFiles(t *testing.T, dir string) []os.FileInfo {
+	t.Helper()
+	return spareEntries(t, dir, false)
+}
+
+// spareDirs lists the folders in the spare folder.
+func spareDirs(t *testing.T, dir string) []os.FileInfo {
+	t.Helper()
+	return spareEntries(t, dir, true)
+}
+
+func spareEntries(t *testing.T, dir string, dirs bool) []os.FileInfo {
 	t.Helper()
 	ents, _ := os.ReadDir(filepath.Join(dir, ".git", "autocoder", "spare"))
 	var out []os.FileInfo
 	for _, e := range ents {
-		if fi, err := e.Info(); err == nil {
+		if fi, err := e.Info(); err == nil && fi.IsDir() == dirs {
 			out = append(out, fi)
 		}
 	}
@@ -317,5 +329,130 @@ func TestSparesHoldingBytesAreEmptied(t *testing.T) {
 		t.Fatalf("index.lock %v (%v) is not an emptied spare", lock, err)
 	}
 	l.Rollback()
+	g.Fsck()
+}
+
+// fanOut lists the fan-out folders of the object folder.
+func fanOut(t *testing.T, dir string) map[string]os.FileInfo {
+	t.Helper()
+	ents, err := os.ReadDir(filepath.Join(dir, ".git", "objects"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]os.FileInfo{}
+	for _, e := range ents {
+		if fi, err := e.Info(); err == nil && len(e.Name()) == 2 && fi.IsDir() {
+			out[e.Name()] = fi
+		}
+	}
+	return out
+}
+
+// blobIn returns content that, as a blob, goes into a fan-out folder the
+// object folder lacks (want false) or has (want true).
+func blobIn(t *testing.T, have map[string]os.FileInfo, want bool) (string, string) {
+	t.Helper()
+	for i := 0; ; i++ {
+		c := fmt.Sprintf("blob %d\n", i)
+		fan := gitops.BlobHash([]byte(c)).String()[:2]
+		if _, ok := have[fan]; ok == want {
+			return c, fan
+		}
+	}
+}
+
+// Spare folders: while the object folder lacks fan-out folders (a packed
+// repository has none), Fill makes a few folders ahead, never more than
+// the object folder lacks, and an object whose fan-out folder is missing
+// gets a spare one renamed into place, with the mode git's own has; an
+// object whose folder is there takes none. Remove removes those left; a
+// killed session's empty ones are taken up, one holding a file is not.
+func TestSpareFolders(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
+	r := openRepo(t, g.Dir)
+	p, err := r.Private()
+	if err != nil {
+		t.Fatal(err)
+	}
+	spareDir := filepath.Join(g.Dir, ".git", "autocoder", "spare")
+	if err := os.MkdirAll(spareDir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	leftEmpty := filepath.Join(spareDir, "123-0123abcd-dir-1")
+	leftFull := filepath.Join(spareDir, "123-0123abcd-dir-2")
+	for _, d := range []string{leftEmpty, leftFull} {
+		if err := os.Mkdir(d, 0o777); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(leftFull, "notes.txt"), []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gits := fanOut(t, g.Dir) // the folders git made for the first commit
+	var gitMode os.FileMode
+	for _, fi := range gits {
+		gitMode = fi.Mode()
+	}
+	s := p.Spares()
+	r.UseSpares(s)
+	fillTo(t, s, g.Dir, 2)
+	dirs := spareDirs(t, g.Dir)
+	if len(dirs) != 9 { // eight, and the one holding a file
+		t.Fatalf("the spare folder holds %d folders, want 8 and the one holding a file", len(dirs))
+	}
+
+	content, fan := blobIn(t, gits, false)
+	h, err := r.WriteBlob([]byte(content))
+	if err != nil {
+		t.Fatal(err)
+	}
+	made := fanOut(t, g.Dir)[fan]
+	if made == nil || !isOneOf(made, dirs) || made.Mode() != gitMode {
+		t.Fatalf("objects/%s (%v) is not a spare folder with git's mode %v", fan, made, gitMode)
+	}
+	if got := g.Git("cat-file", "-p", h.String()); got != content {
+		t.Fatalf("git reads %q", got)
+	}
+	content, _ = blobIn(t, fanOut(t, g.Dir), true)
+	if _, err := r.WriteBlob([]byte(content)); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(spareDirs(t, g.Dir)); n != len(dirs)-1 {
+		t.Fatalf("%d spare folders left, want %d: an object whose folder exists took one", n, len(dirs)-1)
+	}
+	if _, err := os.Stat(leftEmpty); err == nil {
+		// Taken last-in first: the pool's own went first; use them up.
+		for i := 0; len(spareDirs(t, g.Dir)) > 1; i++ {
+			content, _ := blobIn(t, fanOut(t, g.Dir), false)
+			if _, err := r.WriteBlob([]byte(content)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := os.Stat(leftEmpty); err == nil {
+		t.Error("the empty spare folder a killed session left was not taken up")
+	}
+
+	// The object folder lacks only two: Fill makes no more than that.
+	for i := 0; i < 256; i++ {
+		if i != 0xfe && i != 0xff {
+			os.Mkdir(filepath.Join(g.Dir, ".git", "objects", fmt.Sprintf("%02x", i)), 0o777)
+		}
+	}
+	fillTo(t, s, g.Dir, 2)
+	if n := len(spareDirs(t, g.Dir)); n != 3 {
+		t.Errorf("the spare folder holds %d folders, want 2 and the one holding a file", n)
+	}
+	s.Remove()
+	if got := dirFiles(t, leftFull); got["notes.txt"] != "mine\n" || len(got) != 1 {
+		t.Errorf("the spare-named folder holding a file changed: %q", got)
+	}
+	if n := len(spareDirs(t, g.Dir)); n != 1 {
+		t.Errorf("Remove left %d spare folders, want only the one holding a file", n)
+	}
+	if out := g.Git("count-objects", "-v"); !strings.Contains(out, "garbage: 0\n") {
+		t.Errorf("count-objects:\n%s", out)
+	}
 	g.Fsck()
 }
