@@ -213,7 +213,7 @@ func (l *LockFile) Commit() error {
 		return fmt.Errorf("write %s: %w", l.path, err)
 	}
 	l.spares.Keep(l.path)
-	if err := os.Rename(l.lock, l.path); err != nil {
+	if err := Rename(l.lock, l.path); err != nil {
 		l.remove()
 		return fmt.Errorf("write %s: %w", l.path, err)
 	}

@@ -124,7 +124,7 @@ func (r *Repo) writeLoose(h Hash, typ plumbing.ObjectType, data []byte) error {
 	}
 	final := filepath.Join(dir, hex[2:])
 	if err == nil {
-		err = os.Rename(f.Name(), final)
+		err = Rename(f.Name(), final)
 	}
 	if err != nil {
 		os.Remove(f.Name())

@@ -87,7 +87,9 @@ func (r *Repo) lockVia(p *Private, target string) (*LockFile, error) {
 		return nil, fmt.Errorf("lock %s: not a file autocoder writes", target)
 	}
 	own := p.own(target)
-	r.spares.take(own) // LockVia then rewrites it rather than make it
+	if _, err := os.Lstat(own); errors.Is(err, os.ErrNotExist) {
+		r.spares.take(own) // LockVia then rewrites it rather than make it
+	}
 	l, err := LockVia(file, own)
 	if l != nil {
 		l.spares = r.spares

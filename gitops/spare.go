@@ -302,12 +302,13 @@ func (s *Spares) Remove() {
 }
 
 // take renames a spare to dst and reports whether it did: false when the
-// pool is empty, dst exists (a stale lock's private name stays the same
-// file as the lock, so that ReleaseStale can prove it ours) or the rename
-// failed (dst's folder missing, another file system); the caller then
-// makes dst itself. A rename claims a spare for one process only; dst is a
-// name only the process holding the autocoder lock uses (a lock's private
-// name) or a random one (an object's temporary file).
+// pool is empty or the rename failed (dst's folder missing, another file
+// system); the caller then makes dst itself. A rename claims a spare for
+// one process only. dst must not exist, as the rename would replace it: a
+// lock's private name the caller found absent (a stale lock's stays the
+// same file as the lock, so that ReleaseStale can prove it ours), which
+// only the process holding the autocoder lock uses, or a random name (an
+// object's temporary file).
 func (s *Spares) take(dst string) bool {
 	if s == nil {
 		return false
@@ -317,12 +318,9 @@ func (s *Spares) take(dst string) bool {
 	if len(s.names) == 0 || s.off {
 		return false
 	}
-	if _, err := os.Lstat(dst); !errors.Is(err, os.ErrNotExist) {
-		return false
-	}
 	for len(s.names) > 0 {
 		src := s.names[len(s.names)-1]
-		err := os.Rename(src, dst)
+		err := Rename(src, dst)
 		if err == nil {
 			s.names = s.names[:len(s.names)-1]
 			return true

@@ -456,3 +456,31 @@ func TestSpareFolders(t *testing.T) {
 	}
 	g.Fsck()
 }
+
+// Rename (os.Rename without its look at the target first) replaces a file
+// and refuses to replace a folder, as os.Rename does, leaving both.
+func TestRenameReplacesAFileNotAFolder(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	a, b, d := filepath.Join(dir, "a"), filepath.Join(dir, "b"), filepath.Join(dir, "d")
+	os.WriteFile(a, []byte("new\n"), 0o644)
+	os.WriteFile(b, []byte("old\n"), 0o644)
+	if err := gitops.Rename(a, b); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(b); string(got) != "new\n" {
+		t.Fatalf("b holds %q", got)
+	}
+	if err := os.Mkdir(d, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := gitops.Rename(b, d); err == nil {
+		t.Fatal("a file replaced a folder")
+	}
+	if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+		t.Fatal("the folder is gone")
+	}
+	if got, _ := os.ReadFile(b); string(got) != "new\n" {
+		t.Fatalf("b holds %q", got)
+	}
+}

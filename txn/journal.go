@@ -152,7 +152,7 @@ func replaceFile(name string, b []byte) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp, name)
+		err = gitops.Rename(tmp, name)
 	}
 	if err != nil {
 		os.Remove(tmp)
@@ -170,7 +170,7 @@ const maxPad = 4096
 // (0.5-0.9 ms against 20 µs on the ext4 the benchmarks ran on), and these
 // two files are written at every step.
 func retireFile(name string) error {
-	err := os.Rename(name, name+".tmp")
+	err := gitops.Rename(name, name+".tmp")
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
