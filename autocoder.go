@@ -47,6 +47,9 @@ type Options struct {
 	// Log receives the engine's notes and the warning that the
 	// repository's untrusted settings are ignored; nil discards them.
 	Log io.Writer
+	// Quiet is --quiet: the engine's notes of what went as it should are
+	// not written to Log, its warnings are (txn.Options.Quiet).
+	Quiet bool
 	// Dirs are the user's folders for the user's own file and the trust
 	// records; nil means config.UserDirs().
 	Dirs *config.Dirs
@@ -91,6 +94,7 @@ func Open(ctx context.Context, dir string, o Options) (*Engine, error) {
 		Programs:     programs,
 		Verify:       verify,
 		Log:          o.Log,
+		Quiet:        o.Quiet,
 		LockWait:     o.LockWait,
 		SplitIndex:   o.Session,
 	})

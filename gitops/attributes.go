@@ -68,12 +68,16 @@ func (a *Attributes) load() {
 			"binary": parseAttrs("-diff -merge -text"),
 		}
 		cfg := a.r.config()
-		get := func(k string) string { v, _ := cfg.value(a.r, k); return v }
-		switch strings.ToLower(get("core.autocrlf")) {
-		case "true", "yes", "on", "1":
-			a.autocrlf = "true"
-		case "input":
+		get := func(k string) string { v, _, _ := cfg.value(a.r, k); return v }
+		// git's core.autocrlf: "input", else a boolean (a key without
+		// "=" is true); git refuses any other value.
+		v, valueless, _ := cfg.value(a.r, "core.autocrlf")
+		on, _ := parseBool(v, valueless)
+		switch {
+		case !valueless && strings.EqualFold(v, "input"):
 			a.autocrlf = "input"
+		case on:
+			a.autocrlf = "true"
 		default:
 			a.autocrlf = "false"
 		}

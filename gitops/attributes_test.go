@@ -58,7 +58,9 @@ func TestConversionIsGits(t *testing.T) {
 		t.Skip("compares every conversion setting with git: slow; runs without -short")
 	}
 	t.Parallel()
-	for _, cfg := range []string{"autocrlf = false", "autocrlf = false\n\teol = crlf", "autocrlf = true", "autocrlf = input"} {
+	// "autocrlf" without "=" is git's true, "autocrlf =" its false.
+	for _, cfg := range []string{"autocrlf = false", "autocrlf = false\n\teol = crlf", "autocrlf = true", "autocrlf = input",
+		"autocrlf", "autocrlf =\n\teol = crlf", "autocrlf = On"} {
 		r := gittest.New(t)
 		f, err := os.OpenFile(filepath.Join(r.Dir, ".git", "config"), os.O_APPEND|os.O_WRONLY, 0)
 		if err != nil {

@@ -70,8 +70,8 @@ func (r *Repo) BranchStart(branch string) (start Hash, from string, ok bool) {
 	// Read in-process (every apply and undo asks; config.go): the last
 	// value counts, as for git config --get.
 	cfg := r.config()
-	s, _ := cfg.value(r, "branch."+branch+".autocoderstart")
-	from, _ = cfg.value(r, "branch."+branch+".autocoderfrom")
+	s, _, _ := cfg.value(r, "branch."+branch+".autocoderstart")
+	from, _, _ = cfg.value(r, "branch."+branch+".autocoderfrom")
 	s, from = strings.TrimSpace(s), strings.TrimSpace(from)
 	if !plumbing.IsHash(s) {
 		return ZeroHash, "", false

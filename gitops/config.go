@@ -43,16 +43,21 @@ var errNotMine = errors.New("not resolved in-process")
 // each as configKey spells it.
 type configValues struct {
 	vals map[string]string // the last value of each key ("" for one without "=")
+	// valueless are keys whose last assignment has no "=" ("[core]
+	// autocrlf"): git's NULL value, which a boolean reads as true, where
+	// "autocrlf =" is an empty value, false (parseBool).
+	valueless map[string]bool
 	// unsure are keys whose last value the parser may read otherwise than
 	// git (see fileOf): git is asked for them.
 	unsure map[string]bool
-	// noValue are keys given without "=" anywhere (a boolean's "true";
-	// git refuses it for a string, such as user.name).
+	// noValue are keys given without "=" anywhere (git refuses it for a
+	// string, such as user.name, wherever it is).
 	noValue map[string]bool
 }
 
 func newConfigValues() *configValues {
-	return &configValues{vals: map[string]string{}, unsure: map[string]bool{}, noValue: map[string]bool{}}
+	return &configValues{vals: map[string]string{}, valueless: map[string]bool{},
+		unsure: map[string]bool{}, noValue: map[string]bool{}}
 }
 
 // configKey is key as git compares keys: the section and the name in lower
@@ -124,19 +129,31 @@ func (r *Repo) config() *configState {
 // `git config --get key` gives it: the last one, "" when it is unset or
 // has no value.
 func (r *Repo) configValue(key string) string {
-	v, _ := r.config().value(r, configKey(key))
+	v, _, _ := r.config().value(r, configKey(key))
 	return v
 }
 
-// value is key's value (configKey's spelling) and whether it is set.
-func (s *configState) value(r *Repo, key string) (string, bool) {
-	if s.in != nil && !s.in.unsure[key] {
-		v, set := s.in.vals[key]
-		return v, set
+// value is key's value (configKey's spelling), whether its last
+// assignment has no "=" (configValues.valueless), and whether it is set.
+func (s *configState) value(r *Repo, key string) (v string, valueless, set bool) {
+	vals := s.in
+	if vals == nil || vals.unsure[key] {
+		s.gitOnce.Do(func() { s.git, s.gitErr = r.gitConfigList() })
+		vals = s.git
 	}
-	s.gitOnce.Do(func() { s.git, s.gitErr = r.gitConfigList() })
-	v, set := s.git.vals[key]
-	return v, set
+	v, set = vals.vals[key]
+	return v, vals.valueless[key], set
+}
+
+// boolean is key (configKey's spelling) read as git reads a boolean
+// (parseBool); ok is false where it is unset or git refuses its value as
+// a boolean.
+func (s *configState) boolean(r *Repo, key string) (on, ok bool) {
+	v, valueless, set := s.value(r, key)
+	if !set {
+		return false, false
+	}
+	return parseBool(v, valueless)
 }
 
 // hasKeyUnder reports whether a key starts with prefix (configKey's
@@ -173,6 +190,7 @@ func (r *Repo) gitConfigList() (*configValues, error) {
 			continue
 		}
 		out.vals[k] = v // the last one wins, as in git
+		out.valueless[k] = !hasValue
 		if !hasValue {
 			out.noValue[k] = true
 		}
@@ -308,7 +326,7 @@ func (c *configReader) read(r *Repo) error {
 // etc/gitconfig, and where such a file exists git is asked.
 func (c *configReader) system() error {
 	if v, _ := c.env("GIT_CONFIG_NOSYSTEM"); v != "" {
-		on, ok := parseBool(v)
+		on, ok := parseBool(v, false)
 		if !ok {
 			return errNotMine
 		}
@@ -411,11 +429,11 @@ func (c *configReader) fileOf(p string, depth int, repo bool) error {
 		}
 		switch {
 		case repo && depth == 0 && s == "extensions" && ss == "" && k == "worktreeconfig":
-			on, ok := parseBool(v)
-			if !ok && !blank {
+			on, ok := parseBool(v, blank)
+			if !ok {
 				return errNotMine
 			}
-			c.worktreeConfig = on || blank
+			c.worktreeConfig = on
 		case s == "include" && ss == "" && k == "path":
 			if blank {
 				return errNotMine
@@ -447,6 +465,7 @@ func (c *configReader) fileOf(p string, depth int, repo bool) error {
 // set records one assignment: the last one wins, as in git.
 func (c *configReader) set(key, v string, blank, unsure bool) {
 	c.out.vals[key] = v
+	c.out.valueless[key] = blank
 	c.out.unsure[key] = unsure
 	if blank {
 		c.out.noValue[key] = true
@@ -605,13 +624,83 @@ func lowerASCII(s string) string {
 	return string(b)
 }
 
-// parseBool is git_parse_maybe_bool for the spellings git accepts.
-func parseBool(v string) (on, ok bool) {
-	switch strings.ToLower(v) {
-	case "true", "yes", "on", "1":
+// parseBool is git's git_parse_maybe_bool, the one reading of a boolean
+// in git's configuration and variables: a key without "=" (valueless) is
+// true, an empty value false, true/yes/on and false/no/off in any case,
+// and an integer as git reads one (parseInt) by its being nonzero. ok is
+// false for any other value, which git refuses as a boolean.
+func parseBool(v string, valueless bool) (on, ok bool) {
+	if valueless {
 		return true, true
-	case "false", "no", "off", "0", "":
+	}
+	switch strings.ToLower(v) {
+	case "true", "yes", "on":
+		return true, true
+	case "false", "no", "off", "":
 		return false, true
 	}
-	return false, false
+	n, ok := parseInt(v)
+	return n != 0, ok
+}
+
+// parseInt is git's git_parse_int: C's strtoimax in base 0 (leading
+// white space, a sign, 0x for hex, 0 for octal) followed by nothing or
+// one of git's units k, m, g (1024, 1024², 1024³), within C's int.
+func parseInt(v string) (int64, bool) {
+	s := strings.TrimLeft(v, " \t\n\v\f\r")
+	neg := false
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		neg, s = s[0] == '-', s[1:]
+	}
+	base := int64(10)
+	switch {
+	case len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && digitOf(s[2]) < 16:
+		base, s = 16, s[2:]
+	case s != "" && s[0] == '0':
+		base = 8
+	}
+	const maxInt = 1<<31 - 1
+	var n int64
+	i := 0
+	for ; i < len(s) && digitOf(s[i]) < base; i++ {
+		if n = n*base + digitOf(s[i]); n > maxInt {
+			return 0, false // past C's int, whatever the unit
+		}
+	}
+	if i == 0 {
+		return 0, false
+	}
+	var unit int64
+	switch strings.ToLower(s[i:]) {
+	case "":
+		unit = 1
+	case "k":
+		unit = 1 << 10
+	case "m":
+		unit = 1 << 20
+	case "g":
+		unit = 1 << 30
+	default:
+		return 0, false
+	}
+	if n > maxInt/unit {
+		return 0, false
+	}
+	if neg {
+		return -n * unit, true
+	}
+	return n * unit, true
+}
+
+// digitOf is the value of c as a digit of base 16 or less (16: none).
+func digitOf(c byte) int64 {
+	switch {
+	case '0' <= c && c <= '9':
+		return int64(c - '0')
+	case 'a' <= c && c <= 'f':
+		return int64(c-'a') + 10
+	case 'A' <= c && c <= 'F':
+		return int64(c-'A') + 10
+	}
+	return 16
 }

@@ -3,6 +3,7 @@ package gitops
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -223,7 +224,7 @@ func TestConfigSeesChanges(t *testing.T) {
 		}
 		return r.cfg
 	}
-	get := func(k string) string { v, _ := read().value(r, k); return v }
+	get := func(k string) string { v, _, _ := read().value(r, k); return v }
 	cfg := filepath.Join(g.Dir, ".git", "config")
 	g.Git("config", "core.autocrlf", "false")
 	// A file written long ago: the read is kept.
@@ -271,4 +272,118 @@ func TestConfigSeesChanges(t *testing.T) {
 	if got := get("core.eol"); got != "" {
 		t.Fatalf("after HOME changed: %q", got)
 	}
+}
+
+// boolValues are spellings of a boolean key's value, each tried as
+// core.autocrlf's: no "=" (git's true), an empty value (false), the words
+// in any case, integers (nonzero is true) with C's sign and 0x and 0
+// prefixes and git's k, m and g, at and past git's int bounds, and values
+// git refuses as a boolean.
+var boolValues = []string{"", " =", " = yes", " = On", " = TRUE", " = off", " = No", " = false",
+	" = 0", " = 1", " = 2", " = -0", " = +1", " = -3", " = 1k", " = 3m", " = 1G", " = 0x10", " = 0X1f",
+	" = 010", " = \" 1\"", " = 0x", " = 08", " = 1_0", " = 0b1", " = 1 k", " = input", " = truth",
+	" = 2147483647", " = 2147483648", " = -2147483647", " = -2147483648", " = 2097151k", " = 2097152k",
+	" = 99999999999999999999"}
+
+// boolCases are configurations of core.autocrlf for TestConfigBoolAsGit:
+// every value of boolValues in the repository's file, then the last
+// assignment deciding between a key without "=" and one with.
+func boolCases() []identCase {
+	var cases []identCase
+	for _, v := range boolValues {
+		cases = append(cases, identCase{name: "autocrlf" + v, repoCfg: "[core]\n\tautocrlf" + v + "\n"})
+	}
+	return append(cases,
+		identCase{name: "no value, then false", repoCfg: "[core]\n\tautocrlf\n\tautocrlf = false\n"},
+		identCase{name: "false, then no value", repoCfg: "[core]\n\tautocrlf = false\n[core]\n\tautocrlf\n"},
+		identCase{name: "no value in the global file, 0 in the repository's",
+			files: map[string]string{".gitconfig": "[core]\n\tautocrlf\n"}, repoCfg: "[core]\n\tautocrlf = 0\n"},
+		identCase{name: "off in the global file, no value in the repository's",
+			files: map[string]string{".gitconfig": "[core]\n\tautocrlf = off\n"}, repoCfg: "[core]\n\tAutoCRLF\n"},
+		identCase{name: "GIT_CONFIG_COUNT: an empty value", repoCfg: "[core]\n\tautocrlf\n",
+			env: map[string]string{"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "core.autocrlf", "GIT_CONFIG_VALUE_0": ""}},
+		identCase{name: "unset"},
+	)
+}
+
+// gitConfigBool is `git config --type=bool --get key` in environ: on, and
+// ok false where the key is unset or git refuses its value as a boolean.
+func gitConfigBool(t *testing.T, r *Repo, environ []string, key string) (on, ok bool, said string) {
+	t.Helper()
+	cmd := exec.Command("git", "config", "--type=bool", "--get", key)
+	cmd.Dir, cmd.Env = r.Root, environ
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return false, false, strings.TrimSpace(stderr.String())
+	}
+	switch got := strings.TrimSpace(string(out)); got {
+	case "true", "false":
+		return got == "true", true, got
+	default:
+		t.Fatalf("git config --type=bool --get %s: %q", key, got)
+	}
+	return false, false, ""
+}
+
+// TestConfigBoolAsGit: a boolean key is read as git reads it
+// (git_config_bool), judged by `git config --type=bool`.
+func TestConfigBoolAsGit(t *testing.T) {
+	t.Parallel()
+	for _, c := range boolCases() {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			r, lookup, environ := identSetup(t, c)
+			s := r.readConfig(lookup)
+			if s.in == nil {
+				t.Fatal("not read in-process")
+			}
+			for _, k := range []string{"core.autocrlf", "Core.AutoCRLF"} {
+				want, wantOK, said := gitConfigBool(t, r, environ, k)
+				if on, ok := s.boolean(r, configKey(k)); on != want || ok != wantOK {
+					t.Errorf("%s: got %v (ok %v); git config --type=bool says %q", k, on, ok, said)
+				}
+			}
+		})
+	}
+}
+
+// TestConfigBoolAsksGit: where git reads the configuration, a key
+// without "=" is still true, and an assignment after it decides.
+func TestConfigBoolAsksGit(t *testing.T) {
+	t.Parallel()
+	g := gittest.New(t)
+	g.Git("commit", "-q", "--allow-empty", "-m", "first")
+	inc := filepath.Join(t.TempDir(), "branch.conf")
+	os.WriteFile(inc, []byte("[core]\n\tautocrlf\n"), 0o666)
+	branch := strings.TrimPrefix(strings.TrimSpace(g.Git("symbolic-ref", "HEAD")), "refs/heads/")
+	g.Git("config", "includeIf.onbranch:"+branch+".path", inc)
+	r, err := Open(g.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	check := func(want bool) {
+		t.Helper()
+		if r.config().in != nil {
+			t.Fatal("includeIf onbranch read in-process")
+		}
+		gitSays := strings.TrimSpace(g.Git("config", "--type=bool", "--get", "core.autocrlf"))
+		if on, ok := r.ConfigBool("core", "autocrlf"); on != want || !ok || gitSays != fmt.Sprint(want) {
+			t.Errorf("core.autocrlf: got %v (ok %v), git says %s, want %v", on, ok, gitSays, want)
+		}
+	}
+	check(true)
+	// After the include, in the same file: the last assignment is git's.
+	f, err := os.OpenFile(filepath.Join(g.Dir, ".git", "config"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("[core]\n\tautocrlf = no\n")
+	f.Close()
+	check(false)
+	os.WriteFile(inc, []byte("[core]\n\tautocrlf = no\n\tautocrlf\n"), 0o666)
+	g.Git("config", "--unset-all", "core.autocrlf")
+	check(true)
 }

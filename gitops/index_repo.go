@@ -58,6 +58,17 @@ func (v sharedVerified) Verified(name string, fi os.FileInfo) ([]byte, func()) {
 	return b[len(want):], release
 }
 
+// Forget removes the file when it is about name.
+func (v sharedVerified) Forget(name string) {
+	if b, release, err := mapfile.Map(v.path); err == nil {
+		about := bytes.HasPrefix(b, []byte(name+" "))
+		release()
+		if about {
+			os.Remove(v.path)
+		}
+	}
+}
+
 func (v sharedVerified) Remember(name string, fi os.FileInfo, scan []byte) {
 	line := v.line(name, fi)
 	if line == "" {
@@ -103,11 +114,9 @@ const SplitFrom = 10000
 // heard).
 func (r *Repo) ConfigureSplit(ix *index.Index, longLived bool) {
 	on := ix.Split() || longLived || ix.Len() >= SplitFrom
-	switch strings.ToLower(r.ConfigValue("core", "splitIndex")) {
-	case "true", "yes", "on", "1":
-		on = true
-	case "false", "no", "off", "0":
-		on = false
+	// git_config_get_maybe_bool: a value that is no boolean is unset.
+	if v, ok := r.ConfigBool("core", "splitIndex"); ok {
+		on = v
 	}
 	pct, err := strconv.Atoi(r.ConfigValue("splitIndex", "maxPercentChange"))
 	if err != nil {

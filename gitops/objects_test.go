@@ -359,3 +359,35 @@ func TestCommitTree(t *testing.T) {
 		t.Fatal("CommitTree of a tree's name: no error")
 	}
 }
+
+// TestOpenBareAsGit: core.bare is read as git reads a boolean (no "="
+// is true, TRUE and 1 too): Open refuses exactly the repositories git
+// calls bare, and changes nothing in either case.
+func TestOpenBareAsGit(t *testing.T) {
+	t.Parallel()
+	for _, v := range []string{"", " = TRUE", " = 1", " = yes", " =", " = false", " = 0", " = off"} {
+		t.Run("bare"+v, func(t *testing.T) {
+			t.Parallel()
+			g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
+			conf := filepath.Join(g.Dir, ".git", "config")
+			orig, _ := os.ReadFile(conf)
+			os.WriteFile(conf, append(append([]byte{}, orig...), "[core]\n\tbare"+v+"\n"...), 0o666)
+			gitBare := strings.TrimSpace(g.Git("rev-parse", "--is-bare-repository")) == "true"
+			before := g.Git("for-each-ref")
+			r, err := gitops.Open(g.Dir)
+			if err == nil {
+				r.Close()
+			}
+			if _, refused := err.(*gitops.UnsupportedError); refused != gitBare || !refused && err != nil {
+				t.Errorf("Open: %v; git calls it bare: %v", err, gitBare)
+			}
+			os.WriteFile(conf, orig, 0o666)
+			if after := g.Git("for-each-ref"); after != before {
+				t.Errorf("refs changed:\n%s\n%s", before, after)
+			}
+			if out := g.Status(); out != "" {
+				t.Errorf("git status:\n%s", out)
+			}
+		})
+	}
+}

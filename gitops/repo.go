@@ -1,6 +1,7 @@
 package gitops
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -9,9 +10,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/go-git/gcfg"
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing/cache"
-	gitconfig "github.com/go-git/go-git/v5/plumbing/format/config"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
@@ -271,44 +272,75 @@ func (r *Repo) checkObjectLinks() error {
 }
 
 // checkFormat refuses repository formats we cannot write correctly: other
-// object formats than sha1, the reftable ref store, and extensions we do not
-// know. (go-git itself refuses worktreeConfig and partialClone through a
+// object formats than sha1, the reftable ref store, extensions we do not
+// know, and a repository git calls bare (core.bare read as git reads a
+// boolean: a key without "=" is true). (go-git itself refuses worktreeConfig and partialClone through a
 // key-case bug; we read the config ourselves and accept those two, which do
 // not change any file we write.)
 func (r *Repo) checkFormat() error {
-	f, err := os.Open(filepath.Join(r.CommonDir, "config"))
+	p := filepath.Join(r.CommonDir, "config")
+	b, err := os.ReadFile(p)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil
 		}
 		return err
 	}
-	defer f.Close()
-	cfg := gitconfig.New()
-	if err := gitconfig.NewDecoder(f).Decode(cfg); err != nil {
-		return fmt.Errorf("read %s: %w", f.Name(), err)
+	// core.bare as git's check_repo_format reads it: the last one, a
+	// boolean (a key without "=" is true).
+	var bare, bareValueless, bareSet bool
+	var bareValue string
+	var refused error
+	err = gcfg.ReadWithCallback(bytes.NewReader(b), func(s, ss, k, v string, blank bool) error {
+		if ss != "" || k == "" || refused != nil {
+			return nil
+		}
+		switch strings.ToLower(s) {
+		case "core":
+			if strings.EqualFold(k, "bare") {
+				bareSet, bareValue, bareValueless = true, v, blank
+			}
+		case "extensions":
+			refused = unsupportedExtension(k, v)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("read %s: %w", p, err)
 	}
-	core := cfg.Section("core")
-	if core.Options.Get("bare") == "true" {
+	if refused != nil {
+		return refused
+	}
+	if bareSet {
+		on, ok := parseBool(bareValue, bareValueless)
+		if !ok {
+			return &UnsupportedError{What: "core.bare = " + bareValue, Why: "not a boolean: git refuses the repository too",
+				Fix: "set it to what the repository is: git config core.bare false"}
+		}
+		bare = on
+	}
+	if bare {
 		return &UnsupportedError{What: "bare repository", Why: "there is no worktree to write files into"}
 	}
-	ext := cfg.Section("extensions")
-	for _, o := range ext.Options {
-		key := strings.ToLower(o.Key)
-		val := strings.ToLower(o.Value)
-		switch key {
-		case "objectformat":
-			if val != "sha1" {
-				return &UnsupportedError{What: "extensions.objectFormat = " + o.Value, Why: "autocoder writes sha1 objects only"}
-			}
-		case "refstorage":
-			if val != "files" {
-				return &UnsupportedError{What: "extensions.refStorage = " + o.Value, Why: "autocoder writes loose refs and reflogs only"}
-			}
-		case "worktreeconfig", "partialclone", "preciousobjects", "noop":
-		default:
-			return &UnsupportedError{What: "extensions." + o.Key, Why: "an extension autocoder does not know"}
+	return nil
+}
+
+// unsupportedExtension refuses an extension (extensions.<key> = v) we
+// cannot write correctly.
+func unsupportedExtension(key, v string) error {
+	val := strings.ToLower(v)
+	switch strings.ToLower(key) {
+	case "objectformat":
+		if val != "sha1" {
+			return &UnsupportedError{What: "extensions.objectFormat = " + v, Why: "autocoder writes sha1 objects only"}
 		}
+	case "refstorage":
+		if val != "files" {
+			return &UnsupportedError{What: "extensions.refStorage = " + v, Why: "autocoder writes loose refs and reflogs only"}
+		}
+	case "worktreeconfig", "partialclone", "preciousobjects", "noop":
+	default:
+		return &UnsupportedError{What: "extensions." + key, Why: "an extension autocoder does not know"}
 	}
 	return nil
 }
@@ -345,7 +377,8 @@ func (r *Repo) Abs(rel string) string { return filepath.Join(r.Root, filepath.Fr
 // into every repository it makes, for this reason). Where it does not
 // count, a file keeps the mode its index entry has.
 func (r *Repo) TrustsExecutableBit() bool {
-	return runtime.GOOS != "windows" && !strings.EqualFold(r.ConfigValue("core", "filemode"), "false")
+	on, ok := r.ConfigBool("core", "fileMode")
+	return runtime.GOOS != "windows" && (on || !ok)
 }
 
 // ConfigValue is the value of one key ("core", "fileMode") of git's
@@ -353,4 +386,14 @@ func (r *Repo) TrustsExecutableBit() bool {
 // "" when it is unset.
 func (r *Repo) ConfigValue(section, key string) string {
 	return r.configValue(section + "." + key)
+}
+
+// ConfigBool is one boolean key ("core", "fileMode") of git's
+// configuration as git reads it (git_config_bool: a key without "=" is
+// true, an empty value false; see parseBool). ok is false where the key
+// is unset or its value is none git reads as a boolean: git refuses such
+// a value for a setting it needs, and ignores it for one that only tunes
+// (core.splitIndex), as the caller decides.
+func (r *Repo) ConfigBool(section, key string) (on, ok bool) {
+	return r.config().boolean(r, configKey(section+"."+key))
 }

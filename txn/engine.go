@@ -37,6 +37,10 @@ type Options struct {
 	Verify func(ctx context.Context, root string) (output string, err error)
 	// Log receives notes for the user (recovery, warnings); nil discards.
 	Log io.Writer
+	// Quiet is the user's --quiet: nothing on success but errors and
+	// warnings, so the note that a large index was written split (Flush)
+	// is not written to Log.
+	Quiet bool
 	// LockWait is how long Open waits while another autocoder holds the
 	// repository's lock; zero refuses at once (*BusyError).
 	LockWait time.Duration

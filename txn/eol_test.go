@@ -16,11 +16,21 @@ import (
 
 // eolRepo is a repository whose files were committed and checked out by git
 // under the given line-ending settings, so the worktree holds what git
-// checkout writes there.
+// checkout writes there. autocrlf "(no value)" is the key without "=",
+// git's true.
 func eolRepo(t *testing.T, autocrlf, attrs string) *gittest.Repo {
 	t.Helper()
 	g := gittest.New(t)
-	g.Git("config", "core.autocrlf", autocrlf)
+	if autocrlf == noValue {
+		f, err := os.OpenFile(filepath.Join(g.Dir, ".git", "config"), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString("[core]\n\tautocrlf\n")
+		f.Close()
+	} else {
+		g.Git("config", "core.autocrlf", autocrlf)
+	}
 	if attrs != "" {
 		g.Write(".gitattributes", attrs)
 	}
@@ -38,6 +48,9 @@ func eolRepo(t *testing.T, autocrlf, attrs string) *gittest.Repo {
 	}
 	return g
 }
+
+// noValue is eolRepo's core.autocrlf given without "=".
+const noValue = "(no value)"
 
 // assertAsGit checks a repository after a step as git would: git status
 // clean, git diff and git diff --cached empty, and every given path's
@@ -85,6 +98,8 @@ func TestLineEndingsAsGit(t *testing.T) {
 		{"autocrlf=true", "true", ""},
 		{"autocrlf=input", "input", ""},
 		{"autocrlf=false", "false", ""},
+		{"autocrlf without a value", noValue, ""},
+		{"autocrlf=yes", "yes", ""},
 		{"text eol=crlf", "false", "*.txt text eol=crlf\n"},
 		{"text eol=lf", "true", "*.txt text eol=lf\n"},
 		{"text=auto", "false", "* text=auto\n"},

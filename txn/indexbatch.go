@@ -84,8 +84,11 @@ func (e *Engine) Flush() error {
 	// The first split write of an index whose split nobody configured,
 	// made because of its size (gitops.SplitFrom), is autocoder's choice:
 	// the user hears of it once. A session splits any index (Options.
-	// SplitIndex), as it always did, without a word.
-	splits := h.ix.Split() && !h.ix.Linked() && h.ix.Len() >= gitops.SplitFrom && e.repo.ConfigValue("core", "splitIndex") == ""
+	// SplitIndex), as it always did, without a word. core.splitIndex set
+	// to a boolean (a key without "=" is true) is the user's choice; a
+	// value git does not read as one leaves it open, as for git.
+	_, configured := e.repo.ConfigBool("core", "splitIndex")
+	splits := h.ix.Split() && !h.ix.Linked() && h.ix.Len() >= gitops.SplitFrom && !configured
 	if err := index.WriteIndex(h.lock, h.ix); err != nil {
 		return &step.Error{Msg: "write the index", Err: err,
 			Fix: "the next autocoder command sets the entries of " + strings.Join(sortedKeys(e.debt), ", ") + " again"}
@@ -98,7 +101,7 @@ func (e *Engine) Flush() error {
 			e.gitlinksAt = fi
 		}
 	}
-	if splits {
+	if splits && !e.opts.Quiet {
 		fmt.Fprintf(e.opts.Log, "autocoder: the index has %d entries: wrote it as git's split index, so that a step writes the entries it changed, not the whole file; git keeps it split. Tools built on libgit2 or go-git cannot read a split index: `git config core.splitIndex false` keeps it whole for them\n", h.ix.Len())
 	}
 	e.debt = nil

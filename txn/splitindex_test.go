@@ -108,6 +108,45 @@ func TestSessionKeepsTheIndexWholeWhenGitConfigSaysSo(t *testing.T) {
 	g.AssertClean()
 }
 
+// core.splitIndex is a boolean as git reads one: written without a value,
+// or as "yes" or "2", it is true, and a one-shot apply of a small index
+// writes it split, as git would (git's tweak_split_index); "no" and "0"
+// keep a session's index whole.
+func TestSplitIndexConfigIsReadAsGitReadsABoolean(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		line    string // in .git/config's [core]
+		session bool
+		split   bool
+	}{{"splitIndex", false, true}, {"splitIndex = yes", false, true}, {"splitIndex = 2", false, true},
+		{"splitIndex = no", true, false}, {"splitIndex = 0", true, false}} {
+		t.Run(tc.line, func(t *testing.T) {
+			t.Parallel()
+			g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
+			cfg := filepath.Join(g.Dir, ".git", "config")
+			b, err := os.ReadFile(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(cfg, append(b, "[core]\n\t"+tc.line+"\n"...), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if want := fmt.Sprint(tc.split); strings.TrimSpace(g.Git("config", "--type=bool", "core.splitIndex")) != want {
+				t.Fatalf("git reads core.splitIndex as %q", g.Git("config", "--type=bool", "core.splitIndex"))
+			}
+			e := open(t, g.Dir, txn.Options{SplitIndex: tc.session})
+			mustApply(t, e, mkStep("s1", write("b", "b\n")))
+			if err := e.Release(); err != nil {
+				t.Fatal(err)
+			}
+			if got := sharedIndexes(t, g); (len(got) == 1) != tc.split {
+				t.Errorf("shared indexes: %v, want split %v", got, tc.split)
+			}
+			g.AssertClean()
+		})
+	}
+}
+
 // largeRepo makes a repository whose index has gitops.SplitFrom entries,
 // whole, as git writes it without core.splitIndex. A sparse checkout keeps
 // all of them in the index but writes only d03/ and d19/: 10,000 files
@@ -181,6 +220,34 @@ func TestALargeIndexIsWrittenSplit(t *testing.T) {
 	if got := g.Git("diff", "--cached", "--name-only", "autocoder/main"); got != "" {
 		t.Errorf("git diff --cached against the work branch: %q", got)
 	}
+}
+
+// core.splitIndex without "=" is git's true: the index is split as the
+// user asked, and nothing is said of it (the notice is for a split
+// autocoder chose).
+func TestALargeIndexSplitAsConfiguredSaysNothing(t *testing.T) {
+	t.Parallel()
+	g := largeRepo(t)
+	f, err := os.OpenFile(filepath.Join(g.Dir, ".git", "config"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("[core]\n\tsplitIndex\n")
+	f.Close()
+	var log strings.Builder
+	e := open(t, g.Dir, txn.Options{Log: &log})
+	mustApply(t, e, mkStep("s1", replace("d03/f01500.txt", "file", "edited")))
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := sharedIndexes(t, g); len(got) != 1 {
+		t.Errorf("shared indexes with core.splitIndex (no value): %v, want one", got)
+	}
+	if log.Len() != 0 {
+		t.Errorf("log: %q", log.String())
+	}
+	g.AssertClean()
+	g.Fsck()
 }
 
 // core.splitIndex=false keeps a large index whole, and says nothing.

@@ -105,6 +105,7 @@ func openEngineWith(c *cli.Context, o lib.Options) (*lib.Engine, error) {
 		dir = "."
 	}
 	o.LockWait = commandLockWait
+	o.Quiet = c.Bool("quiet") // apply, undo, redo: nothing on success
 	return openEngineAt(c, dir, o)
 }
 

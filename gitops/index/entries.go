@@ -15,7 +15,10 @@ import (
 func (ix *Index) Version() int { return int(ix.version) }
 
 // Len is the number of entries, counting every stage.
-func (ix *Index) Len() int { return len(ix.slots) }
+func (ix *Index) Len() int { return ix.seq.n }
+
+// slot returns the slot at position i of the index.
+func (ix *Index) slot(i int) idxSlot { return ix.seq.get(&ix.table, i) }
 
 // MTime is the index file's own mtime when it was read (zero if there was no
 // file), after WriteIndex that of the file it wrote. Entries whose mtime is
@@ -24,8 +27,11 @@ func (ix *Index) Len() int { return len(ix.slots) }
 func (ix *Index) MTime() (sec, nsec uint32) { return ix.mtimeSec, ix.mtimeNsec }
 
 func (ix *Index) name(s *idxSlot) []byte {
-	if s.fresh {
+	switch {
+	case s.fresh:
 		return ix.freshNames[s.nameOff : s.nameOff+s.nameLen]
+	case s.walked:
+		return ix.table.kept.wnames[s.nameOff : s.nameOff+s.nameLen]
 	}
 	return ix.names[s.nameOff : s.nameOff+s.nameLen]
 }
@@ -33,7 +39,10 @@ func (ix *Index) name(s *idxSlot) []byte {
 // search returns the position of the first entry whose path is not less
 // than path.
 func (ix *Index) search(path string) int {
-	return sort.Search(len(ix.slots), func(i int) bool { return string(ix.name(&ix.slots[i])) >= path })
+	return sort.Search(ix.seq.n, func(i int) bool {
+		s := ix.slot(i)
+		return string(ix.name(&s)) >= path
+	})
 }
 
 // entry decodes the entry in slot s.
@@ -66,9 +75,10 @@ func (ix *Index) entry(s *idxSlot) IndexEntry {
 
 // Entry returns the stage-0 entry for path.
 func (ix *Index) Entry(path string) (IndexEntry, bool) {
-	i := ix.search(path)
-	if i < len(ix.slots) && ix.slots[i].stage == 0 && string(ix.name(&ix.slots[i])) == path {
-		return ix.entry(&ix.slots[i]), true
+	if i := ix.search(path); i < ix.seq.n {
+		if s := ix.slot(i); s.stage == 0 && string(ix.name(&s)) == path {
+			return ix.entry(&s), true
+		}
 	}
 	return IndexEntry{}, false
 }
@@ -77,8 +87,12 @@ func (ix *Index) Entry(path string) (IndexEntry, bool) {
 // alone, or stages 1-3 (some may be missing) of a conflict.
 func (ix *Index) Stages(path string) []IndexEntry {
 	var out []IndexEntry
-	for i := ix.search(path); i < len(ix.slots) && string(ix.name(&ix.slots[i])) == path; i++ {
-		out = append(out, ix.entry(&ix.slots[i]))
+	for i := ix.search(path); i < ix.seq.n; i++ {
+		s := ix.slot(i)
+		if string(ix.name(&s)) != path {
+			break
+		}
+		out = append(out, ix.entry(&s))
 	}
 	return out
 }
@@ -91,8 +105,9 @@ func (ix *Index) HasPrefix(dir string) []string {
 		dir += "/"
 	}
 	var out []string
-	for i := ix.search(dir); i < len(ix.slots); i++ {
-		n := ix.name(&ix.slots[i])
+	for i := ix.search(dir); i < ix.seq.n; i++ {
+		s := ix.slot(i)
+		n := ix.name(&s)
 		if !bytes.HasPrefix(n, []byte(dir)) {
 			break
 		}
@@ -110,15 +125,19 @@ func (ix *Index) HasPrefix(dir string) []string {
 func (ix *Index) Gitlinks() []string {
 	var at []int
 	find := func(name []byte, fresh bool, off uint32) {
-		for i := ix.search(string(name)); i < len(ix.slots) && bytes.Equal(ix.name(&ix.slots[i]), name); i++ {
-			if s := &ix.slots[i]; s.fresh == fresh && s.off == off {
+		for i := ix.search(string(name)); i < ix.seq.n; i++ {
+			s := ix.slot(i)
+			if !bytes.Equal(ix.name(&s), name) {
+				break
+			}
+			if s.fresh == fresh && s.off == off {
 				at = append(at, i)
 			}
 		}
 	}
-	for k := range ix.rawGitlinks {
-		g := &ix.rawGitlinks[k]
-		find(ix.names[g.nameOff:g.nameOff+g.nameLen], false, g.off)
+	for _, p := range ix.table.gitlinks {
+		g := ix.table.at(p)
+		find(ix.name(&g), false, g.off)
 	}
 	for k := range ix.fresh {
 		if e := &ix.fresh[k]; e.Mode == idxModeGitlink {
@@ -128,7 +147,8 @@ func (ix *Index) Gitlinks() []string {
 	slices.Sort(at)
 	out := make([]string, 0, len(at))
 	for _, i := range at {
-		out = append(out, string(ix.name(&ix.slots[i])))
+		s := ix.slot(i)
+		out = append(out, string(ix.name(&s)))
 	}
 	return out
 }
@@ -136,10 +156,6 @@ func (ix *Index) Gitlinks() []string {
 // All yields every entry in index order (path, then stage).
 func (ix *Index) All() iter.Seq[IndexEntry] {
 	return func(yield func(IndexEntry) bool) {
-		for i := range ix.slots {
-			if !yield(ix.entry(&ix.slots[i])) {
-				return
-			}
-		}
+		ix.seq.each(&ix.table, func(_ int, s *idxSlot) bool { return yield(ix.entry(s)) })
 	}
 }

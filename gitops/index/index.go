@@ -47,8 +47,10 @@
 //
 // # How it is kept
 //
-// An Index keeps the file's bytes and one small slot per entry (offset,
-// length, where its path is). Update splices slots; WriteTo copies the
+// An Index keeps the file's bytes, a table of small slots for its entries
+// (offset, length, where its path is; for a shared index verified before,
+// read in place from its kept scan) and the index's entries as runs of
+// that table and fresh entries (slots.go). Update splices runs; WriteTo copies the
 // untouched runs of the old file in large blocks, encodes only the new
 // entries (and, in version 4, the entry after each splice point, whose
 // path is stored relative to its predecessor) and hashes the result once.
@@ -125,9 +127,9 @@ const (
 	idxModeGitlink = 0o160000
 )
 
-// idxSlot locates one entry. Slots are kept in git's order; Update splices
-// them. A slot either points into the file's bytes (raw) or at an entry
-// given to Update (fresh).
+// idxSlot locates one entry. A slot either points into the file's bytes
+// (raw: a slot of Index.table) or at an entry given to Update (fresh);
+// Index.seq puts them in git's order (slots.go).
 type idxSlot struct {
 	off     uint32 // raw: offset of the encoded entry in Index.data; fresh: index in Index.fresh
 	size    uint32 // raw: encoded length in Index.data
@@ -135,6 +137,9 @@ type idxSlot struct {
 	nameLen uint32
 	stage   uint8
 	fresh   bool
+	// walked: a raw slot of a kept scan's walk (keptScan.walk), whose
+	// path is in the walk's paths, not Index.names.
+	walked bool
 	// given exempts the entry from racy smudging: the caller of Update
 	// vouched that its stat data belongs to a file holding its blob. It is
 	// cleared once the entry is on disk, because from then on a later write
@@ -154,9 +159,10 @@ type idxExt struct {
 type Index struct {
 	path    string
 	version uint32
-	data    []byte // the file as read; never modified
-	names   []byte // where raw slots' paths live: data itself, or in version 4 the expanded paths
-	slots   []idxSlot
+	data    []byte    // the file as read; never modified
+	names   []byte    // where raw slots' paths live: data itself, or in version 4 the expanded paths
+	table   slotTable // the entries of data (raw slots), in the file's order
+	seq     slotSeq   // the index's entries: runs of table and fresh slots
 	exts    []idxExt
 	tree    *idxTree // the parsed TREE extension once Update touched it; nil before
 	treeBad bool     // the TREE extension did not parse: it is dropped on write
@@ -180,9 +186,6 @@ type Index struct {
 	// rawMtime bounds the mtime of every raw slot that could be racy (see
 	// racyRawFree): set by the scan of data, whose entries never change.
 	rawMtime uint32
-	// rawGitlinks are the slots of data's gitlink entries as scanEntries
-	// found them: a raw slot at one of their offsets is a gitlink.
-	rawGitlinks []idxSlot
 
 	// The split index (index_split.go). While reading: link is the file's
 	// link extension and stripped the number of leading entries without a

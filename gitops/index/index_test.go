@@ -199,6 +199,7 @@ func treeNode(t *testing.T, ix *Index, dir string) *idxTree {
 		return tr
 	}
 	for c := range strings.SplitSeq(dir, "/") {
+		tr.expand()
 		i := slices.IndexFunc(tr.subs, func(s *idxTree) bool { return string(s.name) == c })
 		if i < 0 {
 			return nil
@@ -731,11 +732,12 @@ func dropped(data []byte, ix *Index) []string {
 	}
 	end := len(data) - 20
 	pos := idxHeaderLen
-	for i := range ix.slots {
-		if !ix.slots[i].fresh {
-			pos = max(pos, int(ix.slots[i].off+ix.slots[i].size))
+	ix.seq.each(&ix.table, func(_ int, s *idxSlot) bool {
+		if !s.fresh {
+			pos = max(pos, int(s.off+s.size))
 		}
-	}
+		return true
+	})
 	for pos+8 <= end {
 		all = append(all, string(data[pos:pos+4]))
 		pos += 8 + int(binary.BigEndian.Uint32(data[pos+4:]))

@@ -29,6 +29,9 @@ type Verifier interface {
 	Verified(name string, fi os.FileInfo) (scan []byte, release func())
 	// Remember keeps scan as the scan of the file just verified.
 	Remember(name string, fi os.FileInfo, scan []byte)
+	// Forget drops what is kept of the file named name: it was found
+	// damaged since, and is to be verified again at the next read.
+	Forget(name string)
 }
 
 // ReadIndexWith reads path (normally <gitdir>/index). A missing file is an empty
@@ -198,7 +201,8 @@ func (ix *Index) scanEntries(end int) error {
 	if uint64(count) > uint64(end-idxHeaderLen)/idxEntryFixed {
 		return ix.damaged("header claims %d entries in %d bytes", count, len(d))
 	}
-	ix.slots = make([]idxSlot, count)
+	ix.table = slotTable{mem: make([]idxSlot, count)}
+	ix.seq = wholeSeq(int(count))
 	ix.names = d
 	v4 := ix.version == 4
 	if v4 {
@@ -206,7 +210,7 @@ func (ix *Index) scanEntries(end int) error {
 	}
 	pos := idxHeaderLen
 	var prev []byte
-	for i := range ix.slots {
+	for i := range ix.table.mem {
 		if pos+idxEntryFixed > end {
 			return ix.damaged("entry %d of %d truncated at byte %d", i+1, count, pos)
 		}
@@ -221,7 +225,7 @@ func (ix *Index) scanEntries(end int) error {
 		if pos+hdr >= end {
 			return ix.damaged("entry %d of %d truncated at byte %d", i+1, count, pos)
 		}
-		s := &ix.slots[i]
+		s := &ix.table.mem[i]
 		s.off = uint32(pos)
 		s.stage = uint8(flags & idxFlagStageMask >> 12)
 		var name []byte
@@ -262,7 +266,7 @@ func (ix *Index) scanEntries(end int) error {
 		// and the newest mtime an entry could be racy with.
 		mode, mtime, size := ix.rawRacyFields(s)
 		if mode == idxModeGitlink {
-			ix.rawGitlinks = append(ix.rawGitlinks, *s)
+			ix.table.gitlinks = append(ix.table.gitlinks, i)
 		} else if size != 0 && mtime > ix.rawMtime {
 			ix.rawMtime = mtime
 		}
@@ -277,7 +281,7 @@ func (ix *Index) scanEntries(end int) error {
 		}
 		if i > ix.stripped {
 			c := bytes.Compare(prev, name)
-			if c > 0 || c == 0 && (ix.slots[i-1].stage >= s.stage || ix.slots[i-1].stage == 0) {
+			if p := &ix.table.mem[i-1]; c > 0 || c == 0 && (p.stage >= s.stage || p.stage == 0) {
 				return ix.damaged("entries out of order at %q", name)
 			}
 		}

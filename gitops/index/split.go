@@ -37,11 +37,11 @@ import (
 	"github.com/autocoder/autocoder/internal/mapfile"
 )
 
-// idxBase is the shared index an Index is split against: its hash and its
-// entries, whose slots point into Index.data (the shared file's bytes).
+// idxBase is the shared index an Index is split against: its hash. Its
+// entries are Index.table, whose slots point into Index.data (the shared
+// file's bytes), position for position.
 type idxBase struct {
-	hash  [20]byte
-	slots []idxSlot
+	hash [20]byte
 }
 
 // idxLink is a parsed link extension. Its bitmaps are decoded (decode)
@@ -155,7 +155,9 @@ func loadShared(path string, v Verifier) (*Index, error) {
 	}
 	sharedIndexes.Lock()
 	defer sharedIndexes.Unlock()
-	if c, ok := sharedIndexes.m[path]; ok && os.SameFile(c.fi, fi) && c.fi.Size() == fi.Size() {
+	// One whose kept scan turned out damaged, and the file with it, is
+	// read again: its damage is then the read's error.
+	if c, ok := sharedIndexes.m[path]; ok && os.SameFile(c.fi, fi) && c.fi.Size() == fi.Size() && c.ix.table.damaged() == nil {
 		return c.ix, nil
 	}
 	data, release, err := mapfile.Map(path)
@@ -177,13 +179,14 @@ func loadShared(path string, v Verifier) (*Index, error) {
 			done := make(chan struct{})
 			close(done)
 			ix.hashDone = done
+			// The slots are read from the scan in place, and in version
+			// 4 the paths too: it stays mapped with the shared index.
 			if ix.parseWith(scan) != nil {
 				ix = nil
-			} else if ix.version == 4 {
-				// Version 4's paths are the scan's bytes.
-				ix.names = bytes.Clone(ix.names)
+				release()
+			} else if ks := ix.table.kept; ks != nil {
+				ks.v, ks.name, ks.fi = v, name, fi
 			}
-			release()
 		}
 	}
 	if ix == nil {
@@ -246,7 +249,7 @@ func (ix *Index) mergeShared(v Verifier) error {
 	if !bytes.Equal(shared.data[len(shared.data)-idxHashLen:], l.hash[:]) {
 		return ix.damaged("split index: %s holds another index (checksum mismatch)", filepath.Base(spath))
 	}
-	nbase := len(shared.slots)
+	nbase := shared.table.len()
 	if err := l.decode(nbase); err != nil {
 		return ix.damaged("link extension: %v", err)
 	}
@@ -266,18 +269,20 @@ func (ix *Index) mergeShared(v Verifier) error {
 		}
 	}
 
-	// The merged slots: shared entries (raw, into shared.data), replaced
-	// and new entries (fresh), in git's order. The shared entries between
-	// two changes are copied as one run.
-	var fresh []IndexEntry
-	var freshNames []byte
+	// The merged sequence (slots.go): runs of the shared index's entries
+	// between two changes, and the replaced and new entries (fresh), in
+	// git's order. Its cost is the number of changes, not of entries.
+	small := ix.table.mem // the index file's own entries
+	fresh := make([]IndexEntry, 0, len(small))
+	freshNames := make([]byte, 0, 64*len(small))
 	addFresh := func(e IndexEntry) idxSlot {
 		s := idxSlot{off: uint32(len(fresh)), nameOff: uint32(len(freshNames)), nameLen: uint32(len(e.Path)), stage: uint8(e.Stage), fresh: true}
 		fresh = append(fresh, e)
 		freshNames = append(freshNames, e.Path...)
 		return s
 	}
-	kept := make([]idxSlot, 0, nbase-len(l.delete))
+	var kb seqBuilder
+	kb.q.segs = make([]seg, 0, 2*len(l.replace)+len(l.delete)+1)
 	from, di, ri := 0, 0, 0
 	for from < nbase {
 		next := nbase
@@ -287,7 +292,7 @@ func (ix *Index) mergeShared(v Verifier) error {
 		if ri < len(l.replace) {
 			next = min(next, l.replace[ri])
 		}
-		kept = append(kept, shared.slots[from:next]...)
+		kb.run(from, next)
 		if next == nbase {
 			break
 		}
@@ -296,23 +301,26 @@ func (ix *Index) mergeShared(v Verifier) error {
 		} else {
 			// git's replace_entry takes everything but the path from the
 			// replacement (the order check below sees a changed stage).
-			e := ix.entry(&ix.slots[ri])
-			e.Path = string(shared.name(&shared.slots[next]))
-			kept = append(kept, addFresh(e))
+			e := ix.entry(&small[ri])
+			b := shared.table.at(next)
+			e.Path = string(shared.name(&b))
+			kb.slot(addFresh(e))
 			ri++
 		}
 		from = next + 1
 	}
+	kept := kb.seq()
 	name := func(s *idxSlot) []byte {
 		if s.fresh {
 			return freshNames[s.nameOff : s.nameOff+s.nameLen]
 		}
 		return shared.name(s)
 	}
-	added := ix.slots[ix.stripped:]
+	keptAt := func(i int) idxSlot { return kept.get(&shared.table, i) }
+	added := small[ix.stripped:]
 	out := kept
 	if len(added) > 0 {
-		out = make([]idxSlot, 0, len(kept)+len(added))
+		var ob seqBuilder
 		ki := 0
 		for i := range added {
 			e := ix.entry(&added[i])
@@ -320,44 +328,56 @@ func (ix *Index) mergeShared(v Verifier) error {
 			// its own is found by binary search. One of the same path and
 			// stage is replaced, and a stage-0 entry replaces the
 			// conflict stages of its path (git's add_index_entry).
-			j := ki + sort.Search(len(kept)-ki, func(j int) bool { return string(name(&kept[ki+j])) >= e.Path })
-			out = append(out, kept[ki:j]...)
+			j := ki + sort.Search(kept.n-ki, func(j int) bool {
+				s := keptAt(ki + j)
+				return string(name(&s)) >= e.Path
+			})
+			ob.copyRange(&kept, ki, j)
 			ki = j
-			for ki < len(kept) {
-				c := bytes.Compare(name(&kept[ki]), []byte(e.Path))
-				if c > 0 || c == 0 && e.Stage != 0 && int(kept[ki].stage) > e.Stage {
+			for ki < kept.n {
+				k := keptAt(ki)
+				c := bytes.Compare(name(&k), []byte(e.Path))
+				if c > 0 || c == 0 && e.Stage != 0 && int(k.stage) > e.Stage {
 					break
 				}
-				if c < 0 || e.Stage != 0 && int(kept[ki].stage) < e.Stage {
-					out = append(out, kept[ki])
+				if c < 0 || e.Stage != 0 && int(k.stage) < e.Stage {
+					ob.copyRange(&kept, ki, ki+1)
 				}
 				ki++
 			}
-			out = append(out, addFresh(e))
+			ob.slot(addFresh(e))
 		}
-		out = append(out, kept[ki:]...)
+		ob.copyRange(&kept, ki, kept.n)
+		out = ob.seq()
 	}
-	// The shared entries are in order (scanEntries checked them): only a
-	// pair with a fresh entry in it can be out of order.
-	for i := 1; i < len(out); i++ {
-		if !out[i-1].fresh && !out[i].fresh {
-			continue
+	// The shared entries are in order (scanEntries or decodeScan checked
+	// them): only a pair with a fresh entry in it can be out of order, and
+	// each fresh entry is a segment of its own.
+	var prev idxSlot
+	for k := range out.segs {
+		g := &out.segs[k]
+		first, last := g.own, g.own
+		if g.run {
+			first, last = shared.table.at(g.a), shared.table.at(g.b-1)
 		}
-		a, b := name(&out[i-1]), name(&out[i])
-		if c := bytes.Compare(a, b); c > 0 || c == 0 && (out[i-1].stage >= out[i].stage || out[i-1].stage == 0) {
-			return ix.damaged("split index: entries out of order at %q", b)
+		if k > 0 && (prev.fresh || first.fresh) {
+			a, b := name(&prev), name(&first)
+			if c := bytes.Compare(a, b); c > 0 || c == 0 && (prev.stage >= first.stage || prev.stage == 0) {
+				return ix.damaged("split index: entries out of order at %q", b)
+			}
 		}
+		prev = last
 	}
 
-	ix.base = &idxBase{hash: l.hash, slots: shared.slots}
-	ix.data, ix.names = shared.data, shared.names
-	ix.slots, ix.fresh, ix.freshNames = out, fresh, freshNames
+	ix.base = &idxBase{hash: l.hash}
+	ix.data, ix.names, ix.table = shared.data, shared.names, shared.table
+	ix.seq, ix.fresh, ix.freshNames = out, fresh, freshNames
 	ix.sum, ix.checkpoints = shared.sum, shared.checkpoints
 	ix.hashDone = nil
 	// The shared index's bound covers the raw slots, a subset of its
 	// entries: racyRawFree may answer false where a scan of the subset
 	// would not, never true where it would not.
-	ix.rawMtime, ix.rawGitlinks = shared.rawMtime, shared.rawGitlinks
+	ix.rawMtime = shared.rawMtime
 	ix.stripped = 0
 	ix.wantSplit = true
 	ix.maxPercent = DefaultMaxPercentChange
@@ -377,36 +397,44 @@ func compareKey(a []byte, as uint8, b []byte, bs uint8) int {
 // entries that are new. Racily clean entries come out smudged, as WriteTo
 // writes them.
 func (ix *Index) splitDiff() (del, repl []int, replaced, added []IndexEntry) {
-	b := ix.base.slots
+	t := &ix.table
+	nb := t.len()
 	bi := 0
-	rawFree := ix.racyRawFree() // once, not per entry: this loop sees them all
-	for i := range ix.slots {
-		s := &ix.slots[i]
-		racy := (!rawFree || s.fresh) && ix.racy(s)
-		var same bool
-		if !s.fresh {
-			// A raw slot is a shared entry (raw slots point into the
-			// shared index and keep its order): the ones skipped before
-			// it are gone. No path comparison: this is most entries.
-			for bi < len(b) && b[bi].off < s.off {
+	rawFree := ix.racyRawFree() // then no raw slot is racy: runs are skipped whole
+	for k := range ix.seq.segs {
+		g := &ix.seq.segs[k]
+		if g.run {
+			// Raw slots are shared entries (the table is the shared
+			// index's): the ones skipped before the run are gone. No
+			// path comparison: this is most entries.
+			for ; bi < g.a; bi++ {
 				del = append(del, bi)
-				bi++
 			}
-			if !racy {
-				bi++
-				continue
+			for bi = g.a; !rawFree && bi < g.b; bi++ {
+				if s := t.at(bi); ix.racy(&s) {
+					e := ix.entry(&s)
+					e.Stat.Size = 0
+					repl, replaced = append(repl, bi), append(replaced, e)
+				}
 			}
-			same = true
-		} else {
-			name := ix.name(s)
-			for bi < len(b) && compareKey(ix.name(&b[bi]), b[bi].stage, name, s.stage) < 0 {
-				del = append(del, bi)
-				bi++
+			bi = g.b
+			continue
+		}
+		s := &g.own
+		name := ix.name(s)
+		same := false
+		for bi < nb {
+			b := t.at(bi)
+			c := compareKey(ix.name(&b), b.stage, name, s.stage)
+			if c >= 0 {
+				same = c == 0
+				break
 			}
-			same = bi < len(b) && compareKey(ix.name(&b[bi]), b[bi].stage, name, s.stage) == 0
+			del = append(del, bi)
+			bi++
 		}
 		e := ix.entry(s)
-		if racy {
+		if ix.racy(s) {
 			e.Stat.Size = 0
 		}
 		if same {
@@ -416,7 +444,7 @@ func (ix *Index) splitDiff() (del, repl []int, replaced, added []IndexEntry) {
 		}
 		added = append(added, e)
 	}
-	for ; bi < len(b); bi++ {
+	for ; bi < nb; bi++ {
 		del = append(del, bi)
 	}
 	return del, repl, replaced, added
@@ -434,7 +462,7 @@ func (ix *Index) writeSplit(lock LockFile) error {
 	if ix.base != nil {
 		del, repl, replaced, added = ix.splitDiff()
 	}
-	if ix.base == nil || ix.maxPercent == 0 || len(added)*100 > len(ix.slots)*ix.maxPercent || !ix.freshenShared() {
+	if ix.base == nil || ix.maxPercent == 0 || len(added)*100 > ix.seq.n*ix.maxPercent || !ix.freshenShared() {
 		if err := ix.writeShared(); err != nil {
 			return err
 		}
@@ -463,6 +491,9 @@ func (ix *Index) writeSplit(lock LockFile) error {
 	b = ix.appendExts(b)
 	sum := sha1.Sum(b)
 	b = append(b, sum[:]...)
+	if err := ix.table.damaged(); err != nil {
+		return err
+	}
 	if _, err := lock.Write(b); err != nil {
 		return fmt.Errorf("write index: %w", err)
 	}
@@ -531,15 +562,19 @@ func (ix *Index) writeShared() error {
 	if err := shared.scanEntries(len(data) - idxHashLen); err != nil {
 		return fmt.Errorf("write shared index: %w", err)
 	}
-	if len(shared.slots) != len(ix.slots) {
-		return fmt.Errorf("write shared index: %d entries written, %d read back", len(ix.slots), len(shared.slots))
+	if shared.table.len() != ix.seq.n {
+		return fmt.Errorf("write shared index: %d entries written, %d read back", ix.seq.n, shared.table.len())
 	}
-	for i := range shared.slots {
-		shared.slots[i].given = ix.slots[i].given
-	}
-	ix.base = &idxBase{hash: hash, slots: shared.slots}
-	ix.data, ix.names, ix.slots = data, shared.names, append([]idxSlot(nil), shared.slots...)
-	ix.rawMtime, ix.rawGitlinks = shared.rawMtime, shared.rawGitlinks
+	ix.seq.each(&ix.table, func(i int, s *idxSlot) bool {
+		if s.given {
+			shared.table.mem[i].given, shared.table.given = true, true
+		}
+		return true
+	})
+	ix.base = &idxBase{hash: hash}
+	ix.data, ix.names, ix.table = data, shared.names, shared.table
+	ix.seq = wholeSeq(shared.table.len())
+	ix.rawMtime = shared.rawMtime
 	ix.fresh, ix.freshNames = nil, nil
 	ix.sum, ix.checkpoints, ix.hashDone = nil, nil, nil
 	return nil

@@ -17,8 +17,10 @@ type idxTree struct {
 	name  []byte
 	count int
 	hash  [20]byte
-	subs  []*idxTree
-	raw   []byte // the node and its subtrees exactly as read, while !dirty
+	subs  []*idxTree // parsed from body by expand
+	raw   []byte     // the node and its subtrees exactly as read, while !dirty
+	body  []byte     // its subtrees as read
+	nsub  int
 	dirty bool
 }
 
@@ -41,46 +43,120 @@ func (ix *Index) invalidateTree(paths []string) {
 	}
 }
 
-// idxParseTree parses one node and, recursively, its subtrees:
-// "<name> NUL <count> SP <subtrees> LF [<hash>]".
+// idxParseTree parses one node, "<name> NUL <count> SP <subtrees> LF
+// [<hash>]" followed by its subtrees. The subtrees are only stepped over
+// (idxSkipTree) and parsed when a change reaches them (expand): at 1M
+// files the cache tree has some 11,000 nodes, and a step changes a few.
 func idxParseTree(b []byte) (*idxTree, []byte, bool) {
-	all := b
+	t, body, nsub, ok := idxTreeHeader(b)
+	if !ok {
+		return nil, nil, false
+	}
+	rest := body
+	for range nsub {
+		if rest, ok = idxSkipTree(rest); !ok {
+			return nil, nil, false
+		}
+	}
+	t.raw = b[:len(b)-len(rest)]
+	t.body, t.nsub = body[:len(body)-len(rest)], nsub
+	return t, rest, true
+}
+
+// idxTreeHeader parses a node's header: its name, count and hash, the
+// bytes after it (its subtrees, then what follows) and how many subtrees
+// it has.
+func idxTreeHeader(b []byte) (t *idxTree, rest []byte, nsub int, ok bool) {
 	nul := bytes.IndexByte(b, 0)
 	if nul < 0 {
-		return nil, nil, false
+		return nil, nil, 0, false
 	}
-	t := &idxTree{name: b[:nul]}
-	b = b[nul+1:]
-	sp := bytes.IndexByte(b, ' ')
-	lf := bytes.IndexByte(b, '\n')
-	if sp < 0 || lf < sp {
-		return nil, nil, false
+	t = &idxTree{name: b[:nul]}
+	count, b, ok := idxTreeInt(b[nul+1:], ' ')
+	if !ok {
+		return nil, nil, 0, false
 	}
-	count, err1 := strconv.Atoi(string(b[:sp]))
-	nsub, err2 := strconv.Atoi(string(b[sp+1 : lf]))
-	if err1 != nil || err2 != nil || count < -1 || nsub < 0 || nsub > len(b) {
-		return nil, nil, false
+	nsub, b, ok = idxTreeInt(b, '\n')
+	if !ok || count < -1 || nsub < 0 || nsub > len(b) {
+		return nil, nil, 0, false
 	}
 	t.count = count
-	b = b[lf+1:]
 	if count >= 0 {
 		if len(b) < idxHashLen {
-			return nil, nil, false
+			return nil, nil, 0, false
 		}
 		copy(t.hash[:], b)
 		b = b[idxHashLen:]
 	}
-	t.subs = make([]*idxTree, 0, nsub)
-	for range nsub {
-		var sub *idxTree
-		var ok bool
-		if sub, b, ok = idxParseTree(b); !ok {
-			return nil, nil, false
-		}
-		t.subs = append(t.subs, sub)
+	return t, b, nsub, true
+}
+
+// idxTreeInt reads a decimal number (a leading '-' allowed) ending at the
+// byte end, without allocating: the skip of every node uses it.
+func idxTreeInt(b []byte, end byte) (int, []byte, bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	i := 0
+	if neg {
+		i = 1
 	}
-	t.raw = all[:len(all)-len(b)]
-	return t, b, true
+	v, digits := 0, 0
+	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		if v > (1<<31)/10 {
+			return 0, nil, false
+		}
+		v = v*10 + int(b[i]-'0')
+		digits++
+	}
+	if digits == 0 || i >= len(b) || b[i] != end {
+		return 0, nil, false
+	}
+	if neg {
+		v = -v
+	}
+	return v, b[i+1:], true
+}
+
+// idxSkipTree steps over one node and its subtrees without keeping them.
+func idxSkipTree(b []byte) ([]byte, bool) {
+	nul := bytes.IndexByte(b, 0)
+	if nul < 0 {
+		return nil, false
+	}
+	count, b, ok := idxTreeInt(b[nul+1:], ' ')
+	if !ok {
+		return nil, false
+	}
+	nsub, b, ok := idxTreeInt(b, '\n')
+	if !ok || count < -1 || nsub < 0 || nsub > len(b) {
+		return nil, false
+	}
+	if count >= 0 {
+		if len(b) < idxHashLen {
+			return nil, false
+		}
+		b = b[idxHashLen:]
+	}
+	for range nsub {
+		if b, ok = idxSkipTree(b); !ok {
+			return nil, false
+		}
+	}
+	return b, true
+}
+
+// expand parses the subtrees of a node parsed by idxParseTree, once.
+func (t *idxTree) expand() {
+	if t.subs != nil || t.nsub == 0 {
+		return
+	}
+	t.subs = make([]*idxTree, 0, t.nsub)
+	for b := t.body; len(t.subs) < t.nsub; {
+		sub, rest, ok := idxParseTree(b)
+		if !ok { // idxParseTree stepped over these bytes already
+			panic("index: cache tree changed after it was parsed")
+		}
+		t.subs, b = append(t.subs, sub), rest
+	}
 }
 
 // invalidate marks every node from the root to path as changed, the way
@@ -89,6 +165,7 @@ func idxParseTree(b []byte) (*idxTree, []byte, bool) {
 // itself is removed, since path is now a file or gone.
 func (t *idxTree) invalidate(path string) {
 	for {
+		t.expand()
 		t.count, t.dirty = -1, true
 		slash := strings.IndexByte(path, '/')
 		if slash < 0 {

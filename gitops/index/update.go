@@ -71,8 +71,10 @@ func (ix *Index) Update(set []IndexEntry, remove []string) error {
 	delName := func(name string) {
 		lo := ix.search(name)
 		hi := lo
-		for hi < len(ix.slots) && string(ix.name(&ix.slots[hi])) == name {
-			hi++
+		for ; hi < ix.seq.n; hi++ {
+			if s := ix.slot(hi); string(ix.name(&s)) != name {
+				break
+			}
 		}
 		if hi > lo {
 			del = append(del, [2]int{lo, hi})
@@ -95,9 +97,13 @@ func (ix *Index) Update(set []IndexEntry, remove []string) error {
 		}
 		lo := ix.search(e.Path + "/")
 		hi := lo
-		for hi < len(ix.slots) && bytes.HasPrefix(ix.name(&ix.slots[hi]), []byte(e.Path+"/")) {
-			touched = append(touched, string(ix.name(&ix.slots[hi])))
-			hi++
+		for ; hi < ix.seq.n; hi++ {
+			s := ix.slot(hi)
+			n := ix.name(&s)
+			if !bytes.HasPrefix(n, []byte(e.Path+"/")) {
+				break
+			}
+			touched = append(touched, string(n))
 		}
 		if hi > lo {
 			del = append(del, [2]int{lo, hi})
@@ -107,7 +113,6 @@ func (ix *Index) Update(set []IndexEntry, remove []string) error {
 	}
 	slices.SortFunc(del, func(a, b [2]int) int { return a[0] - b[0] })
 
-	ndel := 0
 	var merged [][2]int
 	for _, r := range del {
 		if n := len(merged); n > 0 && r[0] <= merged[n-1][1] {
@@ -115,9 +120,6 @@ func (ix *Index) Update(set []IndexEntry, remove []string) error {
 			continue
 		}
 		merged = append(merged, r)
-	}
-	for _, r := range merged {
-		ndel += r[1] - r[0]
 	}
 	newSlot := func(e *IndexEntry) idxSlot {
 		if e.SkipWorktree || e.IntentToAdd {
@@ -134,24 +136,12 @@ func (ix *Index) Update(set []IndexEntry, remove []string) error {
 		ix.freshNames = append(ix.freshNames, e.Path...)
 		return s
 	}
-	// Each entry replaces one of the same path and nothing else goes (a
-	// step that overwrites files): in place, not a copy of every slot
-	// (100k of them, 0.3 ms, at every call of a session).
-	inPlace := len(merged) == len(set)
-	for k := 0; inPlace && k < len(set); k++ {
-		inPlace = merged[k] == [2]int{ins[k], ins[k] + 1}
-	}
-	if inPlace {
-		for k := range set {
-			ix.slots[ins[k]] = newSlot(&set[k])
-		}
-		ix.invalidateTree(touched)
-		return nil
-	}
 
-	out := make([]idxSlot, 0, len(ix.slots)-ndel+len(set))
+	// The new sequence: the old one's positions that no range deletes,
+	// copied as runs (slots.go), with the new entries in their places.
+	var out seqBuilder
 	pos, di := 0, 0
-	// keep appends the slots in [pos, to) that no range deletes.
+	// keep appends the positions in [pos, to) that no range deletes.
 	keep := func(to int) {
 		for pos < to {
 			for di < len(merged) && merged[di][1] <= pos {
@@ -165,16 +155,16 @@ func (ix *Index) Update(set []IndexEntry, remove []string) error {
 			if di < len(merged) {
 				next = min(next, merged[di][0])
 			}
-			out = append(out, ix.slots[pos:next]...)
+			out.copyRange(&ix.seq, pos, next)
 			pos = next
 		}
 	}
 	for k := range set {
 		keep(ins[k])
-		out = append(out, newSlot(&set[k]))
+		out.slot(newSlot(&set[k]))
 	}
-	keep(len(ix.slots))
-	ix.slots = out
+	keep(ix.seq.n)
+	ix.seq = out.seq()
 
 	if len(touched) > 0 {
 		ix.invalidateTree(touched)

@@ -215,7 +215,7 @@ func (ix *Index) encode(w io.Writer, withExts bool) (int64, error) {
 	var hdr [idxHeaderLen]byte
 	copy(hdr[:], "DIRC")
 	binary.BigEndian.PutUint32(hdr[4:], ix.version)
-	binary.BigEndian.PutUint32(hdr[8:], uint32(len(ix.slots)))
+	binary.BigEndian.PutUint32(hdr[8:], uint32(ix.seq.n))
 	iw.write(hdr[:])
 
 	v4 := ix.version == 4
@@ -223,8 +223,7 @@ func (ix *Index) encode(w io.Writer, withExts bool) (int64, error) {
 	runStart, runEnd := 0, 0 // a run of raw entries to copy as one block
 	prevEnd := uint32(idxHeaderLen)
 	var prevName []byte
-	for i := range ix.slots {
-		s := &ix.slots[i]
+	ix.seq.each(&ix.table, func(_ int, s *idxSlot) bool {
 		name := ix.name(s)
 		// A raw entry is copied as it is unless it must be smudged or, in
 		// version 4, it follows a different entry than in the file.
@@ -255,8 +254,13 @@ func (ix *Index) encode(w io.Writer, withExts bool) (int64, error) {
 		if !s.fresh {
 			prevEnd = s.off + s.size
 		}
-	}
+		return true
+	})
 	iw.raw(runStart, runEnd)
+	if err := ix.table.damaged(); err != nil {
+		iw.w.close()
+		return iw.n, err
+	}
 
 	if withExts {
 		iw.write(ix.appendExts(nil))
@@ -386,8 +390,14 @@ func WriteIndex(lock LockFile, ix *Index) error {
 		st := StatOf(fi)
 		ix.mtimeSec, ix.mtimeNsec = st.MtimeSec, st.MtimeNsec
 	}
-	for i := range ix.slots {
-		ix.slots[i].given = false
+	for k := range ix.seq.segs {
+		ix.seq.segs[k].own.given = false
+	}
+	if ix.table.given {
+		for i := range ix.table.mem {
+			ix.table.mem[i].given = false
+		}
+		ix.table.given = false
 	}
 	return nil
 }
@@ -398,20 +408,45 @@ func WriteIndex(lock LockFile, ix *Index) error {
 // their stat data back: git would then take a file changed in the second of
 // the earlier write for clean.
 func (ix *Index) settleRacy() {
-	rawFree := ix.racyRawFree()
-	for i := range ix.slots {
-		s := &ix.slots[i]
-		if (rawFree && !s.fresh) || !ix.racy(s) {
-			continue
-		}
+	smudge := func(s *idxSlot) idxSlot {
 		e := ix.entry(s)
 		e.Stat.Size = 0
 		if s.fresh {
 			ix.fresh[s.off] = e
-			continue
+			return *s
 		}
-		s.off, s.nameOff, s.nameLen, s.fresh = uint32(len(ix.fresh)), uint32(len(ix.freshNames)), uint32(len(e.Path)), true
+		f := idxSlot{off: uint32(len(ix.fresh)), nameOff: uint32(len(ix.freshNames)), nameLen: uint32(len(e.Path)), stage: s.stage, fresh: true, given: s.given}
 		ix.fresh = append(ix.fresh, e)
 		ix.freshNames = append(ix.freshNames, e.Path...)
+		return f
 	}
+	if ix.racyRawFree() {
+		// Only fresh slots can be racy: they are the segments of their
+		// own, the runs are raw.
+		for k := range ix.seq.segs {
+			if g := &ix.seq.segs[k]; !g.run && ix.racy(&g.own) {
+				g.own = smudge(&g.own)
+			}
+		}
+		return
+	}
+	var out seqBuilder
+	for k := range ix.seq.segs {
+		g := &ix.seq.segs[k]
+		if !g.run {
+			if ix.racy(&g.own) {
+				g.own = smudge(&g.own)
+			}
+			out.slot(g.own)
+			continue
+		}
+		for p := g.a; p < g.b; p++ {
+			if s := ix.table.at(p); ix.racy(&s) {
+				out.slot(smudge(&s))
+			} else {
+				out.run(p, p+1)
+			}
+		}
+	}
+	ix.seq = out.seq()
 }
