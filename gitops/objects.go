@@ -104,6 +104,9 @@ func (r *Repo) writeLoose(h Hash, typ plumbing.ObjectType, data []byte) error {
 	}
 	hex := h.String()
 	dir := filepath.Join(r.CommonDir, "objects", hex[:2])
+	if r.spares.lacks(hex[:2]) {
+		r.spares.takeDir(dir) // if it fails, tmpObjectFile finds out
+	}
 	f, err := r.tmpObjectFile(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		// No fan-out folder yet: a spare folder becomes it, or one is made.

@@ -60,6 +60,9 @@ type Spares struct {
 	// objects is the object folder whose missing fan-out folders spare
 	// folders stand in for (set by UseSpares); "" makes none.
 	objects string
+	// lacking is the fan-out folders ("ab") objects lacked when Fill
+	// last looked (see lacks).
+	lacking map[string]bool
 
 	stop chan struct{} // closed by Stop
 	done chan struct{} // closed when the running Fill ends; nil when none runs
@@ -237,7 +240,11 @@ func (s *Spares) Fill(n int) {
 		if objects == "" || stopped() {
 			return
 		}
-		want := min(spareDirs, lackingDirs(objects))
+		lacking := lackingDirs(objects)
+		s.mu.Lock()
+		s.lacking = lacking
+		s.mu.Unlock()
+		want := min(spareDirs, len(lacking))
 		for !stopped() {
 			s.mu.Lock()
 			enough := len(s.dirs) >= want || s.off
@@ -254,24 +261,47 @@ func (s *Spares) Fill(n int) {
 	}()
 }
 
-// lackingDirs is how many of the 256 fan-out folders objects lacks.
-func lackingDirs(objects string) int {
+// lackingDirs lists the fan-out folders ("ab") that objects lacks (none
+// when it cannot be read).
+func lackingDirs(objects string) map[string]bool {
 	f, err := os.Open(objects)
 	if err != nil {
-		return 0
+		return nil
 	}
 	defer f.Close()
-	names, _ := f.Readdirnames(-1)
-	n := 256
-	for _, name := range names {
-		if len(name) == 2 && isHex(name[0]) && isHex(name[1]) {
-			n--
-		}
+	names, err := f.Readdirnames(-1)
+	if err != nil {
+		return nil
 	}
-	return max(n, 0)
+	lacking := make(map[string]bool, 256)
+	for i := range 256 {
+		lacking[fmt.Sprintf("%02x", i)] = true
+	}
+	for _, name := range names {
+		delete(lacking, name)
+	}
+	return lacking
 }
 
-func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' }
+// lacks reports, once, whether the object folder lacked the fan-out
+// folder fan when Fill last looked: its first object then has a spare
+// folder renamed into place at once, rather than after a rename of a
+// spare file there, and a create, have failed for want of it (four calls
+// into the file system for nothing, in each new folder of a repository
+// git has packed). A folder made or removed since is found as it is: the
+// caller's fallbacks stay.
+func (s *Spares) lacks(fan string) bool {
+	if s == nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.lacking[fan] {
+		return false
+	}
+	delete(s.lacking, fan)
+	return true
+}
 
 // Stop ends a running Fill and waits for it (at most the making of one
 // file): a call does not compete with it.

@@ -421,6 +421,27 @@ func TestSpareFolders(t *testing.T) {
 	if n := len(spareDirs(t, g.Dir)); n != len(dirs)-1 {
 		t.Fatalf("%d spare folders left, want %d: an object whose folder exists took one", n, len(dirs)-1)
 	}
+	// A folder removed after Fill looked (a git prune of an empty one):
+	// the object finds it missing, and a spare folder takes its place.
+	content, fan = blobIn(t, fanOut(t, g.Dir), false)
+	if err := os.Mkdir(filepath.Join(g.Dir, ".git", "objects", fan), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	fillTo(t, s, g.Dir, 2)
+	if err := os.Remove(filepath.Join(g.Dir, ".git", "objects", fan)); err != nil {
+		t.Fatal(err)
+	}
+	dirs = spareDirs(t, g.Dir)
+	if _, err := r.WriteBlob([]byte(content)); err != nil {
+		t.Fatal(err)
+	}
+	if made := fanOut(t, g.Dir)[fan]; made == nil || !isOneOf(made, dirs) {
+		t.Fatalf("objects/%s (%v), made again after Fill looked, is not a spare folder", fan, made)
+	}
+	if got := g.Git("cat-file", "-p", gitops.BlobHash([]byte(content)).String()); got != content {
+		t.Fatalf("git reads %q", got)
+	}
+	dirs = spareDirs(t, g.Dir)
 	if _, err := os.Stat(leftEmpty); err == nil {
 		// Taken last-in first: the pool's own went first; use them up.
 		for i := 0; len(spareDirs(t, g.Dir)) > 1; i++ {
