@@ -15,6 +15,13 @@ package gitops
 // file (Keep): a file replaced by a rename keeps a second name in the
 // spare folder until the call is over.
 //
+// A loose object is left read-only (0444, less the umask, as git creates
+// it), and chmod after the rename into place was one more call per object.
+// Where a file held open can be renamed (unix), its spares are made with
+// that mode and kept open until taken: a read-only file cannot be opened
+// for writing later (but by root), and the descriptor spares the opening
+// too. A killed session's are of no use without it, and are removed.
+//
 // Work tree files are never made from spares: a file made in its own folder
 // takes that folder's group and default ACL, which one made elsewhere would
 // not.
@@ -53,10 +60,11 @@ type Spares struct {
 	seq   int
 
 	mu    sync.Mutex
-	names []string // spares in the folder, as last seen; claimed from the end
-	gone  []string // files kept by Keep, for Fill to remove
-	dirs  []string // spare folders (see takeDir); claimed from the end
-	off   bool     // the folder is on another file system than .git's files
+	names []string    // spares in the folder, as last seen; claimed from the end
+	gone  []string    // files kept by Keep, for Fill to remove
+	dirs  []string    // spare folders (see takeDir); claimed from the end
+	objs  []heldSpare // read-only spares held open (see takeObject); claimed from the end
+	off   bool        // the folder is on another file system than .git's files
 	// objects is the object folder whose missing fan-out folders spare
 	// folders stand in for (set by UseSpares); "" makes none.
 	objects string
@@ -87,8 +95,8 @@ func (p *Private) Spares() *Spares {
 			case e.IsDir() && strings.Contains(e.Name(), dirMark) && emptyDir(name):
 				s.dirs = append(s.dirs, name)
 			case !e.Type().IsRegular():
-			case strings.Contains(e.Name(), goneMark):
-				s.gone = append(s.gone, name)
+			case strings.Contains(e.Name(), goneMark) || strings.Contains(e.Name(), objMark):
+				s.gone = append(s.gone, name) // an object's spare is of no use unopened
 			case !strings.Contains(e.Name(), dirMark):
 				s.names = append(s.names, name)
 			}
@@ -129,18 +137,25 @@ func newSpareToken() string {
 }
 
 // goneMark is in the names of the files Keep keeps, dirMark in those of
-// the spare folders.
+// the spare folders, objMark in those of the read-only spares.
 const (
 	goneMark = "-gone-"
 	dirMark  = "-dir-"
+	objMark  = "-obj-"
 )
 
-// spareName spells the names Fill and Keep give (token, goneMark or
-// dirMark, seq): a file in the folder named otherwise is not one autocoder
-// made, and is left alone.
+// spareName spells the names Fill and Keep give (token, a mark or "-",
+// seq): a file in the folder named otherwise is not one autocoder made,
+// and is left alone.
 var spareName = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^[0-9]+-[0-9a-f]{8}(` + goneMark + `|` + dirMark + `|-)[0-9]+$`)
+	return regexp.MustCompile(`^[0-9]+-[0-9a-f]{8}(` + goneMark + `|` + dirMark + `|` + objMark + `|-)[0-9]+$`)
 })
+
+// heldSpare is a read-only spare and the descriptor it was made with.
+type heldSpare struct {
+	name string
+	f    *os.File
+}
 
 // Keep gives path's file a second name in the spare folder, so that
 // renaming another file over path (or removing it) does not free the file
@@ -234,6 +249,23 @@ func (s *Spares) Fill(n int) {
 			s.names = append(s.names, name)
 			s.mu.Unlock()
 		}
+		for holdSpares && !stopped() {
+			s.mu.Lock()
+			enough := len(s.objs) >= n || s.off
+			s.seq++
+			name := filepath.Join(s.dir, fmt.Sprintf("%s%s%d", s.token, objMark, s.seq))
+			s.mu.Unlock()
+			if enough {
+				break
+			}
+			f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o444)
+			if err != nil {
+				return
+			}
+			s.mu.Lock()
+			s.objs = append(s.objs, heldSpare{name, f})
+			s.mu.Unlock()
+		}
 		s.mu.Lock()
 		objects := s.objects
 		s.mu.Unlock()
@@ -322,10 +354,14 @@ func (s *Spares) Remove() {
 	s.Stop()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	for _, o := range s.objs {
+		o.f.Close()
+		s.names = append(s.names, o.name)
+	}
 	for _, n := range slices.Concat(s.names, s.gone, s.dirs) {
 		os.Remove(n) // a folder only if empty
 	}
-	s.names, s.gone, s.dirs = nil, nil, nil
+	s.names, s.gone, s.dirs, s.objs = nil, nil, nil, nil
 	if fi, err := os.Lstat(s.dir); err == nil && fi.IsDir() {
 		os.Remove(s.dir) // only if empty: another session's spares stay
 	}
@@ -394,6 +430,36 @@ func emptied(f *os.File) error {
 		return err
 	}
 	return f.Truncate(0)
+}
+
+// takeObject renames a read-only spare to dst, an object's temporary
+// file, and returns it open for writing, empty (nothing writes a spare
+// before it is taken); nil when the pool has none or the rename failed
+// (dst's folder missing), as take.
+func (s *Spares) takeObject(dst string) *os.File {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for len(s.objs) > 0 && !s.off {
+		o := s.objs[len(s.objs)-1]
+		err := Rename(o.name, dst)
+		if err == nil {
+			s.objs = s.objs[:len(s.objs)-1]
+			return o.f
+		}
+		if errors.Is(err, syscall.EXDEV) {
+			s.off = true
+			return nil
+		}
+		if _, serr := os.Lstat(o.name); serr == nil {
+			return nil
+		}
+		o.f.Close() // another session removed it
+		s.objs = s.objs[:len(s.objs)-1]
+	}
+	return nil
 }
 
 // takeDir renames a spare folder to dst, a missing fan-out folder of the

@@ -13,40 +13,55 @@ import (
 	"github.com/autocoder/autocoder/gitops/gittest"
 )
 
-// spareFiles lists the files in the spare folder (not the spare folders:
-// spareDirs).
+// spareFiles lists the files in the spare folder: not the spare folders
+// (spareDirs), nor the read-only spares held for objects (heldSpares).
 func spareFiles(t *testing.T, dir string) []os.FileInfo {
 	t.Helper()
-	return spareEntries(t, dir, false)
+	return spareEntries(t, dir, func(fi os.FileInfo) bool { return !fi.IsDir() && !strings.Contains(fi.Name(), "-obj-") })
+}
+
+// heldSpares lists the read-only spares held for objects.
+func heldSpares(t *testing.T, dir string) []os.FileInfo {
+	t.Helper()
+	return spareEntries(t, dir, func(fi os.FileInfo) bool { return !fi.IsDir() && strings.Contains(fi.Name(), "-obj-") })
 }
 
 // spareDirs lists the folders in the spare folder.
 func spareDirs(t *testing.T, dir string) []os.FileInfo {
 	t.Helper()
-	return spareEntries(t, dir, true)
+	return spareEntries(t, dir, os.FileInfo.IsDir)
 }
 
-func spareEntries(t *testing.T, dir string, dirs bool) []os.FileInfo {
+func spareEntries(t *testing.T, dir string, keep func(os.FileInfo) bool) []os.FileInfo {
 	t.Helper()
 	ents, _ := os.ReadDir(filepath.Join(dir, ".git", "autocoder", "spare"))
 	var out []os.FileInfo
 	for _, e := range ents {
-		if fi, err := e.Info(); err == nil && fi.IsDir() == dirs {
+		if fi, err := e.Info(); err == nil && keep(fi) {
 			out = append(out, fi)
 		}
 	}
 	return out
 }
 
-func fillTo(t *testing.T, s *gitops.Spares, dir string, n int) []os.FileInfo {
+// fillTo fills the pool with n spares, and as many held read-only ones
+// where objects take those (gitops.HoldSpares), and returns both.
+func fillTo(t *testing.T, s *gitops.Spares, dir string, n int) (spares, held []os.FileInfo) {
 	t.Helper()
 	s.Fill(n)
 	s.Filled()
 	if got := len(spareFiles(t, dir)); got != n {
 		t.Fatalf("the spare folder holds %d files, want %d", got, n)
 	}
+	want := 0
+	if gitops.HoldSpares {
+		want = n
+	}
+	if got := len(heldSpares(t, dir)); got != want {
+		t.Fatalf("the spare folder holds %d read-only spares, want %d", got, want)
+	}
 	s.Stop()
-	return spareFiles(t, dir)
+	return spareFiles(t, dir), heldSpares(t, dir)
 }
 
 func isOneOf(fi os.FileInfo, list []os.FileInfo) bool {
@@ -85,7 +100,7 @@ func TestSpares(t *testing.T) {
 		t.Fatalf("Fill made %d files before its delay", n)
 	}
 	gitops.SetFillDelay(t, 5*time.Millisecond)
-	spares := fillTo(t, s, g.Dir, 3)
+	spares, held := fillTo(t, s, g.Dir, 3)
 
 	h, err := r.WriteBlob([]byte("from a spare\n"))
 	if err != nil {
@@ -93,13 +108,16 @@ func TestSpares(t *testing.T) {
 	}
 	obj := filepath.Join(g.Dir, ".git", "objects", h.String()[:2], h.String()[2:])
 	fi, err := os.Stat(obj)
-	if err != nil || !isOneOf(fi, spares) || fi.Mode().Perm() != 0o444 {
+	if err != nil || !isOneOf(fi, append(spares, held...)) || fi.Mode().Perm() != 0o444 {
 		t.Fatalf("the object %v (%v) is not a read-only spare", fi, err)
+	}
+	if gitops.HoldSpares && !isOneOf(fi, held) {
+		t.Fatal("the object is not one of the read-only spares made for objects")
 	}
 	if got := g.Git("cat-file", "-p", h.String()); got != "from a spare\n" {
 		t.Fatalf("git reads %q", got)
 	}
-	if len(spareFiles(t, g.Dir)) != 2 {
+	if len(spareFiles(t, g.Dir))+len(heldSpares(t, g.Dir)) != len(spares)+len(held)-1 {
 		t.Fatal("the spare was not taken out of the folder")
 	}
 
@@ -301,7 +319,8 @@ func TestSparesHoldingBytesAreEmptied(t *testing.T) {
 	s := p.Spares()
 	r.UseSpares(s)
 	defer s.Remove()
-	spares := fillTo(t, s, g.Dir, 2)
+	spares, _ := fillTo(t, s, g.Dir, 2)
+	s.DropHeld() // the object takes a spare every file takes
 	for _, fi := range spares {
 		name := filepath.Join(g.Dir, ".git", "autocoder", "spare", fi.Name())
 		if err := os.WriteFile(name, []byte(strings.Repeat("not empty\n", 500)), 0o644); err != nil {
@@ -503,5 +522,46 @@ func TestRenameReplacesAFileNotAFolder(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(b); string(got) != "new\n" {
 		t.Fatalf("b holds %q", got)
+	}
+}
+
+// A killed session's read-only spares (made for objects, of no use without
+// the descriptor it held) are neither written nor taken for anything
+// else, say a lock (the index would become read-only): the next session's
+// Fill removes them.
+func TestHeldSparesOfAKilledSessionAreRemoved(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
+	r := openRepo(t, g.Dir)
+	p, err := r.Private()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(g.Dir, ".git", "autocoder", "spare")
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	left := filepath.Join(dir, "123-0123abcd-obj-1")
+	if err := os.WriteFile(left, nil, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	leftFi, _ := os.Stat(left)
+	s := p.Spares()
+	r.UseSpares(s)
+	defer s.Remove()
+	l, err := r.LockIndex(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(filepath.Join(g.Dir, ".git", "index.lock")); err != nil || os.SameFile(fi, leftFi) || fi.Mode().Perm()&0o200 == 0 {
+		t.Fatalf("index.lock %v (%v) is the read-only spare a killed session left", fi, err)
+	}
+	l.Rollback()
+	fillTo(t, s, g.Dir, 1)
+	if _, err := os.Stat(left); err == nil {
+		t.Error("Fill left the killed session's read-only spare")
+	}
+	if got := g.Git("status", "--porcelain"); got != "" {
+		t.Errorf("status:\n%s", got)
 	}
 }
