@@ -460,7 +460,6 @@ func TestSpareFolders(t *testing.T) {
 	if got := g.Git("cat-file", "-p", gitops.BlobHash([]byte(content)).String()); got != content {
 		t.Fatalf("git reads %q", got)
 	}
-	dirs = spareDirs(t, g.Dir)
 	if _, err := os.Stat(leftEmpty); err == nil {
 		// Taken last-in first: the pool's own went first; use them up.
 		for i := 0; len(spareDirs(t, g.Dir)) > 1; i++ {
