@@ -149,7 +149,10 @@ func Lock(path string) (*LockFile, error) {
 // and CreateHardLink on Windows (NTFS), and os.SameFile compares device and
 // inode there, volume and file index here: the proof works on both.
 func LockVia(path, own string) (*LockFile, error) {
-	f, err := OpenOwn(own, os.O_RDWR|os.O_TRUNC)
+	f, err := OpenOwn(own, os.O_RDWR)
+	if err == nil {
+		err = emptied(f)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
@@ -210,7 +213,7 @@ func (l *LockFile) Commit() error {
 		return fmt.Errorf("write %s: %w", l.path, err)
 	}
 	l.spares.Keep(l.path)
-	if err := os.Rename(l.lock, l.path); err != nil {
+	if err := Rename(l.lock, l.path); err != nil {
 		l.remove()
 		return fmt.Errorf("write %s: %w", l.path, err)
 	}

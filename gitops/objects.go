@@ -69,18 +69,35 @@ func (r *Repo) freshen(h Hash) {
 	os.Chtimes(filepath.Join(r.CommonDir, "objects", hex[:2], hex[2:]), now, now)
 }
 
+// tmpObject is a new temporary file in an object folder, open for
+// writing: its name there (a held spare's *os.File keeps the name it was
+// made under), and whether it was made read-only already.
+type tmpObject struct {
+	f        *os.File
+	name     string
+	readOnly bool
+}
+
 // tmpObjectFile opens a new temporary file in the object folder dir: a
 // spare (see Spares) when there is one, else one made there.
-func (r *Repo) tmpObjectFile(dir string) (*os.File, error) {
-	if tmp := tmpObjectName(dir); r.spares.take(tmp) {
-		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_TRUNC, 0)
+func (r *Repo) tmpObjectFile(dir string) (tmpObject, error) {
+	tmp := tmpObjectName(dir)
+	if f := r.spares.takeObject(tmp); f != nil {
+		return tmpObject{f, tmp, true}, nil
+	}
+	if r.spares.take(tmp) {
+		f, err := openEmpty(tmp, os.O_WRONLY)
 		if !errors.Is(err, os.ErrNotExist) {
-			return f, err
+			return tmpObject{f, tmp, false}, err
 		}
 		// A git gc --prune=now beside us removed the spare (git prunes
 		// tmp_obj_ files): make a file as if there had been none.
 	}
-	return os.CreateTemp(dir, "tmp_obj_")
+	f, err := os.CreateTemp(dir, "tmp_obj_")
+	if err != nil {
+		return tmpObject{}, err
+	}
+	return tmpObject{f, f.Name(), false}, nil
 }
 
 var zlibWriters = [2]sync.Pool{
@@ -104,31 +121,41 @@ func (r *Repo) writeLoose(h Hash, typ plumbing.ObjectType, data []byte) error {
 	}
 	hex := h.String()
 	dir := filepath.Join(r.CommonDir, "objects", hex[:2])
-	f, err := r.tmpObjectFile(dir)
+	if r.spares.lacks(hex[:2]) {
+		r.spares.takeDir(dir) // if it fails, tmpObjectFile finds out
+	}
+	t, err := r.tmpObjectFile(dir)
 	if errors.Is(err, os.ErrNotExist) {
-		if err = os.MkdirAll(dir, 0o777); err == nil {
-			f, err = r.tmpObjectFile(dir)
+		// No fan-out folder yet: a spare folder becomes it, or one is made.
+		err = nil
+		if !r.spares.takeDir(dir) {
+			err = os.MkdirAll(dir, 0o777)
+		}
+		if err == nil {
+			t, err = r.tmpObjectFile(dir)
 		}
 	}
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(buf.Bytes())
-	if cerr := f.Close(); err == nil {
+	_, err = t.f.Write(buf.Bytes())
+	if cerr := t.f.Close(); err == nil {
 		err = cerr
 	}
 	final := filepath.Join(dir, hex[2:])
 	if err == nil {
-		err = os.Rename(f.Name(), final)
+		err = Rename(t.name, final)
 	}
 	if err != nil {
-		os.Remove(f.Name())
+		os.Remove(t.name)
 		if _, serr := os.Lstat(final); serr == nil {
 			return nil // written meanwhile by someone else: the same bytes
 		}
 		return err
 	}
-	os.Chmod(final, 0o444) // as git leaves objects: read-only
+	if !t.readOnly {
+		os.Chmod(final, 0o444) // as git leaves objects: read-only
+	}
 	return nil
 }
 

@@ -87,7 +87,9 @@ func (r *Repo) lockVia(p *Private, target string) (*LockFile, error) {
 		return nil, fmt.Errorf("lock %s: not a file autocoder writes", target)
 	}
 	own := p.own(target)
-	r.spares.take(own) // LockVia then rewrites it rather than make it
+	if _, err := os.Lstat(own); errors.Is(err, os.ErrNotExist) {
+		r.spares.take(own) // LockVia then rewrites it rather than make it
+	}
 	l, err := LockVia(file, own)
 	if l != nil {
 		l.spares = r.spares
@@ -189,7 +191,10 @@ func (p *Private) lockNamed(name, what string) (*ProcessLock, error) {
 		return nil, &LockHeldError{Holder: h}
 	}
 	host, _ := os.Hostname()
-	f.Truncate(0)
+	// Empty as Unlock leaves it, unless a killed holder left its note:
+	// truncating an empty file is not free on ext4 (see emptied), and a
+	// session takes this lock at every call.
+	emptied(f)
 	f.WriteAt([]byte(fmt.Sprintf("pid %d on %s, %s, since %s\n", os.Getpid(), host,
 		strings.Join(os.Args, " "), time.Now().Format(time.RFC3339))), 0)
 	return &ProcessLock{f: f}, nil

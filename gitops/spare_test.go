@@ -13,28 +13,55 @@ import (
 	"github.com/autocoder/autocoder/gitops/gittest"
 )
 
-// spareFiles lists the files in the spare folder.
+// spareFiles lists the files in the spare folder: not the spare folders
+// (spareDirs), nor the read-only spares held for objects (heldSpares).
 func spareFiles(t *testing.T, dir string) []os.FileInfo {
+	t.Helper()
+	return spareEntries(t, dir, func(fi os.FileInfo) bool { return !fi.IsDir() && !strings.Contains(fi.Name(), "-obj-") })
+}
+
+// heldSpares lists the read-only spares held for objects.
+func heldSpares(t *testing.T, dir string) []os.FileInfo {
+	t.Helper()
+	return spareEntries(t, dir, func(fi os.FileInfo) bool { return !fi.IsDir() && strings.Contains(fi.Name(), "-obj-") })
+}
+
+// spareDirs lists the folders in the spare folder.
+func spareDirs(t *testing.T, dir string) []os.FileInfo {
+	t.Helper()
+	return spareEntries(t, dir, os.FileInfo.IsDir)
+}
+
+func spareEntries(t *testing.T, dir string, keep func(os.FileInfo) bool) []os.FileInfo {
 	t.Helper()
 	ents, _ := os.ReadDir(filepath.Join(dir, ".git", "autocoder", "spare"))
 	var out []os.FileInfo
 	for _, e := range ents {
-		if fi, err := e.Info(); err == nil {
+		if fi, err := e.Info(); err == nil && keep(fi) {
 			out = append(out, fi)
 		}
 	}
 	return out
 }
 
-func fillTo(t *testing.T, s *gitops.Spares, dir string, n int) []os.FileInfo {
+// fillTo fills the pool with n spares, and as many held read-only ones
+// where objects take those (gitops.HoldSpares), and returns both.
+func fillTo(t *testing.T, s *gitops.Spares, dir string, n int) (spares, held []os.FileInfo) {
 	t.Helper()
 	s.Fill(n)
 	s.Filled()
 	if got := len(spareFiles(t, dir)); got != n {
 		t.Fatalf("the spare folder holds %d files, want %d", got, n)
 	}
+	want := 0
+	if gitops.HoldSpares {
+		want = n
+	}
+	if got := len(heldSpares(t, dir)); got != want {
+		t.Fatalf("the spare folder holds %d read-only spares, want %d", got, want)
+	}
 	s.Stop()
-	return spareFiles(t, dir)
+	return spareFiles(t, dir), heldSpares(t, dir)
 }
 
 func isOneOf(fi os.FileInfo, list []os.FileInfo) bool {
@@ -73,7 +100,7 @@ func TestSpares(t *testing.T) {
 		t.Fatalf("Fill made %d files before its delay", n)
 	}
 	gitops.SetFillDelay(t, 5*time.Millisecond)
-	spares := fillTo(t, s, g.Dir, 3)
+	spares, held := fillTo(t, s, g.Dir, 3)
 
 	h, err := r.WriteBlob([]byte("from a spare\n"))
 	if err != nil {
@@ -81,13 +108,16 @@ func TestSpares(t *testing.T) {
 	}
 	obj := filepath.Join(g.Dir, ".git", "objects", h.String()[:2], h.String()[2:])
 	fi, err := os.Stat(obj)
-	if err != nil || !isOneOf(fi, spares) || fi.Mode().Perm() != 0o444 {
+	if err != nil || !isOneOf(fi, append(spares, held...)) || fi.Mode().Perm() != 0o444 {
 		t.Fatalf("the object %v (%v) is not a read-only spare", fi, err)
+	}
+	if gitops.HoldSpares && !isOneOf(fi, held) {
+		t.Fatal("the object is not one of the read-only spares made for objects")
 	}
 	if got := g.Git("cat-file", "-p", h.String()); got != "from a spare\n" {
 		t.Fatalf("git reads %q", got)
 	}
-	if len(spareFiles(t, g.Dir)) != 2 {
+	if len(spareFiles(t, g.Dir))+len(heldSpares(t, g.Dir)) != len(spares)+len(held)-1 {
 		t.Fatal("the spare was not taken out of the folder")
 	}
 
@@ -270,5 +300,267 @@ func TestSparesTakeOnlyWhatAutocoderMade(t *testing.T) {
 			}
 			g.Fsck()
 		})
+	}
+}
+
+// A spare is empty when it is taken, as Fill made it, and the file written
+// into it is not truncated first (see emptied: ext4 made each close after
+// O_TRUNC allocate and write back the file). One that holds bytes all the
+// same (a file written into the folder under a spare's name) is emptied
+// first: the object and the lock hold only what is written into them.
+func TestSparesHoldingBytesAreEmptied(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
+	r := openRepo(t, g.Dir)
+	p, err := r.Private()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := p.Spares()
+	r.UseSpares(s)
+	defer s.Remove()
+	spares, _ := fillTo(t, s, g.Dir, 2)
+	s.DropHeld() // the object takes a spare every file takes
+	for _, fi := range spares {
+		name := filepath.Join(g.Dir, ".git", "autocoder", "spare", fi.Name())
+		if err := os.WriteFile(name, []byte(strings.Repeat("not empty\n", 500)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h, err := r.WriteBlob([]byte("short\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, err := os.Stat(filepath.Join(g.Dir, ".git", "objects", h.String()[:2], h.String()[2:]))
+	if err != nil || !isOneOf(obj, spares) {
+		t.Fatalf("the object %v (%v) is not a spare", obj, err)
+	}
+	if got := g.Git("cat-file", "-p", h.String()); got != "short\n" {
+		t.Fatalf("git reads %q", got)
+	}
+	g.Fsck() // "garbage at end of loose object" after the object's bytes
+	l, err := r.LockIndex(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock, err := os.Stat(filepath.Join(g.Dir, ".git", "index.lock"))
+	if err != nil || !isOneOf(lock, spares) || lock.Size() != 0 {
+		t.Fatalf("index.lock %v (%v) is not an emptied spare", lock, err)
+	}
+	l.Rollback()
+	g.Fsck()
+}
+
+// fanOut lists the fan-out folders of the object folder.
+func fanOut(t *testing.T, dir string) map[string]os.FileInfo {
+	t.Helper()
+	ents, err := os.ReadDir(filepath.Join(dir, ".git", "objects"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]os.FileInfo{}
+	for _, e := range ents {
+		if fi, err := e.Info(); err == nil && len(e.Name()) == 2 && fi.IsDir() {
+			out[e.Name()] = fi
+		}
+	}
+	return out
+}
+
+// blobIn returns content that, as a blob, goes into a fan-out folder the
+// object folder lacks (want false) or has (want true).
+func blobIn(t *testing.T, have map[string]os.FileInfo, want bool) (string, string) {
+	t.Helper()
+	for i := 0; ; i++ {
+		c := fmt.Sprintf("blob %d\n", i)
+		fan := gitops.BlobHash([]byte(c)).String()[:2]
+		if _, ok := have[fan]; ok == want {
+			return c, fan
+		}
+	}
+}
+
+// Spare folders: while the object folder lacks fan-out folders (a packed
+// repository has none), Fill makes a few folders ahead, never more than
+// the object folder lacks, and an object whose fan-out folder is missing
+// gets a spare one renamed into place, with the mode git's own has; an
+// object whose folder is there takes none. Remove removes those left; a
+// killed session's empty ones are taken up, one holding a file is not.
+func TestSpareFolders(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
+	r := openRepo(t, g.Dir)
+	p, err := r.Private()
+	if err != nil {
+		t.Fatal(err)
+	}
+	spareDir := filepath.Join(g.Dir, ".git", "autocoder", "spare")
+	if err := os.MkdirAll(spareDir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	leftEmpty := filepath.Join(spareDir, "123-0123abcd-dir-1")
+	leftFull := filepath.Join(spareDir, "123-0123abcd-dir-2")
+	for _, d := range []string{leftEmpty, leftFull} {
+		if err := os.Mkdir(d, 0o777); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(leftFull, "notes.txt"), []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gits := fanOut(t, g.Dir) // the folders git made for the first commit
+	var gitMode os.FileMode
+	for _, fi := range gits {
+		gitMode = fi.Mode()
+	}
+	s := p.Spares()
+	r.UseSpares(s)
+	fillTo(t, s, g.Dir, 2)
+	dirs := spareDirs(t, g.Dir)
+	if len(dirs) != 9 { // eight, and the one holding a file
+		t.Fatalf("the spare folder holds %d folders, want 8 and the one holding a file", len(dirs))
+	}
+
+	content, fan := blobIn(t, gits, false)
+	h, err := r.WriteBlob([]byte(content))
+	if err != nil {
+		t.Fatal(err)
+	}
+	made := fanOut(t, g.Dir)[fan]
+	if made == nil || !isOneOf(made, dirs) || made.Mode() != gitMode {
+		t.Fatalf("objects/%s (%v) is not a spare folder with git's mode %v", fan, made, gitMode)
+	}
+	if got := g.Git("cat-file", "-p", h.String()); got != content {
+		t.Fatalf("git reads %q", got)
+	}
+	content, _ = blobIn(t, fanOut(t, g.Dir), true)
+	if _, err := r.WriteBlob([]byte(content)); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(spareDirs(t, g.Dir)); n != len(dirs)-1 {
+		t.Fatalf("%d spare folders left, want %d: an object whose folder exists took one", n, len(dirs)-1)
+	}
+	// A folder removed after Fill looked (a git prune of an empty one):
+	// the object finds it missing, and a spare folder takes its place.
+	content, fan = blobIn(t, fanOut(t, g.Dir), false)
+	if err := os.Mkdir(filepath.Join(g.Dir, ".git", "objects", fan), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	fillTo(t, s, g.Dir, 2)
+	if err := os.Remove(filepath.Join(g.Dir, ".git", "objects", fan)); err != nil {
+		t.Fatal(err)
+	}
+	dirs = spareDirs(t, g.Dir)
+	if _, err := r.WriteBlob([]byte(content)); err != nil {
+		t.Fatal(err)
+	}
+	if made := fanOut(t, g.Dir)[fan]; made == nil || !isOneOf(made, dirs) {
+		t.Fatalf("objects/%s (%v), made again after Fill looked, is not a spare folder", fan, made)
+	}
+	if got := g.Git("cat-file", "-p", gitops.BlobHash([]byte(content)).String()); got != content {
+		t.Fatalf("git reads %q", got)
+	}
+	if _, err := os.Stat(leftEmpty); err == nil {
+		// Taken last-in first: the pool's own went first; use them up.
+		for i := 0; len(spareDirs(t, g.Dir)) > 1; i++ {
+			content, _ := blobIn(t, fanOut(t, g.Dir), false)
+			if _, err := r.WriteBlob([]byte(content)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := os.Stat(leftEmpty); err == nil {
+		t.Error("the empty spare folder a killed session left was not taken up")
+	}
+
+	// The object folder lacks only two: Fill makes no more than that.
+	for i := 0; i < 256; i++ {
+		if i != 0xfe && i != 0xff {
+			os.Mkdir(filepath.Join(g.Dir, ".git", "objects", fmt.Sprintf("%02x", i)), 0o777)
+		}
+	}
+	fillTo(t, s, g.Dir, 2)
+	if n := len(spareDirs(t, g.Dir)); n != 3 {
+		t.Errorf("the spare folder holds %d folders, want 2 and the one holding a file", n)
+	}
+	s.Remove()
+	if got := dirFiles(t, leftFull); got["notes.txt"] != "mine\n" || len(got) != 1 {
+		t.Errorf("the spare-named folder holding a file changed: %q", got)
+	}
+	if n := len(spareDirs(t, g.Dir)); n != 1 {
+		t.Errorf("Remove left %d spare folders, want only the one holding a file", n)
+	}
+	if out := g.Git("count-objects", "-v"); !strings.Contains(out, "garbage: 0\n") {
+		t.Errorf("count-objects:\n%s", out)
+	}
+	g.Fsck()
+}
+
+// Rename (os.Rename without its look at the target first) replaces a file
+// and refuses to replace a folder, as os.Rename does, leaving both.
+func TestRenameReplacesAFileNotAFolder(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	a, b, d := filepath.Join(dir, "a"), filepath.Join(dir, "b"), filepath.Join(dir, "d")
+	os.WriteFile(a, []byte("new\n"), 0o644)
+	os.WriteFile(b, []byte("old\n"), 0o644)
+	if err := gitops.Rename(a, b); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(b); string(got) != "new\n" {
+		t.Fatalf("b holds %q", got)
+	}
+	if err := os.Mkdir(d, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := gitops.Rename(b, d); err == nil {
+		t.Fatal("a file replaced a folder")
+	}
+	if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+		t.Fatal("the folder is gone")
+	}
+	if got, _ := os.ReadFile(b); string(got) != "new\n" {
+		t.Fatalf("b holds %q", got)
+	}
+}
+
+// A killed session's read-only spares (made for objects, of no use without
+// the descriptor it held) are neither written nor taken for anything
+// else, say a lock (the index would become read-only): the next session's
+// Fill removes them.
+func TestHeldSparesOfAKilledSessionAreRemoved(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
+	r := openRepo(t, g.Dir)
+	p, err := r.Private()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(g.Dir, ".git", "autocoder", "spare")
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	left := filepath.Join(dir, "123-0123abcd-obj-1")
+	if err := os.WriteFile(left, nil, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	leftFi, _ := os.Stat(left)
+	s := p.Spares()
+	r.UseSpares(s)
+	defer s.Remove()
+	l, err := r.LockIndex(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(filepath.Join(g.Dir, ".git", "index.lock")); err != nil || os.SameFile(fi, leftFi) || fi.Mode().Perm()&0o200 == 0 {
+		t.Fatalf("index.lock %v (%v) is the read-only spare a killed session left", fi, err)
+	}
+	l.Rollback()
+	fillTo(t, s, g.Dir, 1)
+	if _, err := os.Stat(left); err == nil {
+		t.Error("Fill left the killed session's read-only spare")
+	}
+	if got := g.Git("status", "--porcelain"); got != "" {
+		t.Errorf("status:\n%s", got)
 	}
 }

@@ -1,6 +1,7 @@
 package gitops
 
 import (
+	"os"
 	"testing"
 	"time"
 )
@@ -23,4 +24,20 @@ func SetFillDelay(t testing.TB, d time.Duration) {
 	old := fillDelay
 	fillDelay = d
 	t.Cleanup(func() { fillDelay = old })
+}
+
+// HoldSpares tells the tests whether loose objects take held read-only
+// spares here (see holdSpares).
+const HoldSpares = holdSpares
+
+// DropHeld closes and removes the held read-only spares, so that the next
+// objects take the spares every file takes.
+func (s *Spares) DropHeld() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, o := range s.objs {
+		o.f.Close()
+		os.Remove(o.name)
+	}
+	s.objs = nil
 }

@@ -4,6 +4,7 @@ package txn
 // the first change of a transaction and removed after the last.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -129,18 +130,29 @@ func replaceFile(name string, b []byte) error {
 	if err != nil {
 		return err
 	}
-	// Written over and then cut, not truncated first: truncating frees
-	// the file's block, which costs 0.1 ms there, and the new content
-	// takes it again.
+	// Written over, not truncated first: truncating frees the file's
+	// block, which costs 0.1 ms there, and the new content takes it
+	// again. Nor cut after, when the new content is a little shorter
+	// (the next step's journal is as often shorter as longer): the rest
+	// is filled with spaces, which JSON reads as nothing. Cutting a file
+	// shorter costs as much on ext4 (0.1 ms; cutting it to its own
+	// length, 15 µs), as ext4 writes its last block back first.
+	var size int64
+	if fi, err := f.Stat(); err == nil {
+		size = fi.Size()
+	}
+	if short := size - int64(len(b)); short > 0 && short <= maxPad {
+		b = append(b[:len(b):len(b)], bytes.Repeat([]byte{' '}, int(short))...)
+	}
 	_, err = f.Write(b)
-	if err == nil {
+	if err == nil && int64(len(b)) < size {
 		err = f.Truncate(int64(len(b)))
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp, name)
+		err = gitops.Rename(tmp, name)
 	}
 	if err != nil {
 		os.Remove(tmp)
@@ -148,13 +160,17 @@ func replaceFile(name string, b []byte) error {
 	return err
 }
 
+// maxPad is the most that replaceFile fills with spaces rather than cut:
+// past it, the file is cut to its content once.
+const maxPad = 4096
+
 // retireFile removes name as replaceFile's reader sees it: renamed back to
 // name+".tmp", where the next replaceFile reuses the file. Creating a file
 // (a new inode) costs far more than rewriting one on some file systems
 // (0.5-0.9 ms against 20 µs on the ext4 the benchmarks ran on), and these
 // two files are written at every step.
 func retireFile(name string) error {
-	err := os.Rename(name, name+".tmp")
+	err := gitops.Rename(name, name+".tmp")
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}

@@ -96,15 +96,21 @@ func (e *Engine) placeFile(p *plan, rel string, t entry, forward bool) error {
 			data = e.toWorktree(rel, data) // as git checkout writes it
 		}
 	}
-	if err := os.MkdirAll(filepath.Dir(full), 0o777); err != nil {
-		return fmt.Errorf("create folder of %s: %w", rel, err)
-	}
-	if fi, err := os.Lstat(full); err == nil && fi.IsDir() {
+	// One look at the path: a file there has its folder (no MkdirAll) and
+	// keeps its permission bits (below).
+	fi, err := os.Lstat(full)
+	if err != nil {
+		if err := os.MkdirAll(filepath.Dir(full), 0o777); err != nil {
+			return fmt.Errorf("create folder of %s: %w", rel, err)
+		}
+		fi = nil
+	} else if fi.IsDir() {
 		// The plan turns an (empty by now) folder into a file; a folder
 		// that still holds something is not the plan's to remove.
 		if err := os.Remove(full); err != nil {
 			return &ObstacleError{Path: rel, What: "a folder that is not empty"}
 		}
+		fi = nil
 	}
 	if t.Mode == gitops.ModeSymlink {
 		// Made beside it and renamed over it, as a file is: a failure
@@ -129,7 +135,7 @@ func (e *Engine) placeFile(p *plan, rel string, t entry, forward bool) error {
 	// A file that is there keeps its permission bits (a 0600 file stays
 	// 0600, as git keeps them); only the executable bit follows git's mode.
 	keep := false
-	if fi, err := os.Lstat(full); err == nil && fi.Mode().IsRegular() {
+	if fi != nil && fi.Mode().IsRegular() {
 		keep, perm = true, fi.Mode().Perm()
 		if t.Mode == gitops.ModeExec {
 			perm |= (perm & 0o444) >> 2
@@ -160,7 +166,7 @@ func (e *Engine) placeFile(p *plan, rel string, t entry, forward bool) error {
 	if keep {
 		e.spares.Keep(full) // freed between calls, not during this one
 	}
-	if err := os.Rename(tmp, full); err != nil {
+	if err := gitops.Rename(tmp, full); err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", rel, err)
 	}

@@ -225,17 +225,21 @@ func TestSessionMakesItsFilesAhead(t *testing.T) {
 		t.Fatal(err)
 	}
 	spareDir := filepath.Join(g.Dir, ".git", "autocoder", "spare")
-	var spares []os.FileInfo
-	deadline := time.Now().Add(10 * time.Second)
-	for len(spares) < 10 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-		spares = spares[:0]
+	list := func() []os.FileInfo {
+		var spares []os.FileInfo
 		ents, _ := os.ReadDir(spareDir)
 		for _, ent := range ents {
 			if fi, err := ent.Info(); err == nil && !strings.Contains(ent.Name(), "gone") {
 				spares = append(spares, fi)
 			}
 		}
+		return spares
+	}
+	var spares []os.FileInfo
+	deadline := time.Now().Add(10 * time.Second)
+	for len(spares) < 10 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+		spares = list()
 	}
 	if len(spares) < 10 {
 		t.Fatalf("%d spare files after the call, want the pool filled", len(spares))
@@ -243,6 +247,10 @@ func TestSessionMakesItsFilesAhead(t *testing.T) {
 	if err := e.Acquire(ctx, time.Second); err != nil {
 		t.Fatal(err)
 	}
+	// Acquire stops the filling (Spares.Stop waits for it): the files
+	// there now are all the call can take. Listed before, a spare made
+	// between the listing and Acquire made the test fail.
+	spares = list()
 	r := mustApply(t, e, mkStep("s2", write("d/b.txt", "two\n")))
 	if err := e.Release(); err != nil {
 		t.Fatal(err)
