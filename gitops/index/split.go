@@ -521,9 +521,44 @@ func (ix *Index) freshenShared() bool {
 // write_shared_index), and makes ix split against it. Old shared index
 // files stay: git removes them itself once expired.
 func (ix *Index) writeShared() error {
+	// Entries whose file changed in the last second (mostly those the
+	// caller just wrote) stay out of the shared index, in the small file:
+	// in it they would be racily clean for every write in this second,
+	// and each such write would look at every entry's mtime (racyRawFree).
+	// Unless they are many (a checkout of this second): then all go in.
+	recent := uint32(max(time.Now().Unix()-1, 0))
+	isRecent := func(s *idxSlot) bool {
+		var mode, mtime, size uint32
+		if s.fresh {
+			e := &ix.fresh[s.off]
+			mode, mtime, size = e.Mode, e.Stat.MtimeSec, e.Stat.Size
+		} else {
+			mode, mtime, size = ix.rawRacyFields(s)
+		}
+		return mode != idxModeGitlink && size != 0 && mtime >= recent
+	}
+	all := ix.seq
+	var shared0 seqBuilder
+	left := 0
+	all.each(&ix.table, func(i int, s *idxSlot) bool {
+		if isRecent(s) {
+			left++
+		} else {
+			shared0.copyRange(&all, i, i+1)
+		}
+		return true
+	})
+	if left*100 > all.n {
+		left = 0
+	}
+	if left > 0 {
+		ix.seq = shared0.seq()
+	}
 	var buf bytes.Buffer
 	buf.Grow(len(ix.data) + len(ix.fresh)*80 + 64)
-	if _, err := ix.encode(&buf, false); err != nil {
+	_, err := ix.encode(&buf, false)
+	ix.seq = all
+	if err != nil {
 		return err
 	}
 	data := buf.Bytes()
@@ -570,21 +605,35 @@ func (ix *Index) writeShared() error {
 	if err := shared.scanEntries(len(data) - idxHashLen); err != nil {
 		return fmt.Errorf("write shared index: %w", err)
 	}
-	if shared.table.len() != ix.seq.n {
-		return fmt.Errorf("write shared index: %d entries written, %d read back", ix.seq.n, shared.table.len())
+	if shared.table.len() != ix.seq.n-left {
+		return fmt.Errorf("write shared index: %d entries written, %d read back", ix.seq.n-left, shared.table.len())
 	}
+	// The entries left out stay fresh, in their places among the new
+	// raw slots, with whether the caller vouched for them.
+	var seq seqBuilder
+	var fresh []IndexEntry
+	var freshNames []byte
+	j := 0
 	ix.seq.each(&ix.table, func(i int, s *idxSlot) bool {
-		if s.given {
-			shared.table.mem[i].given, shared.table.given = true, true
+		if left > 0 && isRecent(s) {
+			e := ix.entry(s)
+			seq.slot(idxSlot{off: uint32(len(fresh)), nameOff: uint32(len(freshNames)), nameLen: uint32(len(e.Path)), stage: s.stage, fresh: true, given: s.given})
+			fresh, freshNames = append(fresh, e), append(freshNames, e.Path...)
+			return true
 		}
+		if s.given {
+			shared.table.mem[j].given, shared.table.given = true, true
+		}
+		seq.run(j, j+1)
+		j++
 		return true
 	})
 	ix.base = &idxBase{hash: hash}
 	ix.data, ix.names, ix.table = data, shared.names, shared.table
 	ix.rawVersion = ix.version
-	ix.seq = wholeSeq(shared.table.len())
+	ix.seq = seq.seq()
 	ix.rawMtime = shared.rawMtime
-	ix.fresh, ix.freshNames = nil, nil
+	ix.fresh, ix.freshNames = fresh, freshNames
 	ix.sum, ix.checkpoints, ix.hashDone = nil, nil, nil
 	return nil
 }
