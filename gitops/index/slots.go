@@ -70,6 +70,15 @@ func scanSlot(p []byte) idxSlot {
 		nameOff: binary.LittleEndian.Uint32(p[8:]), nameLen: binary.LittleEndian.Uint32(p[12:]), stage: p[16]}
 }
 
+// addFresh appends e to the fresh entries and their paths (an Index's
+// fresh and freshNames, or lists being built for it) and returns its slot.
+func addFresh(fresh *[]IndexEntry, names *[]byte, e IndexEntry, given bool) idxSlot {
+	s := idxSlot{off: uint32(len(*fresh)), nameOff: uint32(len(*names)), nameLen: uint32(len(e.Path)), stage: uint8(e.Stage), fresh: true, given: given}
+	*fresh = append(*fresh, e)
+	*names = append(*names, e.Path...)
+	return s
+}
+
 // seg is one piece of a slotSeq: a run of the table's slots, positions
 // [a, b), or one slot of its own (a fresh entry).
 type seg struct {

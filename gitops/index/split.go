@@ -275,12 +275,6 @@ func (ix *Index) mergeShared(v Verifier) error {
 	small := ix.table.mem // the index file's own entries
 	fresh := make([]IndexEntry, 0, len(small))
 	freshNames := make([]byte, 0, 64*len(small))
-	addFresh := func(e IndexEntry) idxSlot {
-		s := idxSlot{off: uint32(len(fresh)), nameOff: uint32(len(freshNames)), nameLen: uint32(len(e.Path)), stage: uint8(e.Stage), fresh: true}
-		fresh = append(fresh, e)
-		freshNames = append(freshNames, e.Path...)
-		return s
-	}
 	var kb seqBuilder
 	kb.q.segs = make([]seg, 0, 2*len(l.replace)+len(l.delete)+1)
 	from, di, ri := 0, 0, 0
@@ -304,7 +298,7 @@ func (ix *Index) mergeShared(v Verifier) error {
 			e := ix.entry(&small[ri])
 			b := shared.table.at(next)
 			e.Path = string(shared.name(&b))
-			kb.slot(addFresh(e))
+			kb.slot(addFresh(&fresh, &freshNames, e, false))
 			ri++
 		}
 		from = next + 1
@@ -345,7 +339,7 @@ func (ix *Index) mergeShared(v Verifier) error {
 				}
 				ki++
 			}
-			ob.slot(addFresh(e))
+			ob.slot(addFresh(&fresh, &freshNames, e, false))
 		}
 		ob.copyRange(&kept, ki, kept.n)
 		out = ob.seq()
@@ -528,14 +522,8 @@ func (ix *Index) writeShared() error {
 	// Unless they are many (a checkout of this second): then all go in.
 	recent := uint32(max(time.Now().Unix()-1, 0))
 	isRecent := func(s *idxSlot) bool {
-		var mode, mtime, size uint32
-		if s.fresh {
-			e := &ix.fresh[s.off]
-			mode, mtime, size = e.Mode, e.Stat.MtimeSec, e.Stat.Size
-		} else {
-			mode, mtime, size = ix.rawRacyFields(s)
-		}
-		return mode != idxModeGitlink && size != 0 && mtime >= recent
+		mtime, ok := ix.racyMtime(s)
+		return ok && mtime >= recent
 	}
 	all := ix.seq
 	var shared0 seqBuilder
@@ -616,9 +604,7 @@ func (ix *Index) writeShared() error {
 	j := 0
 	ix.seq.each(&ix.table, func(i int, s *idxSlot) bool {
 		if left > 0 && isRecent(s) {
-			e := ix.entry(s)
-			seq.slot(idxSlot{off: uint32(len(fresh)), nameOff: uint32(len(freshNames)), nameLen: uint32(len(e.Path)), stage: s.stage, fresh: true, given: s.given})
-			fresh, freshNames = append(fresh, e), append(freshNames, e.Path...)
+			seq.slot(addFresh(&fresh, &freshNames, ix.entry(s), s.given))
 			return true
 		}
 		if s.given {

@@ -125,16 +125,7 @@ func (ix *Index) Update(set []IndexEntry, remove []string) error {
 		if e.SkipWorktree || e.IntentToAdd {
 			ix.version = max(ix.version, 3) // version 2 has no extended flags
 		}
-		s := idxSlot{
-			off:     uint32(len(ix.fresh)),
-			nameOff: uint32(len(ix.freshNames)),
-			nameLen: uint32(len(e.Path)),
-			fresh:   true,
-			given:   true,
-		}
-		ix.fresh = append(ix.fresh, *e)
-		ix.freshNames = append(ix.freshNames, e.Path...)
-		return s
+		return addFresh(&ix.fresh, &ix.freshNames, *e, true)
 	}
 
 	// The new sequence: the old one's positions that no range deletes,

@@ -38,17 +38,25 @@ func (ix *Index) racy(s *idxSlot) bool {
 	if s.given || ix.mtimeSec == 0 {
 		return false
 	}
+	if !s.fresh && ix.racyRawFree() {
+		return false
+	}
+	mtime, ok := ix.racyMtime(s)
+	return ok && ix.mtimeSec <= mtime
+}
+
+// racyMtime is the mtime of the entry in s, and whether it can be racy at
+// all: a gitlink never is (git does not stat into it), nor an entry
+// smudged already (size 0).
+func (ix *Index) racyMtime(s *idxSlot) (uint32, bool) {
 	var mode, mtime, size uint32
 	if s.fresh {
 		e := &ix.fresh[s.off]
 		mode, mtime, size = e.Mode, e.Stat.MtimeSec, e.Stat.Size
 	} else {
-		if ix.racyRawFree() {
-			return false
-		}
 		mode, mtime, size = ix.rawRacyFields(s)
 	}
-	return mode != idxModeGitlink && size != 0 && ix.mtimeSec <= mtime
+	return mtime, mode != idxModeGitlink && size != 0
 }
 
 func (ix *Index) rawRacyFields(s *idxSlot) (mode, mtime, size uint32) {
@@ -409,41 +417,31 @@ func WriteIndex(lock LockFile, ix *Index) error {
 // their stat data back: git would then take a file changed in the second of
 // the earlier write for clean.
 func (ix *Index) settleRacy() {
-	smudge := func(s *idxSlot) idxSlot {
+	smudged := func(s *idxSlot) IndexEntry {
 		e := ix.entry(s)
 		e.Stat.Size = 0
-		if s.fresh {
-			ix.fresh[s.off] = e
-			return *s
+		return e
+	}
+	// Fresh slots are smudged in place: each is a segment of its own.
+	for k := range ix.seq.segs {
+		if g := &ix.seq.segs[k]; !g.run && ix.racy(&g.own) {
+			ix.fresh[g.own.off] = smudged(&g.own)
 		}
-		f := idxSlot{off: uint32(len(ix.fresh)), nameOff: uint32(len(ix.freshNames)), nameLen: uint32(len(e.Path)), stage: s.stage, fresh: true, given: s.given}
-		ix.fresh = append(ix.fresh, e)
-		ix.freshNames = append(ix.freshNames, e.Path...)
-		return f
 	}
 	if ix.racyRawFree() {
-		// Only fresh slots can be racy: they are the segments of their
-		// own, the runs are raw.
-		for k := range ix.seq.segs {
-			if g := &ix.seq.segs[k]; !g.run && ix.racy(&g.own) {
-				g.own = smudge(&g.own)
-			}
-		}
-		return
+		return // and no raw slot is racy
 	}
+	// A racy raw slot becomes a fresh one, splitting its run.
 	var out seqBuilder
 	for k := range ix.seq.segs {
 		g := &ix.seq.segs[k]
 		if !g.run {
-			if ix.racy(&g.own) {
-				g.own = smudge(&g.own)
-			}
 			out.slot(g.own)
 			continue
 		}
 		for p := g.a; p < g.b; p++ {
 			if s := ix.table.at(p); ix.racy(&s) {
-				out.slot(smudge(&s))
+				out.slot(addFresh(&ix.fresh, &ix.freshNames, smudged(&s), s.given))
 			} else {
 				out.run(p, p+1)
 			}
