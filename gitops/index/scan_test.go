@@ -131,34 +131,10 @@ func TestAStepChecksOnlyTheSlotsItReads(t *testing.T) {
 			}
 			kept := maps.Clone(m.scans)
 
-			forgetShared()
-			lock, err := Lock(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ix, err := ReadIndexWith(path, m)
-			if err != nil {
-				lock.Rollback()
-				t.Fatal(err)
-			}
-			ks := ix.table.kept
-			if m.used != 1 || ks == nil {
-				lock.Rollback()
-				t.Fatalf("the index was not read from its kept scan (%d used)", m.used)
-			}
 			const p = "src/pkg010/sub00/file_10000.go"
-			e, ok := ix.Entry(p)
-			if !ok {
-				lock.Rollback()
-				t.Fatalf("%s not found", p)
-			}
-			e.Hash[0] ^= 0xff
-			if err := ix.Update([]IndexEntry{e}, nil); err != nil {
-				lock.Rollback()
-				t.Fatal(err)
-			}
-			if err := WriteIndex(lock, ix); err != nil {
-				t.Fatal(err)
+			ks, e := keptStep(t, path, m, p)
+			if m.used != 1 {
+				t.Fatalf("the kept scan was used %d times, want once", m.used)
 			}
 			t.Logf("%d slots checked", ks.checked.Load())
 			if c := ks.checked.Load(); c > 200 {
@@ -302,35 +278,7 @@ func TestASplitLeavesTheEntriesItJustWroteInTheSmallFile(t *testing.T) {
 	if _, err := ReadIndexWith(path, m); err != nil {
 		t.Fatal(err)
 	}
-	forgetShared()
-	lock, err := Lock(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix, err = ReadIndexWith(path, m)
-	if err != nil {
-		lock.Rollback()
-		t.Fatal(err)
-	}
-	ks := ix.table.kept
-	if ks == nil {
-		lock.Rollback()
-		t.Fatal("not read from the kept scan")
-	}
-	const q = "src/pkg003/sub00/file_03000.go"
-	e2, ok := ix.Entry(q)
-	if !ok {
-		lock.Rollback()
-		t.Fatalf("%s not found", q)
-	}
-	e2.Hash[0] ^= 0xff
-	if err := ix.Update([]IndexEntry{e2}, nil); err != nil {
-		lock.Rollback()
-		t.Fatal(err)
-	}
-	if err := WriteIndex(lock, ix); err != nil {
-		t.Fatal(err)
-	}
+	ks, e2 := keptStep(t, path, m, "src/pkg003/sub00/file_03000.go")
 	if c := ks.checked.Load(); c > 200 {
 		t.Errorf("%d slots of %d checked by the step after the split", c, n)
 	}
@@ -339,4 +287,37 @@ func TestASplitLeavesTheEntriesItJustWroteInTheSmallFile(t *testing.T) {
 			t.Errorf("git ls-files -s: %q, want %q", got, want)
 		}
 	}
+}
+
+// keptStep is one step of a new process on the index at path: read with
+// m's kept scan (the test fails if it was not used), the entry p given
+// another object name, written back. It returns the scan's checks and
+// the entry written.
+func keptStep(t *testing.T, path string, m *memVerifier, p string) (*keptScan, IndexEntry) {
+	t.Helper()
+	forgetShared()
+	lock, err := Lock(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Rollback() // after WriteIndex's commit, nothing
+	ix, err := ReadIndexWith(path, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ix.table.kept == nil {
+		t.Fatal("the index was not read from its kept scan")
+	}
+	e, ok := ix.Entry(p)
+	if !ok {
+		t.Fatalf("%s not found", p)
+	}
+	e.Hash[0] ^= 0xff
+	if err := ix.Update([]IndexEntry{e}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteIndex(lock, ix); err != nil {
+		t.Fatal(err)
+	}
+	return ix.table.kept, e
 }
