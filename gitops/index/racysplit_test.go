@@ -2,8 +2,6 @@ package index
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -21,24 +19,7 @@ func TestARacyEntryOfASharedIndexStaysSmudged(t *testing.T) {
 			t.Run(fmt.Sprintf("%s v%d", mode, version), func(t *testing.T) {
 				t.Parallel()
 				r := splitRepo(t, version)
-				r.git("config", "core.trustctime", "false")
-				p := filepath.Join(r.dir, "d1/f04.txt")
-				fi, err := os.Lstat(p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				T := fi.ModTime()
-				// As if git had written the index in the second the file
-				// was written, and the file then changed in that second.
-				if err := os.Chtimes(r.indexPath(), T, T); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(p, []byte("FILE 4\n"), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.Chtimes(p, T, T); err != nil {
-					t.Fatal(err)
-				}
+				racyChange(t, r)
 				lock, ix := lockAndRead(t, r)
 				if ix.racyRawFree() {
 					lock.Rollback()
@@ -64,6 +45,7 @@ func TestARacyEntryOfASharedIndexStaysSmudged(t *testing.T) {
 					if e, _ := ix.Entry("d1/f04.txt"); e.Stat.Size != 0 {
 						t.Errorf("after write %d: the Index holds d1/f04.txt with size %d, not smudged", step+1, e.Stat.Size)
 					}
+					var err error
 					if lock, err = Lock(r.indexPath()); err != nil {
 						t.Fatal(err)
 					}

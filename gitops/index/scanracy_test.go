@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 )
@@ -18,22 +17,7 @@ func TestAKeptScanWithADamagedRacyBoundStillSmudges(t *testing.T) {
 	for _, version := range []int{2, 4} {
 		t.Run(fmt.Sprintf("v%d", version), func(t *testing.T) {
 			r := splitRepo(t, version)
-			r.git("config", "core.trustctime", "false")
-			p := filepath.Join(r.dir, "d1/f04.txt")
-			fi, err := os.Lstat(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			T := fi.ModTime()
-			if err := os.Chtimes(r.indexPath(), T, T); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, []byte("FILE 4\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Chtimes(p, T, T); err != nil {
-				t.Fatal(err)
-			}
+			racyChange(t, r)
 			m := &memVerifier{scans: map[string][]byte{}}
 			shared := filepath.Join(r.dir, ".git", fmt.Sprintf("sharedindex.%x", linkOf(t, r).hash))
 			forgetSharedPath(shared)

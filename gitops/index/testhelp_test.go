@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -97,4 +98,28 @@ func resealScan(b []byte) []byte {
 	ngit := int(binary.LittleEndian.Uint32(b[h+4:]))
 	nnames := int(binary.LittleEndian.Uint32(b[h+12:]))
 	return appendScanSums(b[:h+16+(n+ngit)*scanSlotLen+nnames:h+16+(n+ngit)*scanSlotLen+nnames], n, ngit)
+}
+
+// racyChange makes d1/f04.txt of a splitRepo racily clean and changed: as
+// if git had written the index in the second the file was written, and
+// the file then changed in that second (same size class, same mtime; ctime
+// not trusted).
+func racyChange(t *testing.T, r *gitRepo) {
+	t.Helper()
+	r.git("config", "core.trustctime", "false")
+	p := filepath.Join(r.dir, "d1/f04.txt")
+	fi, err := os.Lstat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	T := fi.ModTime()
+	if err := os.Chtimes(r.indexPath(), T, T); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte("FILE 4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(p, T, T); err != nil {
+		t.Fatal(err)
+	}
 }
