@@ -34,19 +34,10 @@ func FuzzDecodeScan(f *testing.F) {
 				scan = resealScan(scan)
 			}
 		}
-		ix := &Index{path: filepath.Join(t.TempDir(), "index"), data: data, trusted: true, maxPercent: DefaultMaxPercentChange}
-		done := make(chan struct{})
-		close(done)
-		ix.hashDone = done
-		if ix.parseWith(scan) != nil {
+		ix := readKept(t, data, scan)
+		if ix == nil {
 			return
 		}
-		for e := range ix.All() {
-			ix.Entry(e.Path)
-			ix.Stages(e.Path)
-			ix.HasPrefix(e.Path)
-		}
-		ix.Gitlinks()
 		// The index as a session has it: split against this shared one.
 		ix.base = &idxBase{}
 		ix.mtimeSec = 1

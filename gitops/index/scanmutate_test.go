@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -166,19 +165,10 @@ func FuzzKeptScanMutations(f *testing.F) {
 // scanKeptRun is what a step does with a shared index read from scan.
 // Unless intact, what it writes need not read back.
 func scanKeptRun(t *testing.T, data, scan []byte, intact bool) {
-	ix := &Index{path: filepath.Join(t.TempDir(), "index"), data: data, trusted: true, maxPercent: DefaultMaxPercentChange}
-	done := make(chan struct{})
-	close(done)
-	ix.hashDone = done
-	if ix.parseWith(scan) != nil {
+	ix := readKept(t, data, scan)
+	if ix == nil {
 		return
 	}
-	for e := range ix.All() {
-		ix.Entry(e.Path)
-		ix.Stages(e.Path)
-		ix.HasPrefix(e.Path)
-	}
-	ix.Gitlinks()
 	ix.base = &idxBase{}
 	ix.mtimeSec = 1500 // some raw entries are racy
 	set := []IndexEntry{{Path: "d1/sub1/f013.txt", Mode: 0o100644, Stat: Stat{Size: 3}},

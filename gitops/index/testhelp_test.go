@@ -123,3 +123,23 @@ func racyChange(t *testing.T, r *gitRepo) {
 		t.Fatal(err)
 	}
 }
+
+// readKept is the shared index data read from the kept scan scan, as a
+// Verifier's read takes it (trusted: not hashed), every lookup tried once
+// on each entry; nil when the scan does not fit at the read.
+func readKept(t *testing.T, data, scan []byte) *Index {
+	ix := &Index{path: filepath.Join(t.TempDir(), "index"), data: data, trusted: true, maxPercent: DefaultMaxPercentChange}
+	done := make(chan struct{})
+	close(done)
+	ix.hashDone = done
+	if ix.parseWith(scan) != nil {
+		return nil
+	}
+	for e := range ix.All() {
+		ix.Entry(e.Path)
+		ix.Stages(e.Path)
+		ix.HasPrefix(e.Path)
+	}
+	ix.Gitlinks()
+	return ix
+}
