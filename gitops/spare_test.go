@@ -81,13 +81,7 @@ func isOneOf(fi os.FileInfo, list []os.FileInfo) bool {
 // next Fill removes it; Remove leaves no spare folder; a new pool takes up
 // what a killed session left.
 func TestSpares(t *testing.T) {
-	gittest.Isolate(t)
-	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
-	r := openRepo(t, g.Dir)
-	p, err := r.Private()
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, r, p := privateRepo(t)
 	s := p.Spares()
 	r.UseSpares(s)
 	// A call that comes at once finds no Fill at work. The delay is made
@@ -309,13 +303,7 @@ func TestSparesTakeOnlyWhatAutocoderMade(t *testing.T) {
 // same (a file written into the folder under a spare's name) is emptied
 // first: the object and the lock hold only what is written into them.
 func TestSparesHoldingBytesAreEmptied(t *testing.T) {
-	gittest.Isolate(t)
-	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
-	r := openRepo(t, g.Dir)
-	p, err := r.Private()
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, r, p := privateRepo(t)
 	s := p.Spares()
 	r.UseSpares(s)
 	defer s.Remove()
@@ -387,13 +375,7 @@ func blobIn(t *testing.T, have map[string]os.FileInfo, want bool) (string, strin
 // object whose folder is there takes none. Remove removes those left; a
 // killed session's empty ones are taken up, one holding a file is not.
 func TestSpareFolders(t *testing.T) {
-	gittest.Isolate(t)
-	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
-	r := openRepo(t, g.Dir)
-	p, err := r.Private()
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, r, p := privateRepo(t)
 	spareDir := filepath.Join(g.Dir, ".git", "autocoder", "spare")
 	if err := os.MkdirAll(spareDir, 0o777); err != nil {
 		t.Fatal(err)
@@ -529,13 +511,7 @@ func TestRenameReplacesAFileNotAFolder(t *testing.T) {
 // else, say a lock (the index would become read-only): the next session's
 // Fill removes them.
 func TestHeldSparesOfAKilledSessionAreRemoved(t *testing.T) {
-	gittest.Isolate(t)
-	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
-	r := openRepo(t, g.Dir)
-	p, err := r.Private()
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, r, p := privateRepo(t)
 	dir := filepath.Join(g.Dir, ".git", "autocoder", "spare")
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		t.Fatal(err)
@@ -563,4 +539,18 @@ func TestHeldSparesOfAKilledSessionAreRemoved(t *testing.T) {
 	if got := g.Git("status", "--porcelain"); got != "" {
 		t.Errorf("status:\n%s", got)
 	}
+}
+
+// privateRepo is a committed repository (one file, a.txt), opened, with
+// autocoder's private folder: where every spare test starts.
+func privateRepo(t *testing.T) (*gittest.Repo, *gitops.Repo, *gitops.Private) {
+	t.Helper()
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
+	r := openRepo(t, g.Dir)
+	p, err := r.Private()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, r, p
 }
