@@ -168,17 +168,7 @@ func TestConfigAsGitConfig(t *testing.T) {
 // for the one key.
 func TestConfigValueAsksGit(t *testing.T) {
 	t.Parallel()
-	g := gittest.New(t)
-	g.Git("commit", "-q", "--allow-empty", "-m", "first")
-	inc := filepath.Join(t.TempDir(), "branch.conf")
-	os.WriteFile(inc, []byte("[core]\n\tautocrlf = input\n"), 0o666)
-	branch := strings.TrimPrefix(strings.TrimSpace(g.Git("symbolic-ref", "HEAD")), "refs/heads/")
-	g.Git("config", "includeIf.onbranch:"+branch+".path", inc)
-	r, err := Open(g.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	g, r, key, _ := onBranchInclude(t, "[core]\n\tautocrlf = input\n")
 	if r.config().in != nil {
 		t.Fatal("includeIf onbranch read in-process")
 	}
@@ -186,7 +176,7 @@ func TestConfigValueAsksGit(t *testing.T) {
 		t.Errorf("core.autocrlf: got %q, git says %q", got, want)
 	}
 	// One key git's: a tab inside its value.
-	g.Git("config", "--unset", "includeIf.onbranch:"+branch+".path")
+	g.Git("config", "--unset", key)
 	g.Git("config", "core.excludesFile", "a\tb")
 	g.Git("config", "core.eol", "crlf")
 	s := r.config()
@@ -353,17 +343,7 @@ func TestConfigBoolAsGit(t *testing.T) {
 // without "=" is still true, and an assignment after it decides.
 func TestConfigBoolAsksGit(t *testing.T) {
 	t.Parallel()
-	g := gittest.New(t)
-	g.Git("commit", "-q", "--allow-empty", "-m", "first")
-	inc := filepath.Join(t.TempDir(), "branch.conf")
-	os.WriteFile(inc, []byte("[core]\n\tautocrlf\n"), 0o666)
-	branch := strings.TrimPrefix(strings.TrimSpace(g.Git("symbolic-ref", "HEAD")), "refs/heads/")
-	g.Git("config", "includeIf.onbranch:"+branch+".path", inc)
-	r, err := Open(g.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	g, r, _, inc := onBranchInclude(t, "[core]\n\tautocrlf\n")
 	check := func(want bool) {
 		t.Helper()
 		if r.config().in != nil {
@@ -386,4 +366,26 @@ func TestConfigBoolAsksGit(t *testing.T) {
 	os.WriteFile(inc, []byte("[core]\n\tautocrlf = no\n\tautocrlf\n"), 0o666)
 	g.Git("config", "--unset-all", "core.autocrlf")
 	check(true)
+}
+
+// onBranchInclude is a committed repository whose configuration includes
+// a file holding body for its current branch (includeIf "onbranch:", which
+// only git itself reads), opened; with the include's key and file.
+func onBranchInclude(t *testing.T, body string) (g *gittest.Repo, r *Repo, key, inc string) {
+	t.Helper()
+	g = gittest.New(t)
+	g.Git("commit", "-q", "--allow-empty", "-m", "first")
+	inc = filepath.Join(t.TempDir(), "branch.conf")
+	if err := os.WriteFile(inc, []byte(body), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	branch := strings.TrimPrefix(strings.TrimSpace(g.Git("symbolic-ref", "HEAD")), "refs/heads/")
+	key = "includeIf.onbranch:" + branch + ".path"
+	g.Git("config", key, inc)
+	r, err := Open(g.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return g, r, key, inc
 }
