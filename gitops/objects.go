@@ -70,25 +70,20 @@ func (r *Repo) freshen(h Hash) {
 }
 
 // tmpObject is a new temporary file in an object folder, open for
-// writing: its name there (a held spare's *os.File keeps the name it was
-// made under), and whether it was made read-only already.
+// writing, and its name there.
 type tmpObject struct {
-	f        *os.File
-	name     string
-	readOnly bool
+	f    *os.File
+	name string
 }
 
 // tmpObjectFile opens a new temporary file in the object folder dir: a
 // spare (see Spares) when there is one, else one made there.
 func (r *Repo) tmpObjectFile(dir string) (tmpObject, error) {
 	tmp := tmpObjectName(dir)
-	if f := r.spares.takeObject(tmp); f != nil {
-		return tmpObject{f, tmp, true}, nil
-	}
 	if r.spares.take(tmp) {
 		f, err := openEmpty(tmp, os.O_WRONLY)
 		if !errors.Is(err, os.ErrNotExist) {
-			return tmpObject{f, tmp, false}, err
+			return tmpObject{f, tmp}, err
 		}
 		// A git gc --prune=now beside us removed the spare (git prunes
 		// tmp_obj_ files): make a file as if there had been none.
@@ -97,7 +92,7 @@ func (r *Repo) tmpObjectFile(dir string) (tmpObject, error) {
 	if err != nil {
 		return tmpObject{}, err
 	}
-	return tmpObject{f, f.Name(), false}, nil
+	return tmpObject{f, f.Name()}, nil
 }
 
 var zlibWriters = [2]sync.Pool{
@@ -121,8 +116,16 @@ func (r *Repo) writeLoose(h Hash, typ plumbing.ObjectType, data []byte) error {
 	}
 	hex := h.String()
 	dir := filepath.Join(r.CommonDir, "objects", hex[:2])
+	final := filepath.Join(dir, hex[2:])
 	if r.spares.lacks(hex[:2]) {
-		r.spares.takeDir(dir) // if it fails, tmpObjectFile finds out
+		r.spares.takeDir(dir) // if it fails, placeObject or tmpObjectFile finds out
+	}
+	if o, ok := r.spares.takeObject(); ok {
+		// Written in the spare folder and renamed into place: one rename,
+		// where a temporary file in dir takes two.
+		if done, err := r.spares.placeObject(o, buf.Bytes(), dir, final); done {
+			return err
+		}
 	}
 	t, err := r.tmpObjectFile(dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -142,7 +145,6 @@ func (r *Repo) writeLoose(h Hash, typ plumbing.ObjectType, data []byte) error {
 	if cerr := t.f.Close(); err == nil {
 		err = cerr
 	}
-	final := filepath.Join(dir, hex[2:])
 	if err == nil {
 		err = Rename(t.name, final)
 	}
@@ -153,9 +155,7 @@ func (r *Repo) writeLoose(h Hash, typ plumbing.ObjectType, data []byte) error {
 		}
 		return err
 	}
-	if !t.readOnly {
-		os.Chmod(final, 0o444) // as git leaves objects: read-only
-	}
+	os.Chmod(final, 0o444) // as git leaves objects: read-only
 	return nil
 }
 

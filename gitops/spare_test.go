@@ -516,8 +516,9 @@ func TestHeldSparesOfAKilledSessionAreRemoved(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		t.Fatal(err)
 	}
+	// Written in part, as a kill before its rename into place leaves it.
 	left := filepath.Join(dir, "123-0123abcd-obj-1")
-	if err := os.WriteFile(left, nil, 0o444); err != nil {
+	if err := os.WriteFile(left, []byte("x\x01\x00K"), 0o444); err != nil {
 		t.Fatal(err)
 	}
 	leftFi, _ := os.Stat(left)
@@ -539,6 +540,50 @@ func TestHeldSparesOfAKilledSessionAreRemoved(t *testing.T) {
 	if got := g.Git("status", "--porcelain"); got != "" {
 		t.Errorf("status:\n%s", got)
 	}
+}
+
+// An object is written into a held spare where it lies and renamed once,
+// to its name. A session starting beside this one removes every object
+// spare it finds (a killed session's, for all it knows): an object whose
+// spare went that way is written as without one, whole, read-only, and
+// nothing of either try is left.
+func TestAnObjectWhoseSpareWasRemovedBesideUsIsWrittenAnew(t *testing.T) {
+	g, r, p := privateRepo(t)
+	s := p.Spares()
+	r.UseSpares(s)
+	defer s.Remove()
+	spares, held := fillTo(t, s, g.Dir, 2)
+	for _, fi := range held {
+		if err := os.Remove(filepath.Join(g.Dir, ".git", "autocoder", "spare", fi.Name())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := g.Git("count-objects", "-v")
+	h, err := r.WriteBlob([]byte("after the spare went\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hex := h.String()
+	fi, err := os.Stat(filepath.Join(g.Dir, ".git", "objects", hex[:2], hex[2:]))
+	if err != nil || fi.Mode().Perm() != 0o444 || isOneOf(fi, held) {
+		t.Fatalf("the object %v (%v) is not a new read-only file", fi, err)
+	}
+	if got := g.Git("cat-file", "-p", hex); got != "after the spare went\n" {
+		t.Fatalf("git reads %q", got)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(g.Dir, ".git", "objects", hex[:2])); len(ents) != 1 {
+		t.Fatalf("objects/%s holds %d files, want the object alone", hex[:2], len(ents))
+	}
+	if n := len(heldSpares(t, g.Dir)); n != 0 {
+		t.Fatalf("%d read-only spares in the folder, want none", n)
+	}
+	if n := len(spareFiles(t, g.Dir)); gitops.HoldSpares && n != len(spares)-1 {
+		t.Fatalf("%d spares in the folder, want %d: the object took one", n, len(spares)-1)
+	}
+	if after := g.Git("count-objects", "-v"); after == before {
+		t.Fatal("git counts the same loose objects as before the write")
+	}
+	g.Git("fsck", "--strict")
 }
 
 // privateRepo is a committed repository (one file, a.txt), opened, with
