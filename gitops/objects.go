@@ -169,6 +169,9 @@ func (r *Repo) WriteBlob(content []byte) (Hash, error) {
 
 // ReadObject reads an object of the given type.
 func (r *Repo) ReadObject(typ plumbing.ObjectType, h Hash) ([]byte, error) {
+	if data, ok := r.readDirect(typ, h); ok {
+		return data, nil
+	}
 	o, err := r.encodedObject(typ, h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
 		// A git gc beside us may have packed the object and removed the

@@ -3,6 +3,7 @@ package gitops
 import (
 	"bufio"
 	"bytes"
+	"compress/zlib"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -363,5 +364,97 @@ func BenchmarkPackLookup(b *testing.B) {
 			slices.Sort(times)
 			b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "ms-median")
 		})
+	}
+}
+
+// Objects stored whole, in a pack or loose, are read by readDirect, and as
+// git reads them; deltas are left to go-git, and so is anything that does
+// not read cleanly: another type than asked, a size other than the
+// header's, bytes after the stream, a bad checksum.
+func TestReadDirectTakesWholeObjectsOnly(t *testing.T) {
+	t.Parallel()
+	g := packedRepo(t)
+	objs := gitObjects(t, g)
+	var hs []plumbing.Hash
+	for h := range objs {
+		hs = append(hs, h)
+	}
+	want := catFile(t, g, hs)
+	deltas := map[plumbing.Hash]bool{}
+	packs, _ := filepath.Glob(filepath.Join(g.Dir, ".git", "objects", "pack", "*.idx"))
+	for _, line := range strings.Split(g.Git(append([]string{"verify-pack", "-v"}, packs...)...), "\n") {
+		if f := strings.Fields(line); len(f) == 7 && len(f[0]) == 40 {
+			deltas[plumbing.NewHash(f[0])] = true
+		}
+	}
+	r, err := Open(g.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var packed, loose int
+	for h, typ := range objs {
+		ot, _ := plumbing.ParseObjectType(typ)
+		got, ok := r.readDirect(ot, h)
+		switch {
+		case ok == deltas[h]:
+			t.Errorf("%s %s (a delta: %v): read directly: %v", typ, h, deltas[h], ok)
+		case ok && !bytes.Equal(got, want[h]):
+			t.Errorf("%s %s: read %q, git cat-file says %q", typ, h, got, want[h])
+		case ok && r.packs.find(h) != nil:
+			packed++
+		case ok:
+			loose++
+		}
+		other := plumbing.BlobObject
+		if ot == plumbing.BlobObject {
+			other = plumbing.TreeObject
+		}
+		if _, ok := r.readDirect(other, h); ok {
+			t.Errorf("%s %s read directly as a %s", typ, h, other)
+		}
+	}
+	if packed == 0 || loose == 0 || len(deltas) == 0 {
+		t.Fatalf("%d packed, %d loose objects read directly, %d deltas: the test wants each", packed, loose, len(deltas))
+	}
+
+	// Loose files that git refuses (or reads otherwise) are not read here.
+	zip := func(b []byte) []byte {
+		var out bytes.Buffer
+		w := zlib.NewWriter(&out)
+		w.Write(b)
+		w.Close()
+		return out.Bytes()
+	}
+	good := zip([]byte("blob 5\x00hello"))
+	badSum := slices.Clone(good)
+	badSum[len(badSum)-1] ^= 1
+	for name, file := range map[string][]byte{
+		"size larger than the content":  zip([]byte("blob 6\x00hello")),
+		"size smaller than the content": zip([]byte("blob 4\x00hello")),
+		"no end of header":              zip([]byte("blob 5 hello")),
+		"unknown type":                  zip([]byte("blab 5\x00hello")),
+		"bytes after the stream":        append(slices.Clone(good), 0),
+		"bad checksum":                  badSum,
+		"cut short":                     good[:len(good)-3],
+	} {
+		h := plumbing.ComputeHash(plumbing.BlobObject, []byte(name))
+		p := filepath.Join(g.Dir, ".git", "objects", h.String()[:2], h.String()[2:])
+		os.MkdirAll(filepath.Dir(p), 0o777)
+		if err := os.WriteFile(p, file, 0o444); err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := r.readDirect(plumbing.BlobObject, h); ok {
+			t.Errorf("%s: read directly as %q", name, got)
+		}
+	}
+	h := plumbing.ComputeHash(plumbing.BlobObject, []byte("hello"))
+	p := filepath.Join(g.Dir, ".git", "objects", h.String()[:2], h.String()[2:])
+	os.MkdirAll(filepath.Dir(p), 0o777)
+	if err := os.WriteFile(p, good, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := r.readDirect(plumbing.BlobObject, h); !ok || string(got) != "hello" {
+		t.Errorf("a sound loose blob read as %q, %v", got, ok)
 	}
 }
