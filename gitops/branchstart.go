@@ -138,6 +138,7 @@ func (r *Repo) gitOut(args ...string) (string, error) {
 // record their branch's start there.
 func (r *Repo) configSet(args ...string) error {
 	lock := filepath.Join(r.CommonDir, "config.lock")
+	defer r.forgetConfig()
 	return retryLocked(lock, func() error {
 		err := r.gitRun(append([]string{"config"}, args...)...)
 		var ee *exec.ExitError

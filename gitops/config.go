@@ -115,14 +115,25 @@ func (s *configState) current(env func(string) (string, bool)) bool {
 // config is git's configuration for r as git reads it now, in this
 // process's environment. A read is kept while current: a command asks
 // for it many times, and a session between its calls, when the user or
-// autocoder itself (SetBranchStart) may have changed a file.
+// autocoder itself (SetBranchStart) may have changed a file. After a
+// Refresh, whether it is current is looked at once, at the first question;
+// autocoder's own writes (configSet) drop it at once.
 func (r *Repo) config() *configState {
 	r.cfgMu.Lock()
 	defer r.cfgMu.Unlock()
-	if r.cfg == nil || !r.cfg.current(os.LookupEnv) {
+	if r.cfg == nil || !(r.cfgPerUse && r.cfgChecked) && !r.cfg.current(os.LookupEnv) {
 		r.cfg = r.readConfig(os.LookupEnv)
 	}
+	r.cfgChecked = true
 	return r.cfg
+}
+
+// forgetConfig drops the read of the configuration, after autocoder wrote
+// it (configSet): the next question reads it again.
+func (r *Repo) forgetConfig() {
+	r.cfgMu.Lock()
+	r.cfg = nil
+	r.cfgMu.Unlock()
 }
 
 // configValue is key's value ("core.autoCRLF", "branch.<name>.x") as

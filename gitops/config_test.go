@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/autocoder/autocoder/gitops/gittest"
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // configAsked are the keys each configuration case is asked about: the
@@ -261,6 +262,51 @@ func TestConfigSeesChanges(t *testing.T) {
 	env["HOME"] = t.TempDir()
 	if got := get("core.eol"); got != "" {
 		t.Fatalf("after HOME changed: %q", got)
+	}
+}
+
+// A long-lived process (a session) calls Refresh before each use: from
+// then on, whether the configuration changed is looked at once per use, at
+// the first question after the Refresh, however recent its files. A change
+// in the middle of a use is seen at the next; autocoder's own write
+// (configSet) at once. A process that never calls Refresh looks at each
+// question, as before.
+func TestConfigIsLookedAtOncePerUseAfterRefresh(t *testing.T) {
+	t.Parallel()
+	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
+	r, err := Open(g.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	g.Git("config", "core.autocrlf", "false") // just now: the file is racy
+	if got := r.configValue("core.autocrlf"); got != "false" {
+		t.Fatalf("core.autocrlf %q, want false", got)
+	}
+	g.Git("config", "core.autocrlf", "input")
+	if got := r.configValue("core.autocrlf"); got != "input" {
+		t.Fatalf("without Refresh, a change is seen at the next question: %q", got)
+	}
+
+	r.Refresh() // a use starts
+	if got := r.configValue("core.autocrlf"); got != "input" {
+		t.Fatalf("core.autocrlf %q, want input", got)
+	}
+	first := r.config()
+	g.Git("config", "core.autocrlf", "true")
+	if got := r.configValue("core.autocrlf"); got != "input" || r.config() != first {
+		t.Fatalf("the configuration was read again within one use (%q)", got)
+	}
+	r.Refresh() // the next use
+	if got := r.configValue("core.autocrlf"); got != "true" {
+		t.Fatalf("the next use reads %q, want true", got)
+	}
+	start := plumbing.NewHash(strings.TrimSpace(g.Git("rev-parse", "HEAD")))
+	if _, err := r.SetBranchStart("autocoder/main", start, "refs/heads/main"); err != nil {
+		t.Fatal(err)
+	}
+	if got, from, ok := r.BranchStart("autocoder/main"); !ok || got != start || from != "refs/heads/main" {
+		t.Fatalf("autocoder's own write is not seen within the use: %v %q %v", got, from, ok)
 	}
 }
 

@@ -35,9 +35,13 @@ type Repo struct {
 	attrsMu sync.Mutex
 	attrs   *Attributes // see Attributes
 	// cfg is the last read of git's configuration (config.go), kept
-	// while the files it read are unchanged.
-	cfgMu sync.Mutex
-	cfg   *configState
+	// while the files it read are unchanged. In a long-lived process that
+	// calls Refresh before each use, that is looked at once per use
+	// (cfgChecked: since the last Refresh).
+	cfgMu      sync.Mutex
+	cfg        *configState
+	cfgPerUse  bool
+	cfgChecked bool
 	// spares, when set, gives the files written under .git (see spare.go).
 	spares *Spares
 	trees  treeCache // see ReadTree
@@ -195,7 +199,14 @@ func (r *Repo) checkAlternates() error {
 // Refresh reopens the object store when git wrote or removed packs since it
 // was opened (git gc, fetch, repack): go-git reads the list of packs once,
 // and keeps the files open. A long-lived process calls it before each use.
+// From the first Refresh on, the configuration is looked at again once per
+// use (the first question after a Refresh), not at each question: a
+// session's call asked it a dozen times, each a look at five files, and
+// the whole read again while a file was written less than racyWindow ago.
 func (r *Repo) Refresh() error {
+	r.cfgMu.Lock()
+	r.cfgPerUse, r.cfgChecked = true, false
+	r.cfgMu.Unlock()
 	fi, _ := os.Stat(filepath.Join(r.CommonDir, "objects", "pack"))
 	if fi == nil || (r.packDir != nil && fi.ModTime().Equal(r.packDir.ModTime()) && fi.Size() == r.packDir.Size()) {
 		return nil
