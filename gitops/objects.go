@@ -48,8 +48,13 @@ func (r *Repo) WriteObject(typ plumbing.ObjectType, data []byte) (Hash, error) {
 	h := plumbing.ComputeHash(typ, data)
 	// Kept until a ref names it, in case a git gc removes it (gc.go).
 	r.remember(h, typ, data)
-	if r.hasObject(h) {
-		r.freshen(h)
+	// A loose object is not looked for: a step's objects are new but for
+	// rare ones (a file or folder as it was before), and looking costs a
+	// lookup that misses in the fan-out folder for each of them. One that
+	// is there is written again over itself, which leaves what git's
+	// freshen leaves: the same bytes, a new time.
+	if found, complete := r.packs.has(h); found || (!complete || r.alternates) && r.objects.HasEncodedObject(h) == nil {
+		r.freshen(h) // an alternate's loose file
 		return h, nil
 	}
 	if err := r.writeLoose(h, typ, data); err != nil {
