@@ -249,15 +249,32 @@ func (r *Repo) readConfig(env func(string) (string, bool)) *configState {
 // tick (a few milliseconds; a second or two on some), and a write in
 // place may keep the size. A configuration read this soon after a
 // write is read again at the next question (git's "racy" files, the
-// same way).
-const racyWindow = 3 * time.Second
+// same way). A stamp finer than a millisecond is the kernel's clock tick
+// (ext4, xfs, btrfs, APFS, NTFS; 1-10 ms): fineRacyWindow is then enough.
+// Only a session's calls gain by it: those of its first three seconds,
+// after it recorded its work branch in .git/config, each read the
+// configuration again.
+const (
+	racyWindow     = 3 * time.Second
+	fineRacyWindow = 50 * time.Millisecond
+)
+
+// racy reports whether a file last written at mtime was written too
+// recently for its stat to tell a second write apart (see racyWindow).
+func racy(mtime time.Time) bool {
+	window := racyWindow
+	if mtime.Nanosecond()%int(time.Millisecond) != 0 {
+		window = fineRacyWindow
+	}
+	return time.Since(mtime) < window
+}
 
 // stat states p, once, for current: nil when it is absent.
 func (c *configReader) stat(p string) (os.FileInfo, error) {
 	fi, err := os.Stat(p)
 	if _, seen := c.files[p]; !seen {
 		c.files[p] = fi
-		if fi != nil && time.Since(fi.ModTime()) < racyWindow {
+		if fi != nil && racy(fi.ModTime()) {
 			c.racy = true
 		}
 	}

@@ -241,7 +241,11 @@ func TestConfigSeesChanges(t *testing.T) {
 		t.Fatalf("after a write in place of the same size: %q", got)
 	}
 	// A file written just now may be written again within the same time
-	// stamp, where its stat would not tell: such a read is not kept.
+	// stamp, where its stat would not tell: such a read is not kept. (The
+	// stamp is made coarse, a whole second, so that the file stays racy
+	// for racyWindow however slowly the test runs.)
+	now := time.Now().Truncate(time.Second)
+	os.Chtimes(cfg, now, now)
 	if first, second := read(), read(); first == second {
 		t.Fatal("a read of a file written just now is kept")
 	}
@@ -262,6 +266,29 @@ func TestConfigSeesChanges(t *testing.T) {
 	env["HOME"] = t.TempDir()
 	if got := get("core.eol"); got != "" {
 		t.Fatalf("after HOME changed: %q", got)
+	}
+}
+
+// How long a file stays racy follows its time stamp's grain: one finer
+// than a millisecond is the kernel's clock tick, and fineRacyWindow after
+// it a second write would show; a coarser one (whole seconds, as FAT and
+// some network file systems stamp) stays racy for racyWindow.
+func TestRacyFollowsTheStampsGrain(t *testing.T) {
+	t.Parallel()
+	ago := time.Now().Add(-4 * fineRacyWindow)
+	fine := ago.Truncate(time.Millisecond).Add(123456 * time.Nanosecond)
+	coarse := ago.Truncate(time.Millisecond)
+	if racy(fine) {
+		t.Errorf("a fine stamp %v old is racy", time.Since(fine))
+	}
+	if !racy(coarse) {
+		t.Errorf("a whole-millisecond stamp %v old is not racy", time.Since(coarse))
+	}
+	if !racy(time.Now().Add(123456 * time.Nanosecond)) {
+		t.Error("a fine stamp of now is not racy")
+	}
+	if racy(time.Now().Add(-2 * racyWindow).Truncate(time.Second)) {
+		t.Error("a coarse stamp twice racyWindow old is racy")
 	}
 }
 

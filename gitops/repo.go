@@ -202,7 +202,7 @@ func (r *Repo) checkAlternates() error {
 // From the first Refresh on, the configuration is looked at again once per
 // use (the first question after a Refresh), not at each question: a
 // session's call asked it a dozen times, each a look at five files, and
-// the whole read again while a file was written less than racyWindow ago.
+// the whole read again while a file was written just before (see racy).
 func (r *Repo) Refresh() error {
 	r.cfgMu.Lock()
 	r.cfgPerUse, r.cfgChecked = true, false
