@@ -304,9 +304,7 @@ func TestSparesTakeOnlyWhatAutocoderMade(t *testing.T) {
 // first: the object and the lock hold only what is written into them.
 func TestSparesHoldingBytesAreEmptied(t *testing.T) {
 	g, r, p := privateRepo(t)
-	s := p.Spares()
-	r.UseSpares(s)
-	defer s.Remove()
+	s := usePool(t, r, p)
 	spares, _ := fillTo(t, s, g.Dir, 2)
 	s.DropHeld() // the object takes a spare every file takes
 	for _, fi := range spares {
@@ -522,9 +520,7 @@ func TestHeldSparesOfAKilledSessionAreRemoved(t *testing.T) {
 		t.Fatal(err)
 	}
 	leftFi, _ := os.Stat(left)
-	s := p.Spares()
-	r.UseSpares(s)
-	defer s.Remove()
+	s := usePool(t, r, p)
 	l, err := r.LockIndex(p)
 	if err != nil {
 		t.Fatal(err)
@@ -549,9 +545,7 @@ func TestHeldSparesOfAKilledSessionAreRemoved(t *testing.T) {
 // nothing of either try is left.
 func TestAnObjectWhoseSpareWasRemovedBesideUsIsWrittenAnew(t *testing.T) {
 	g, r, p := privateRepo(t)
-	s := p.Spares()
-	r.UseSpares(s)
-	defer s.Remove()
+	s := usePool(t, r, p)
 	spares, held := fillTo(t, s, g.Dir, 2)
 	for _, fi := range held {
 		if err := os.Remove(filepath.Join(g.Dir, ".git", "autocoder", "spare", fi.Name())); err != nil {
@@ -584,6 +578,16 @@ func TestAnObjectWhoseSpareWasRemovedBesideUsIsWrittenAnew(t *testing.T) {
 		t.Fatal("git counts the same loose objects as before the write")
 	}
 	g.Git("fsck", "--strict")
+}
+
+// usePool makes the Repo take its files from a new pool of p's spares,
+// removed when the test ends.
+func usePool(t *testing.T, r *gitops.Repo, p *gitops.Private) *gitops.Spares {
+	t.Helper()
+	s := p.Spares()
+	r.UseSpares(s)
+	t.Cleanup(s.Remove)
+	return s
 }
 
 // privateRepo is a committed repository (one file, a.txt), opened, with
