@@ -437,6 +437,8 @@ func TestReadDirectTakesWholeObjectsOnly(t *testing.T) {
 		"bytes after the stream":        append(slices.Clone(good), 0),
 		"bad checksum":                  badSum,
 		"cut short":                     good[:len(good)-3],
+		"a size of a gigabyte":          zip([]byte("blob 1073741823\x00hello")),
+		"a size past the limit":         zip([]byte("blob 99999999999\x00hello")),
 	} {
 		h := plumbing.ComputeHash(plumbing.BlobObject, []byte(name))
 		p := filepath.Join(g.Dir, ".git", "objects", h.String()[:2], h.String()[2:])

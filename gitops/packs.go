@@ -17,6 +17,7 @@ package gitops
 
 import (
 	"bufio"
+	"bytes"
 	"compress/zlib"
 	"errors"
 	"io"
@@ -257,9 +258,17 @@ func inflateExactly(r io.Reader, size uint64) ([]byte, bool) {
 }
 
 func readExactly(zr io.Reader, size uint64) ([]byte, bool) {
-	data := make([]byte, size)
-	_, err := io.ReadFull(zr, data)
-	return data, err == nil
+	if size <= 1<<20 {
+		data := make([]byte, size)
+		_, err := io.ReadFull(zr, data)
+		return data, err == nil
+	}
+	// A large size is believed only as far as the stream bears it out: a
+	// damaged or hostile header does not make this read allocate it.
+	var b bytes.Buffer
+	b.Grow(1 << 20)
+	n, err := io.Copy(&b, io.LimitReader(zr, int64(size)))
+	return b.Bytes(), err == nil && uint64(n) == size
 }
 
 // readLoose reads h's loose file in the object folder when it is of type
