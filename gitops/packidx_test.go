@@ -460,3 +460,46 @@ func TestReadDirectTakesWholeObjectsOnly(t *testing.T) {
 		t.Errorf("a sound loose blob read as %q, %v", got, ok)
 	}
 }
+
+// git reads a packed object from its pack, before any loose file of the
+// same name (odb's oid_object_info_extended: find_pack_entry first). A
+// stranger's repository can hold a loose file under the name of a packed
+// delta with other content: ReadObject must answer what git answers, as
+// it did through go-git's pack reader, not the loose file's bytes.
+func TestReadObjectPrefersThePackOverALooseFile(t *testing.T) {
+	t.Parallel()
+	g := packedRepo(t)
+	packs, _ := filepath.Glob(filepath.Join(g.Dir, ".git", "objects", "pack", "*.idx"))
+	var delta plumbing.Hash
+	for _, line := range strings.Split(g.Git(append([]string{"verify-pack", "-v"}, packs...)...), "\n") {
+		if f := strings.Fields(line); len(f) == 7 && len(f[0]) == 40 && f[1] == "blob" {
+			delta = plumbing.NewHash(f[0])
+			break
+		}
+	}
+	if delta.IsZero() {
+		t.Fatal("no blob stored as a delta")
+	}
+	want := g.Git("cat-file", "blob", delta.String())
+	var planted bytes.Buffer
+	w := zlib.NewWriter(&planted)
+	w.Write([]byte("blob 8\x00planted\n"))
+	w.Close()
+	p := filepath.Join(g.Dir, ".git", "objects", delta.String()[:2], delta.String()[2:])
+	os.MkdirAll(filepath.Dir(p), 0o777)
+	if err := os.WriteFile(p, planted.Bytes(), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	if got := g.Git("cat-file", "blob", delta.String()); got != want {
+		t.Fatalf("git reads the loose file: %q", got)
+	}
+	r, err := Open(g.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got, err := r.ReadBlob(delta)
+	if err != nil || string(got) != want {
+		t.Fatalf("ReadBlob(%s) = %q, %v; git cat-file gives %d bytes", delta, got, err, len(want))
+	}
+}

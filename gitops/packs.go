@@ -165,14 +165,21 @@ func (s *packSet) close() {
 
 // readWhole reads h from the pack holding it when it is stored there whole
 // and of type typ (AnyObject: any); ok is false otherwise, and on any
-// failure: the caller asks go-git then.
-func (s *packSet) readWhole(typ plumbing.ObjectType, h plumbing.Hash) (data []byte, ok bool) {
+// failure: the caller asks go-git then. packed is whether a pack this set
+// reads holds h, whole or not.
+func (s *packSet) readWhole(typ plumbing.ObjectType, h plumbing.Hash) (data []byte, packed, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := s.find(h)
 	if p == nil {
-		return nil, false
+		return nil, false, false
 	}
+	data, ok = s.readEntry(p, typ, h)
+	return data, true, ok
+}
+
+// readEntry is readWhole's read of h in p, the pack holding it.
+func (s *packSet) readEntry(p *packEntry, typ plumbing.ObjectType, h plumbing.Hash) ([]byte, bool) {
 	if p.f == nil && p.ferr == nil {
 		p.f, p.ferr = os.Open(filepath.Join(s.dir, p.name+".pack"))
 	}
@@ -211,8 +218,12 @@ func (s *packSet) readWhole(typ plumbing.ObjectType, h plumbing.Hash) (data []by
 // (packSet.readWhole) or loose. ok is false where it is not, or the read
 // failed: ReadObject asks go-git then.
 func (r *Repo) readDirect(typ plumbing.ObjectType, h plumbing.Hash) ([]byte, bool) {
-	if data, ok := r.packs.readWhole(typ, h); ok {
-		return data, true
+	data, packed, ok := r.packs.readWhole(typ, h)
+	if packed {
+		// A packed object is the pack's, as git reads it (packs first),
+		// even where a loose file has its name: one with other bytes, in a
+		// stranger's repository, is not what git answers for h.
+		return data, ok
 	}
 	return r.readLoose(typ, h)
 }
