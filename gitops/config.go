@@ -574,6 +574,11 @@ func (c *configReader) condition(from, cond string) (bool, error) {
 	case strings.HasPrefix(cond, "gitdir/i:"):
 		pat, icase = cond[len("gitdir/i:"):], true
 	default:
+		if strings.HasPrefix(cond, "onbranch:") {
+			// git matches the branch HEAD names: a switch (a new HEAD
+			// file) changes what it includes, so the read depends on it.
+			c.stat(filepath.Join(c.gitDir, "HEAD"))
+		}
 		return false, errNotMine
 	}
 	pat, err := c.expandHome(pat, true)

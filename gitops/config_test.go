@@ -462,3 +462,48 @@ func onBranchInclude(t *testing.T, body string) (g *gittest.Repo, r *Repo, key, 
 	t.Cleanup(func() { r.Close() })
 	return g, r, key, inc
 }
+
+// A configuration that git must resolve (includeIf "onbranch:", which
+// the in-process read leaves to git) still depends on every file git
+// reads for it: an included file the user edits between two uses is seen
+// at the next, and so is a branch switch that changes what onbranch
+// includes.
+func TestConfigResolvedByGitSeesChanges(t *testing.T) {
+	t.Parallel()
+	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
+	dir := t.TempDir()
+	onb, later := filepath.Join(dir, "onbranch.inc"), filepath.Join(dir, "later.inc")
+	os.WriteFile(onb, []byte("[test]\n\tonbranch = yes\n"), 0o666)
+	os.WriteFile(later, []byte("[test]\n\tkey = one\n"), 0o666)
+	g.Git("config", "includeIf.onbranch:other.path", onb)
+	g.Git("config", "include.path", later)
+	r, err := Open(g.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ask := func(key, want, when string) {
+		t.Helper()
+		git, _ := g.GitErr("config", "--get", key)
+		if got := r.configValue(key); got != want || strings.TrimSpace(git) != want {
+			t.Errorf("%s: %s is %q, git says %q, want %q", when, key, got, strings.TrimSpace(git), want)
+		}
+	}
+	// Old enough that the reads below are kept while the files stand.
+	old := time.Now().Add(-time.Hour)
+	for _, p := range []string{onb, later, filepath.Join(g.Dir, ".git", "config")} {
+		os.Chtimes(p, old, old)
+	}
+	r.Refresh()
+	ask("test.key", "one", "at the start")
+	ask("test.onbranch", "", "at the start")
+
+	os.WriteFile(later, []byte("[test]\n\tkey = second\n"), 0o666)
+	os.Chtimes(later, old, old.Add(time.Second))
+	r.Refresh()
+	ask("test.key", "second", "after an edit of the included file")
+
+	g.Git("checkout", "-q", "-b", "other")
+	r.Refresh()
+	ask("test.onbranch", "yes", "on the branch other")
+}
