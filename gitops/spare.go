@@ -395,6 +395,14 @@ func (s *Spares) take(dst string) bool {
 		err := Rename(src, dst)
 		if err == nil {
 			s.names = s.names[:len(s.names)-1]
+			if !soleName(dst) {
+				// Not a file Fill made: one with another name too (a hard
+				// link to a file of the user's, in a repository received
+				// as an archive) would be truncated and written through
+				// it. Only the spare's name goes.
+				os.Remove(dst)
+				continue
+			}
 			return true
 		}
 		if errors.Is(err, syscall.EXDEV) {

@@ -1,8 +1,15 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package gitops
 
-// holdSpares is false: a file this process holds open cannot be renamed on
-// Windows (Go opens files without FILE_SHARE_DELETE), so loose objects
-// take the spares every file takes, and are made read-only after.
+import "os"
+
+// holdSpares is false, as on Windows (spare_windows.go).
 const holdSpares = false
+
+// soleName reports whether name is a regular file (see Spares.take); its
+// links are not counted here.
+func soleName(name string) bool {
+	fi, err := os.Lstat(name)
+	return err == nil && fi.Mode().IsRegular()
+}

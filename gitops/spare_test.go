@@ -603,3 +603,39 @@ func privateRepo(t *testing.T) (*gittest.Repo, *gitops.Repo, *gitops.Private) {
 	}
 	return g, r, p
 }
+
+// A repository received whole (an archive of its folder, .git included)
+// can hold a file in the spare folder, named as a spare, that is another
+// name of a work tree file (a hard link, which tar keeps). Taking it as a
+// spare truncated and rewrote the user's file, with an object's bytes or
+// a lock's: a spare that is not the one name of its file is not taken.
+func TestSpareLinkedToAnotherFileIsNotTaken(t *testing.T) {
+	g, r, p := privateRepo(t)
+	spare := filepath.Join(g.Dir, ".git", "autocoder", "spare")
+	os.MkdirAll(spare, 0o777)
+	for i := 1; i <= 2; i++ {
+		if err := os.Link(filepath.Join(g.Dir, "a.txt"), filepath.Join(spare, fmt.Sprintf("123-0123abcd-%d", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	usePool(t, r, p)
+	h, err := r.WriteBlob([]byte("new\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := g.Git("cat-file", "-p", h.String()); got != "new\n" {
+		t.Fatalf("git reads %q", got)
+	}
+	l, err := r.LockIndex(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Rollback()
+	if got := g.MustRead("a.txt"); got != "a\n" {
+		t.Fatalf("a.txt holds %q", got)
+	}
+	if got := g.Git("status", "--porcelain"); got != "" {
+		t.Errorf("status:\n%s", got)
+	}
+	g.Fsck()
+}
