@@ -117,11 +117,15 @@ func (s *configState) current(env func(string) (string, bool)) bool {
 // for it many times, and a session between its calls, when the user or
 // autocoder itself (SetBranchStart) may have changed a file. After a
 // Refresh, whether it is current is looked at once, at the first question;
-// autocoder's own writes (configSet) drop it at once.
+// autocoder's own writes (configSet) drop it at once. A read git answered
+// (in is nil) stopped where the in-process read could not go on (an
+// includeIf onbranch:, a system file of another git): the files git reads
+// after that point (a later include, the global file) are not among those
+// current looks at, so a session asks git again at each use.
 func (r *Repo) config() *configState {
 	r.cfgMu.Lock()
 	defer r.cfgMu.Unlock()
-	if r.cfg == nil || !(r.cfgPerUse && r.cfgChecked) && !r.cfg.current(os.LookupEnv) {
+	if r.cfg == nil || !(r.cfgPerUse && r.cfgChecked) && (!r.cfg.current(os.LookupEnv) || r.cfgPerUse && r.cfg.in == nil) {
 		r.cfg = r.readConfig(os.LookupEnv)
 	}
 	r.cfgChecked = true

@@ -466,10 +466,12 @@ func onBranchInclude(t *testing.T, body string) (g *gittest.Repo, r *Repo, key, 
 // A configuration that git must resolve (includeIf "onbranch:", which
 // the in-process read leaves to git) still depends on every file git
 // reads for it: an included file the user edits between two uses is seen
-// at the next, and so is a branch switch that changes what onbranch
-// includes.
+// at the next (the in-process read stopped at the onbranch, before that
+// include, and never looked at it again), and so is a branch switch that
+// changes what onbranch includes. Every file is made old, so that no
+// racy stamp makes the read be done again anyway.
 func TestConfigResolvedByGitSeesChanges(t *testing.T) {
-	t.Parallel()
+	home := gittest.Isolate(t) // its files are made old below, as every file read
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
 	dir := t.TempDir()
 	onb, later := filepath.Join(dir, "onbranch.inc"), filepath.Join(dir, "later.inc")
@@ -491,7 +493,7 @@ func TestConfigResolvedByGitSeesChanges(t *testing.T) {
 	}
 	// Old enough that the reads below are kept while the files stand.
 	old := time.Now().Add(-time.Hour)
-	for _, p := range []string{onb, later, filepath.Join(g.Dir, ".git", "config")} {
+	for _, p := range []string{onb, later, filepath.Join(g.Dir, ".git", "config"), filepath.Join(g.Dir, ".git", "HEAD"), filepath.Join(home, ".gitconfig")} {
 		os.Chtimes(p, old, old)
 	}
 	r.Refresh()
