@@ -41,12 +41,14 @@ func (p *Private) Path(name string) string {
 }
 
 // OpenOwn opens name, a file of autocoder's own folder (see Path), with
-// flag and os.O_CREATE, never through a symlink: one standing at that name
-// (to a file of the user's, which the write would overwrite or the lock
-// empty) is not a file autocoder made; that name is removed and a file
-// made in its place. What the symlink points at is left as it is.
+// flag and os.O_CREATE, never through a symlink nor a hard link: a symlink
+// standing at that name, or a file with another name too (a hard link to a
+// file of the user's, kept by an archive of the repository that holds
+// .git), would have the user's file overwritten or emptied; neither is a
+// file autocoder made. That name is removed and a file made in its place;
+// the user's file is left as it is.
 func OpenOwn(name string, flag int) (*os.File, error) {
-	if fi, err := os.Lstat(name); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+	if fi, err := os.Lstat(name); err == nil && (fi.Mode()&os.ModeSymlink != 0 || fi.Mode().IsRegular() && !soleName(name)) {
 		if err := os.Remove(name); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, err
 		}

@@ -243,17 +243,27 @@ func TestHeldHEADLockIsACleanRefusal(t *testing.T) {
 }
 
 // The files autocoder keeps in its own folder (.git/autocoder) are written
-// through their names, never through a symlink standing there: one to a
-// file of the user's (outside the repository here) would have it
-// overwritten by the journal, the index debt or the redo stack, or
-// emptied by the process lock. The symlink gives way to autocoder's file;
-// what it points at is left as it was, and the steps work.
+// through their names, never through a symlink standing there, nor through
+// a hard link (an archive of the repository, .git included, keeps them):
+// one to a file of the user's would have it overwritten by the journal,
+// the index debt or the redo stack, or emptied by the process lock. The
+// link gives way to autocoder's file; the user's file is left as it was,
+// and the steps work.
 func TestOwnFilesAreNotWrittenThroughSymlinks(t *testing.T) {
-	for _, name := range []string{"lock", "journal.json.tmp", "index-debt.json.tmp", "redo/autocoder%main"} {
-		t.Run(name, func(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		hard bool
+	}{{"lock", false}, {"journal.json.tmp", false}, {"index-debt.json.tmp", false}, {"redo/autocoder%main", false},
+		{"lock", true}, {"journal.json.tmp", true}, {"index-debt.json.tmp", true}, {"redo/autocoder%main", true}} {
+		name := c.name
+		kind := "symlink"
+		if c.hard {
+			kind = "hard link"
+		}
+		t.Run(kind+" "+name, func(t *testing.T) {
 			gittest.Isolate(t)
 			g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
-			target := filepath.Join(t.TempDir(), "precious.txt")
+			target := filepath.Join(t.TempDir(), "precious.txt") // on g.Dir's file system: a hard link needs it
 			if err := os.WriteFile(target, []byte("the user's\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -263,7 +273,11 @@ func TestOwnFilesAreNotWrittenThroughSymlinks(t *testing.T) {
 				if err := os.MkdirAll(filepath.Dir(link), 0o777); err != nil {
 					t.Fatal(err)
 				}
-				if err := os.Symlink(target, link); err != nil {
+				mk := os.Symlink
+				if c.hard {
+					mk = os.Link
+				}
+				if err := mk(target, link); err != nil {
 					t.Fatal(err)
 				}
 			}
