@@ -23,8 +23,6 @@ import (
 type drained struct {
 	sdk.Transport
 	ended func()
-	// answered is called after each answer written to the client.
-	answered func()
 }
 
 func (t drained) Connect(ctx context.Context) (sdk.Connection, error) {
@@ -32,7 +30,7 @@ func (t drained) Connect(ctx context.Context) (sdk.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &drainConn{Connection: c, calls: map[any]bool{}, asked: map[any]bool{}, ended: t.ended, answered: t.answered,
+	return &drainConn{Connection: c, calls: map[any]bool{}, asked: map[any]bool{}, ended: t.ended,
 		changed: make(chan struct{}), closed: make(chan struct{})}, nil
 }
 
@@ -43,16 +41,14 @@ func (t drained) Connect(ctx context.Context) (sdk.Connection, error) {
 // connection was closed.
 type drainConn struct {
 	sdk.Connection
-	mu     sync.Mutex
-	calls  map[any]bool // IDs of the client's calls read and not answered yet
-	asked  map[any]bool // IDs of the server's calls the client has not answered yet
-	broken bool         // a write failed
-	ended  func()
-	// answered is called after an answer is written (nil: not told).
-	answered func()
-	changed  chan struct{}
-	closed   chan struct{}
-	once     sync.Once
+	mu      sync.Mutex
+	calls   map[any]bool // IDs of the client's calls read and not answered yet
+	asked   map[any]bool // IDs of the server's calls the client has not answered yet
+	broken  bool         // a write failed
+	ended   func()
+	changed chan struct{}
+	closed  chan struct{}
+	once    sync.Once
 }
 
 func (c *drainConn) Read(ctx context.Context) (jsonrpc.Message, error) {
@@ -104,9 +100,6 @@ func (c *drainConn) Write(ctx context.Context, m jsonrpc.Message) error {
 		}
 		c.broken = c.broken || err != nil
 	})
-	if _, ok := m.(*jsonrpc.Response); ok && c.answered != nil {
-		c.answered()
-	}
 	return err
 }
 

@@ -28,7 +28,6 @@ import (
 	"github.com/autocoder/autocoder"
 	"github.com/autocoder/autocoder/protocol/mcp"
 	"github.com/autocoder/autocoder/step"
-	"github.com/autocoder/autocoder/txn"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -95,14 +94,8 @@ type Server struct {
 	seq      atomic.Int64
 
 	// calls counts the tool calls running, so that Run returns only after
-	// each has committed or rolled back, and its index is written.
+	// each has committed or rolled back.
 	calls sync.WaitGroup
-	// answered receives a token when an answer was written to the client
-	// (nil: the transport does not tell, as over HTTP); see release.
-	answered chan struct{}
-	// late is what went wrong in release after the last call's answer;
-	// only with turn held.
-	late error
 	// stop ends the calls still running when the session ends.
 	stop     context.Context
 	stopCall context.CancelCauseFunc
@@ -184,14 +177,7 @@ func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
 	// A signal ends the session: the SDK waits for the running calls, so
 	// they are cancelled first.
 	defer context.AfterFunc(ctx, func() { s.stopCall(fmt.Errorf("autocoder was stopped: %w", context.Cause(ctx))) })()
-	s.answered = make(chan struct{}, 1)
-	answered := func() {
-		select {
-		case s.answered <- struct{}{}:
-		default:
-		}
-	}
-	err := s.sdk.Run(ctx, drained{Transport: t, ended: func() { s.endInput(errors.New("the client went away")) }, answered: answered})
+	err := s.sdk.Run(ctx, drained{Transport: t, ended: func() { s.endInput(errors.New("the client went away")) }})
 	s.stopCall(fmt.Errorf("the client went away"))
 	s.calls.Wait()
 	s.turn <- struct{}{}
@@ -231,65 +217,21 @@ func (s *Server) call(ctx context.Context, req *sdk.CallToolRequest, tool string
 	case <-ctx.Done():
 		return errorResult("cancelled before it started: " + context.Cause(ctx).Error()), nil
 	}
-	handed := false // to release, which gives the turn back
-	defer func() {
-		if !handed {
-			<-s.turn
-		}
-	}()
-	note := ""
-	if s.late != nil {
-		note = "note: after the last call, " + s.late.Error() + "\n"
-		s.late = nil
-	}
+	defer func() { <-s.turn }()
 	e, err := s.engine(ctx, req.Session)
 	if err != nil {
-		return errorResult(note + err.Error()), nil
+		return errorResult(err.Error()), nil
 	}
 	if err := e.Acquire(ctx, s.opts.LockWait); err != nil {
-		return errorResult(note + withHint(err.Error(), step.HintOf(err))), nil
+		return errorResult(withHint(err.Error(), step.HintOf(err))), nil
 	}
-	r := e.ApplyHeld(ctx, st)
+	r := e.Apply(ctx, st)
+	if err := e.Release(); err != nil && r.Error == "" {
+		r.Error = "committed, but the index was not written: " + err.Error()
+	}
 	text, isErr := mcp.CallResult(r)
-	// The answer goes first; the index is written, and the lock given
-	// back, after it (release).
-	if s.answered != nil {
-		select {
-		case <-s.answered: // an earlier answer's token
-		default:
-		}
-	}
-	handed = true
-	s.calls.Add(1)
-	go s.release(e)
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: note + s.capped(text, st)}}, IsError: isErr}, nil
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: s.capped(text, st)}}, IsError: isErr}, nil
 }
-
-// release ends a call once its answer is written: the index file, which
-// the step changed in memory, is written, the repository lock given back,
-// and the turn too. The step is committed when the answer says so; its
-// index entries follow within a millisecond, listed in the index debt file
-// meanwhile (a kill in between leaves them to the next autocoder process,
-// which sets them). Writing the index took a tenth of the call before the
-// answer could go. A failure is told at the next call, and in the log.
-func (s *Server) release(e *txn.Engine) {
-	defer s.calls.Done()
-	defer func() { <-s.turn }()
-	if s.answered != nil {
-		select {
-		case <-s.answered:
-		case <-time.After(answerWait):
-		}
-	}
-	if err := e.Release(); err != nil {
-		s.late = fmt.Errorf("the index was not written (the commit stands; the next write, or any autocoder command, sets its entries again): %w", err)
-		fmt.Fprintf(s.opts.Log, "autocoder: %v\n", s.late)
-	}
-}
-
-// answerWait is how long release waits for the answer to be written: a
-// client that stopped reading does not hold the index back longer.
-const answerWait = 20 * time.Millisecond
 
 func errorResult(msg string) *sdk.CallToolResult {
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: msg}}, IsError: true}

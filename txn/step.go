@@ -19,19 +19,6 @@ import (
 // until then a cancelled step is rolled back and leaves no trace; once
 // committed, its programs are stopped with everything they started.
 func (e *Engine) Apply(ctx context.Context, s *step.Step) step.Result {
-	return e.applyOne(ctx, s, true)
-}
-
-// ApplyHeld is Apply for a session that answers its client before the
-// index file is written: a step that committed keeps index.lock, with its
-// entries in memory and listed in the index debt file (as between the
-// steps of a run), for Release to write. A step that did not commit is as
-// Apply leaves it.
-func (e *Engine) ApplyHeld(ctx context.Context, s *step.Step) step.Result {
-	return e.applyOne(ctx, s, false)
-}
-
-func (e *Engine) applyOne(ctx context.Context, s *step.Step, flush bool) step.Result {
 	var absent []string
 	if !e.batch {
 		absent = e.absentOwnFiles()
@@ -39,9 +26,6 @@ func (e *Engine) applyOne(ctx context.Context, s *step.Step, flush bool) step.Re
 	r := e.apply(ctx, s)
 	if !e.batch {
 		defer e.clearTraces(absent, []step.Result{r})
-		if !flush && r.Commit != "" {
-			return r // Release writes the index
-		}
 		if err := e.Flush(); err != nil && r.Status != step.StatusFailed {
 			// The step is committed (past its commit point); only the index
 			// file lags, and the next command or Flush sets its entries.
