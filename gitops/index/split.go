@@ -521,25 +521,25 @@ func (ix *Index) writeShared() error {
 	// and each such write would look at every entry's mtime (racyRawFree).
 	// Unless they are many (a checkout of this second): then all go in.
 	recent := uint32(max(time.Now().Unix()-1, 0))
-	isRecent := func(s *idxSlot) bool {
-		mtime, ok := ix.racyMtime(s)
-		return ok && mtime >= recent
-	}
+	var leftOut []int // their positions in ix.seq, ascending
 	all := ix.seq
-	var shared0 seqBuilder
-	left := 0
 	all.each(&ix.table, func(i int, s *idxSlot) bool {
-		if isRecent(s) {
-			left++
-		} else {
-			shared0.copyRange(&all, i, i+1)
+		if mtime, ok := ix.racyMtime(s); ok && mtime >= recent {
+			leftOut = append(leftOut, i)
 		}
 		return true
 	})
-	if left*100 > all.n {
-		left = 0
+	if len(leftOut)*100 > all.n {
+		leftOut = nil
 	}
-	if left > 0 {
+	if len(leftOut) > 0 {
+		var shared0 seqBuilder
+		from := 0
+		for _, i := range leftOut {
+			shared0.copyRange(&all, from, i)
+			from = i + 1
+		}
+		shared0.copyRange(&all, from, all.n)
 		ix.seq = shared0.seq()
 	}
 	var buf bytes.Buffer
@@ -593,8 +593,8 @@ func (ix *Index) writeShared() error {
 	if err := shared.scanEntries(len(data) - idxHashLen); err != nil {
 		return fmt.Errorf("write shared index: %w", err)
 	}
-	if shared.table.len() != ix.seq.n-left {
-		return fmt.Errorf("write shared index: %d entries written, %d read back", ix.seq.n-left, shared.table.len())
+	if want := ix.seq.n - len(leftOut); shared.table.len() != want {
+		return fmt.Errorf("write shared index: %d entries written, %d read back", want, shared.table.len())
 	}
 	// The entries left out stay fresh, in their places among the new
 	// raw slots, with whether the caller vouched for them.
@@ -603,7 +603,8 @@ func (ix *Index) writeShared() error {
 	var freshNames []byte
 	j := 0
 	ix.seq.each(&ix.table, func(i int, s *idxSlot) bool {
-		if left > 0 && isRecent(s) {
+		if len(leftOut) > 0 && leftOut[0] == i {
+			leftOut = leftOut[1:]
 			seq.slot(addFresh(&fresh, &freshNames, ix.entry(s), s.given))
 			return true
 		}
