@@ -48,7 +48,7 @@ func (p *Private) Path(name string) string {
 // file autocoder made. That name is removed and a file made in its place;
 // the user's file is left as it is.
 func OpenOwn(name string, flag int) (*os.File, error) {
-	if fi, err := os.Lstat(name); err == nil && (fi.Mode()&os.ModeSymlink != 0 || fi.Mode().IsRegular() && !soleName(name)) {
+	if fi, err := os.Lstat(name); err == nil && (fi.Mode()&os.ModeSymlink != 0 || fi.Mode().IsRegular() && !oneLink(name, fi)) {
 		if err := os.Remove(name); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, err
 		}

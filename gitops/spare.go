@@ -446,6 +446,15 @@ func emptied(f *os.File) error {
 	return f.Truncate(0)
 }
 
+// soleName reports whether name is a regular file and its one name: one
+// with a second name (a hard link to a file of the user's, which an
+// archive of the repository, .git included, keeps) would have the user's
+// file written through it.
+func soleName(name string) bool {
+	fi, err := os.Lstat(name)
+	return err == nil && fi.Mode().IsRegular() && oneLink(name, fi)
+}
+
 // takeObject hands over a read-only spare held open, still under its name
 // in the spare folder (see Repo.writeLoose); false when the pool holds
 // none.

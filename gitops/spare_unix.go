@@ -11,13 +11,8 @@ import (
 // Spares.takeObject). A file held open can be renamed here.
 const holdSpares = true
 
-// soleName reports whether name is a regular file and its one name (see
-// Spares.take).
-func soleName(name string) bool {
-	fi, err := os.Lstat(name)
-	if err != nil || !fi.Mode().IsRegular() {
-		return false
-	}
+// oneLink reports whether fi, name's Lstat, counts one link (see soleName).
+func oneLink(_ string, fi os.FileInfo) bool {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	return ok && st.Nlink == 1
 }

@@ -12,13 +12,9 @@ import (
 // take the spares every file takes, and are made read-only after.
 const holdSpares = false
 
-// soleName reports whether name is a regular file and its one name (see
-// Spares.take): NTFS has hard links too.
-func soleName(name string) bool {
-	fi, err := os.Lstat(name)
-	if err != nil || !fi.Mode().IsRegular() {
-		return false
-	}
+// oneLink reports whether name counts one link (see soleName): NTFS has
+// hard links too, counted on an open handle.
+func oneLink(name string, _ os.FileInfo) bool {
 	f, err := os.Open(name)
 	if err != nil {
 		return false
