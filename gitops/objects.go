@@ -53,8 +53,8 @@ func (r *Repo) WriteObject(typ plumbing.ObjectType, data []byte) (Hash, error) {
 	// lookup that misses in the fan-out folder for each of them. One that
 	// is there is written again over itself, which leaves what git's
 	// freshen leaves: the same bytes, a new time.
-	if found, complete := r.packs.has(h); found || (!complete || r.alternates) && r.objects.HasEncodedObject(h) == nil {
-		r.freshen(h) // an alternate's loose file
+	if r.hasUnlessLoose(h) {
+		r.freshen(h) // a loose file go-git found, if any
 		return h, nil
 	}
 	if err := r.writeLoose(h, typ, data); err != nil {

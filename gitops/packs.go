@@ -330,14 +330,15 @@ func (r *Repo) looseExists(h plumbing.Hash) bool {
 // loose, or, only when this cannot tell (alternates, a pack index it cannot
 // read), as go-git finds it.
 func (r *Repo) hasObject(h plumbing.Hash) bool {
+	return r.hasUnlessLoose(h) || r.looseExists(h)
+}
+
+// hasUnlessLoose is hasObject without the look for a loose file of the
+// object folder (WriteObject's question: it writes one again rather than
+// look for it), which go-git's answer may still find.
+func (r *Repo) hasUnlessLoose(h plumbing.Hash) bool {
 	found, complete := r.packs.has(h)
-	if found || r.looseExists(h) {
-		return true
-	}
-	if complete && !r.alternates {
-		return false
-	}
-	return r.objects.HasEncodedObject(h) == nil
+	return found || (!complete || r.alternates) && r.objects.HasEncodedObject(h) == nil
 }
 
 // encodedObject reads h: from a pack (packSet), or loose through go-git,
