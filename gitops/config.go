@@ -125,11 +125,18 @@ func (s *configState) current(env func(string) (string, bool)) bool {
 func (r *Repo) config() *configState {
 	r.cfgMu.Lock()
 	defer r.cfgMu.Unlock()
-	if r.cfg == nil || !(r.cfgPerUse && r.cfgChecked) && (!r.cfg.current(os.LookupEnv) || r.cfgPerUse && r.cfg.in == nil) {
+	if r.cfg == nil || !r.cfgChecked && r.cfgStale() {
 		r.cfg = r.readConfig(os.LookupEnv)
 	}
-	r.cfgChecked = true
+	r.cfgChecked = r.cfgPerUse
 	return r.cfg
+}
+
+// cfgStale reports whether the read kept in r.cfg must be done again:
+// a file or variable it depends on changed, or, in a session, git
+// answered it (see config).
+func (r *Repo) cfgStale() bool {
+	return !r.cfg.current(os.LookupEnv) || r.cfgPerUse && r.cfg.in == nil
 }
 
 // forgetConfig drops the read of the configuration, after autocoder wrote

@@ -36,8 +36,8 @@ type Repo struct {
 	attrs   *Attributes // see Attributes
 	// cfg is the last read of git's configuration (config.go), kept
 	// while the files it read are unchanged. In a long-lived process that
-	// calls Refresh before each use, that is looked at once per use
-	// (cfgChecked: since the last Refresh).
+	// calls Refresh before each use (cfgPerUse), that is looked at once
+	// per use (cfgChecked: since the last Refresh; never set otherwise).
 	cfgMu      sync.Mutex
 	cfg        *configState
 	cfgPerUse  bool
