@@ -19,7 +19,7 @@ func TestARacyEntryOfASharedIndexStaysSmudged(t *testing.T) {
 			t.Run(fmt.Sprintf("%s v%d", mode, version), func(t *testing.T) {
 				t.Parallel()
 				r := splitRepo(t, version)
-				racyChange(t, r)
+				racyChange(t, r, "d1/f04.txt", "FILE 4\n")
 				lock, ix := lockAndRead(t, r)
 				if ix.racyRawFree() {
 					lock.Rollback()

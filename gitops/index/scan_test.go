@@ -252,18 +252,8 @@ func TestASplitLeavesTheEntriesItJustWroteInTheSmallFile(t *testing.T) {
 	r := benchRepo(t, n, 2)
 	path := r.indexPath()
 	lock, ix := lockAndRead(t, r)
-	const p = "src/pkg010/sub00/file_10000.go"
-	e, ok := ix.Entry(p)
-	if !ok {
-		lock.Rollback()
-		t.Fatalf("%s not found", p)
-	}
-	e.Hash[0] ^= 0xff
-	e.Stat = Stat{MtimeSec: uint32(time.Now().Unix()), Size: 7}
-	if err := ix.Update([]IndexEntry{e}, nil); err != nil {
-		lock.Rollback()
-		t.Fatal(err)
-	}
+	defer lock.Rollback() // after WriteIndex's commit, nothing
+	e := changeEntry(t, ix, "src/pkg010/sub00/file_10000.go", Stat{MtimeSec: uint32(time.Now().Unix()), Size: 7})
 	ix.SetSplit(true, DefaultMaxPercentChange)
 	if err := WriteIndex(lock, ix); err != nil {
 		t.Fatal(err)
@@ -308,14 +298,7 @@ func keptStep(t *testing.T, path string, m *memVerifier, p string) (*keptScan, I
 	if ix.table.kept == nil {
 		t.Fatal("the index was not read from its kept scan")
 	}
-	e, ok := ix.Entry(p)
-	if !ok {
-		t.Fatalf("%s not found", p)
-	}
-	e.Hash[0] ^= 0xff
-	if err := ix.Update([]IndexEntry{e}, nil); err != nil {
-		t.Fatal(err)
-	}
+	e := changeEntry(t, ix, p, Stat{})
 	if err := WriteIndex(lock, ix); err != nil {
 		t.Fatal(err)
 	}

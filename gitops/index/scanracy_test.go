@@ -17,7 +17,7 @@ func TestAKeptScanWithADamagedRacyBoundStillSmudges(t *testing.T) {
 	for _, version := range []int{2, 4} {
 		t.Run(fmt.Sprintf("v%d", version), func(t *testing.T) {
 			r := splitRepo(t, version)
-			racyChange(t, r)
+			racyChange(t, r, "d1/f04.txt", "FILE 4\n")
 			m := &memVerifier{scans: map[string][]byte{}}
 			shared := filepath.Join(r.dir, ".git", fmt.Sprintf("sharedindex.%x", linkOf(t, r).hash))
 			forgetSharedPath(shared)

@@ -300,25 +300,10 @@ func TestIndexKeepsRacySmudgeOnTheNextWrite(t *testing.T) {
 	for _, split := range []bool{false, true} {
 		t.Run(fmt.Sprintf("split=%v", split), func(t *testing.T) {
 			r := newGitRepo(t)
-			r.git("config", "core.trustctime", "false")
 			r.write("racy.txt", "before\n")
 			r.write("other.txt", "other\n")
-			p := filepath.Join(r.dir, "racy.txt")
-			fi, err := os.Lstat(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			T := fi.ModTime()
 			r.git("add", ".")
-			if err := os.Chtimes(r.indexPath(), T, T); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, []byte("after!\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Chtimes(p, T, T); err != nil {
-				t.Fatal(err)
-			}
+			racyChange(t, r, "racy.txt", "after!\n")
 			lock, ix := lockAndRead(t, r)
 			ix.SetSplit(split, 100)
 			for _, name := range []string{"one.txt", "two.txt"} {
@@ -332,6 +317,7 @@ func TestIndexKeepsRacySmudgeOnTheNextWrite(t *testing.T) {
 				if got := r.git("diff", "--name-only"); got != "racy.txt\n" {
 					t.Fatalf("after writing %s: git diff --name-only = %q, want racy.txt modified", name, got)
 				}
+				var err error
 				if lock, err = Lock(r.indexPath()); err != nil {
 					t.Fatal(err)
 				}

@@ -100,14 +100,32 @@ func resealScan(b []byte) []byte {
 	return appendScanSums(b[:h+16+(n+ngit)*scanSlotLen+nnames:h+16+(n+ngit)*scanSlotLen+nnames], n, ngit)
 }
 
-// racyChange makes d1/f04.txt of a splitRepo racily clean and changed: as
-// if git had written the index in the second the file was written, and
-// the file then changed in that second (same size class, same mtime; ctime
-// not trusted).
-func racyChange(t *testing.T, r *gitRepo) {
+// changeEntry gives ix's entry p another object name, and stat data st
+// (zero: its own), through Update, and returns the entry as set.
+func changeEntry(t *testing.T, ix *Index, p string, st Stat) IndexEntry {
+	t.Helper()
+	e, ok := ix.Entry(p)
+	if !ok {
+		t.Fatalf("%s not found", p)
+	}
+	e.Hash[0] ^= 0xff
+	if st != (Stat{}) {
+		e.Stat = st
+	}
+	if err := ix.Update([]IndexEntry{e}, nil); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// racyChange makes the tracked file rel racily clean and changed: as if
+// git had written the index in the second the file was written, and the
+// file then changed to content in that second (same mtime; ctime not
+// trusted).
+func racyChange(t *testing.T, r *gitRepo, rel, content string) {
 	t.Helper()
 	r.git("config", "core.trustctime", "false")
-	p := filepath.Join(r.dir, "d1/f04.txt")
+	p := filepath.Join(r.dir, rel)
 	fi, err := os.Lstat(p)
 	if err != nil {
 		t.Fatal(err)
@@ -116,7 +134,7 @@ func racyChange(t *testing.T, r *gitRepo) {
 	if err := os.Chtimes(r.indexPath(), T, T); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(p, []byte("FILE 4\n"), 0o644); err != nil {
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Chtimes(p, T, T); err != nil {

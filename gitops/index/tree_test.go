@@ -14,14 +14,7 @@ func TestAStepParsesTheCacheTreeAlongItsPaths(t *testing.T) {
 	lock, ix := lockAndRead(t, r)
 	defer lock.Rollback()
 	const p = "src/pkg010/sub00/file_10000.go"
-	e, ok := ix.Entry(p)
-	if !ok {
-		t.Fatalf("%s not found", p)
-	}
-	e.Hash[0] ^= 0xff
-	if err := ix.Update([]IndexEntry{e}, nil); err != nil {
-		t.Fatal(err)
-	}
+	changeEntry(t, ix, p, Stat{})
 	var parsed []string
 	var walk func(n *idxTree, dir string)
 	walk = func(n *idxTree, dir string) {
