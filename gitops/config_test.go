@@ -201,11 +201,7 @@ func TestConfigSeesChanges(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
 	g := gittest.New(t)
-	r, err := Open(g.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := openIn(t, g.Dir)
 	env := map[string]string{"HOME": home, "GIT_CONFIG_NOSYSTEM": "1"}
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 	read := func() *configState {
@@ -301,11 +297,7 @@ func TestRacyFollowsTheStampsGrain(t *testing.T) {
 func TestConfigIsLookedAtOncePerUseAfterRefresh(t *testing.T) {
 	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
-	r, err := Open(g.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := openIn(t, g.Dir)
 	g.Git("config", "core.autocrlf", "false") // just now: the file is racy
 	if got := r.configValue("core.autocrlf"); got != "false" {
 		t.Fatalf("core.autocrlf %q, want false", got)
@@ -455,12 +447,7 @@ func onBranchInclude(t *testing.T, body string) (g *gittest.Repo, r *Repo, key, 
 	branch := strings.TrimPrefix(strings.TrimSpace(g.Git("symbolic-ref", "HEAD")), "refs/heads/")
 	key = "includeIf.onbranch:" + branch + ".path"
 	g.Git("config", key, inc)
-	r, err := Open(g.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close() })
-	return g, r, key, inc
+	return g, openIn(t, g.Dir), key, inc
 }
 
 // A configuration that git must resolve (includeIf "onbranch:", which
@@ -479,11 +466,7 @@ func TestConfigResolvedByGitSeesChanges(t *testing.T) {
 	os.WriteFile(later, []byte("[test]\n\tkey = one\n"), 0o666)
 	g.Git("config", "includeIf.onbranch:other.path", onb)
 	g.Git("config", "include.path", later)
-	r, err := Open(g.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := openIn(t, g.Dir)
 	ask := func(key, want, when string) {
 		t.Helper()
 		git, _ := g.GitErr("config", "--get", key)

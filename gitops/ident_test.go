@@ -193,11 +193,7 @@ func identSetup(t testing.TB, c identCase) (*Repo, func(string) (string, bool), 
 	for k, v := range env {
 		list = append(list, k+"="+v)
 	}
-	r, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close() })
+	r := openIn(t, dir)
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 	return r, lookup, list
 }

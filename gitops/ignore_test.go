@@ -15,11 +15,7 @@ import (
 func TestIgnoredRestartsADeadGit(t *testing.T) {
 	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{".gitignore": "*.log\n"})
-	r, err := Open(g.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := openIn(t, g.Dir)
 	ask := func() {
 		t.Helper()
 		got, err := r.Ignored([]string{"a.log", "b.txt", "d/c.log"})
@@ -49,11 +45,7 @@ func TestIgnoredRestartsADeadGit(t *testing.T) {
 func TestIgnoredStatsBoundedRuleFiles(t *testing.T) {
 	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{".gitignore": "*.log\n"})
-	r, err := Open(g.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := openIn(t, g.Dir)
 	for i := range 3 * maxIgnoreFiles {
 		if _, err := r.Ignored([]string{fmt.Sprintf("d%d/x.txt", i)}); err != nil {
 			t.Fatal(err)
@@ -98,11 +90,7 @@ func BenchmarkIgnored(b *testing.B) {
 func TestIgnoredPathsAreLiteral(t *testing.T) {
 	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{".gitignore": "/y.txt\n*.log\n"})
-	r, err := Open(g.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := openIn(t, g.Dir)
 	paths := []string{":(glob)x.txt", ":!x.txt", ":^x.txt", ":/y.txt", "y.txt", `q"u'o\te ü.txt`, "ünï.log", ":(literal)*.log"}
 	got, err := r.Ignored(paths)
 	if err != nil {
@@ -126,11 +114,7 @@ func TestIgnoredWithPathspecVariables(t *testing.T) {
 			gittest.Isolate(t)
 			g := gittest.NewWithCommit(t, map[string]string{".gitignore": "*.log\n"})
 			t.Setenv(v, "1")
-			r, err := Open(g.Dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer r.Close()
+			r := openIn(t, g.Dir)
 			got, err := r.Ignored([]string{"a.log", "a.txt", "*.LOG"})
 			if err != nil {
 				t.Fatal(err)
@@ -172,11 +156,7 @@ func TestIgnoredSeesExcludesFileChange(t *testing.T) {
 	os.WriteFile(tmps, []byte("*.tmp\n"), 0o666)
 	os.WriteFile(inc, []byte("[core]\n\texcludesFile = "+logs+"\n"), 0o666)
 	g.Git("config", "include.path", inc)
-	r, err := Open(g.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := openIn(t, g.Dir)
 	ask := func(want string) {
 		t.Helper()
 		got, err := r.Ignored([]string{"x.log", "x.tmp"})

@@ -116,11 +116,7 @@ func checkReadsAsGit(t *testing.T, g *gittest.Repo) {
 		hs = append(hs, h)
 	}
 	want := catFile(t, g, hs)
-	r, err := Open(g.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := openIn(t, g.Dir)
 	packed := 0
 	for h, typ := range objs {
 		ot, err := plumbing.ParseObjectType(typ)
@@ -245,11 +241,7 @@ func TestPackIndexDamagedIsGoGits(t *testing.T) {
 			if err := os.WriteFile(idxs[0], tc.edit(b), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			r, err := Open(g.Dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer r.Close()
+			r := openIn(t, g.Dir)
 			_, err = r.ReadObject(plumbing.CommitObject, head)
 			if err == nil {
 				t.Fatal("read a commit through a damaged pack index")
@@ -290,11 +282,7 @@ func TestWriteObjectFindsItPacked(t *testing.T) {
 	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "packed content\n"})
 	g.Git("gc", "-q")
-	r, err := Open(g.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := openIn(t, g.Dir)
 	h, err := r.WriteBlob([]byte("packed content\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -387,11 +375,7 @@ func TestReadDirectTakesWholeObjectsOnly(t *testing.T) {
 			deltas[plumbing.NewHash(f[0])] = true
 		}
 	}
-	r, err := Open(g.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := openIn(t, g.Dir)
 	var packed, loose int
 	for h, typ := range objs {
 		ot, _ := plumbing.ParseObjectType(typ)
@@ -493,11 +477,7 @@ func TestReadObjectPrefersThePackOverALooseFile(t *testing.T) {
 	if got := g.Git("cat-file", "blob", delta.String()); got != want {
 		t.Fatalf("git reads the loose file: %q", got)
 	}
-	r, err := Open(g.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := openIn(t, g.Dir)
 	got, err := r.ReadBlob(delta)
 	if err != nil || string(got) != want {
 		t.Fatalf("ReadBlob(%s) = %q, %v; git cat-file gives %d bytes", delta, got, err, len(want))

@@ -105,11 +105,7 @@ func oneCommitRepo(t *testing.T) (*Repo, Head) {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
-	r, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close() })
+	r := openIn(t, dir)
 	head, err := r.ReadHEAD()
 	if err != nil {
 		t.Fatal(err)

@@ -41,3 +41,14 @@ func (s *Spares) DropHeld() {
 	}
 	s.objs = nil
 }
+
+// openIn opens the repository at dir for the test, closed when it ends.
+func openIn(t testing.TB, dir string) *Repo {
+	t.Helper()
+	r, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
