@@ -118,6 +118,40 @@ func (ix *Index) HasPrefix(dir string) []string {
 	return out
 }
 
+// Files calls each with the name (after dir + "/"), mode and object of
+// every entry directly in the folder dir ("" is the top), in index order,
+// and reports whether that is all the folder holds: false, perhaps after
+// some calls, when an entry under dir lies in a subfolder of it or is not
+// at stage 0 (a conflict), and when dir holds no entry. They are the
+// entries of the folder's tree where the user staged nothing in it (see
+// gitops.Repo.OfferTree). The entries are not decoded whole: a step calls
+// it for a folder of hundreds of files.
+func (ix *Index) Files(dir string, each func(name string, mode uint32, h [20]byte)) bool {
+	if dir != "" {
+		dir += "/"
+	}
+	found := false
+	for i := ix.search(dir); i < ix.seq.n; i++ {
+		s := ix.slot(i)
+		n := ix.name(&s)
+		if !bytes.HasPrefix(n, []byte(dir)) {
+			break
+		}
+		if s.stage != 0 || bytes.IndexByte(n[len(dir):], '/') >= 0 {
+			return false
+		}
+		found = true
+		if s.fresh {
+			e := &ix.fresh[s.off]
+			each(e.Path[len(dir):], e.Mode, e.Hash)
+			continue
+		}
+		d := ix.data[s.off:]
+		each(string(n[len(dir):]), binary.BigEndian.Uint32(d[24:]), [20]byte(d[40:60]))
+	}
+	return found
+}
+
 // Gitlinks returns the paths (in index order, a path once per stage) of
 // the gitlink entries (submodules), without reading every entry: the scan
 // of the file listed those of its bytes, and an entry changed since is
