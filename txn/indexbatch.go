@@ -76,11 +76,24 @@ func (e *Engine) Flush() error {
 	if h == nil {
 		return nil
 	}
-	e.held = nil
 	if len(e.debt) == 0 {
+		e.held = nil
 		h.lock.Rollback()
 		return nil
 	}
+	if err := e.writeIndex(); err != nil {
+		return &step.Error{Msg: "write the index", Err: err,
+			Fix: "the next autocoder command sets the entries of " + strings.Join(sortedKeys(e.debt), ", ") + " again"}
+	}
+	e.debt = nil
+	return retireFile(e.debtPath())
+}
+
+// writeIndex writes the index held under index.lock and releases the lock
+// (also when the write fails).
+func (e *Engine) writeIndex() error {
+	h := e.held
+	e.held = nil
 	// The first split write of an index whose split nobody configured,
 	// made because of its size (gitops.SplitFrom), is autocoder's choice:
 	// the user hears of it once. A session splits any index (Options.
@@ -90,8 +103,7 @@ func (e *Engine) Flush() error {
 	_, configured := e.repo.ConfigBool("core", "splitIndex")
 	splits := h.ix.Split() && !h.ix.Linked() && h.ix.Len() >= gitops.SplitFrom && !configured
 	if err := index.WriteIndex(h.lock, h.ix); err != nil {
-		return &step.Error{Msg: "write the index", Err: err,
-			Fix: "the next autocoder command sets the entries of " + strings.Join(sortedKeys(e.debt), ", ") + " again"}
+		return err
 	}
 	if fi, err := e.repo.IndexStat(); err == nil {
 		e.ixCache, e.ixStat = h.ix, fi
@@ -104,8 +116,7 @@ func (e *Engine) Flush() error {
 	if splits && !e.opts.Quiet {
 		fmt.Fprintf(e.opts.Log, "autocoder: the index has %d entries: wrote it as git's split index, so that a step writes the entries it changed, not the whole file; git keeps it split. Tools built on libgit2 or go-git cannot read a split index: `git config core.splitIndex false` keeps it whole for them\n", h.ix.Len())
 	}
-	e.debt = nil
-	return retireFile(e.debtPath())
+	return nil
 }
 
 func (e *Engine) debtPath() string { return e.priv.Path("index-debt.json") }

@@ -53,25 +53,26 @@ func TestFlushFailureThenNextStepDropsIndexDebt(t *testing.T) {
 	g.Fsck()
 }
 
-// When Apply's own index write fails after the step's commit point, the
-// step is committed: it is reported applied, with the failed write in its
-// error, and the next command sets the index entries it owed.
-func TestFailedResultButStepCommitted(t *testing.T) {
+// A step outside a run (a session's call) writes the index before its
+// commit point: when that write fails, the step fails and leaves nothing,
+// the branch, the file and the index as they were, where it used to be
+// committed with its index entries owed to the next command.
+func TestAFailedIndexWriteFailsTheStepAndLeavesNothing(t *testing.T) {
 	gittest.Isolate(t)
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
-	main := strings.TrimSpace(g.Git("rev-parse", "HEAD"))
+	before := g.Snapshot()
 	e := open(t, g.Dir, txn.Options{Verify: failFirstFlush()})
 	r := e.Apply(context.Background(), mkStep("s1", write("a.txt", "A\n")))
-	if r.Status != step.StatusApplied || !strings.Contains(r.Error, "the index was not written") {
-		t.Fatalf("status %s error %q: want applied, with the failed index write said", r.Status, r.Error)
+	if r.Status != step.StatusFailed || !strings.Contains(r.Error, "write the index") {
+		t.Fatalf("status %s error %q: want failed, with the failed index write said", r.Status, r.Error)
 	}
 	e.Close()
-	if head := strings.TrimSpace(g.Git("rev-parse", "HEAD~1")); head != main {
-		t.Fatalf("the step's commit is not on the branch")
+	g.AssertRestored(before)
+	if _, err := g.GitErr("rev-parse", "--verify", "-q", "refs/heads/autocoder/main"); err == nil {
+		t.Fatal("the failed step left its work branch")
 	}
-	open(t, g.Dir, txn.Options{}).Close() // the next command
 	if st := g.Git("--no-optional-locks", "status", "--porcelain"); st != "" {
-		t.Fatalf("git status after the next command:\n%s", st)
+		t.Fatalf("git status:\n%s", st)
 	}
 	g.Fsck()
 }

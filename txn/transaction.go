@@ -158,13 +158,28 @@ func (e *Engine) moveTo(p *plan, forward bool, held *heldIndex) (wrote bool, err
 		set = append(set, index.IndexEntry{Path: c.Path, Mode: t.Mode, Hash: t.Hash, Stat: st})
 	}
 	e.ixCache = nil // Update changes it in memory before it is on disk
-	if err := e.owe(paths, held.ix); err != nil {
-		release()
-		return true, fmt.Errorf("record the index entries to write: %w", err)
+	if e.batch {
+		if err := e.owe(paths, held.ix); err != nil {
+			release()
+			return true, fmt.Errorf("record the index entries to write: %w", err)
+		}
 	}
 	if err := held.ix.Update(set, remove); err != nil {
 		release()
 		return true, fmt.Errorf("update the index: %w", err)
+	}
+	if !e.batch {
+		// A transaction of its own (not a step of a run, which keeps the
+		// index in memory to the end: indexbatch.go) writes the index
+		// here, before HEAD and the ref move, and owes nothing: a kill
+		// before the ref moves has recovery move the entries back with
+		// the files (this function, backward), one after it finds them
+		// written. The debt file's write and removal were a tenth of a
+		// session's call.
+		if err := e.writeIndex(); err != nil {
+			release()
+			return true, fmt.Errorf("write the index: %w", err)
+		}
 	}
 	release = func() {
 		if refTxn != nil {
