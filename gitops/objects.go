@@ -228,8 +228,16 @@ func (r *Repo) ReadTree(h Hash) ([]TreeEntry, error) {
 // inflate and decode, and a step reads the tree of each folder it
 // changes. What the entries hash to is what they are: where the index
 // differs from the tree read (the user staged a file in the folder), the
-// name is another, and the tree is read as before.
+// name is another, and the tree is read as before. A name with a NUL
+// (an index path may hold one) is refused, and nothing offered: its bytes
+// read back as other entries, so that the entries would be cached under
+// the name of a tree they are not (ZeroHash is returned).
 func (r *Repo) OfferTree(es []TreeEntry) Hash {
+	for _, e := range es {
+		if strings.IndexByte(e.Name, 0) >= 0 {
+			return ZeroHash
+		}
+	}
 	h := plumbing.ComputeHash(plumbing.TreeObject, encodeTree(es))
 	r.trees.put(h, es)
 	return h

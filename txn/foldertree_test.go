@@ -1,6 +1,9 @@
 package txn_test
 
 import (
+	"bytes"
+	"crypto/sha1"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,6 +70,58 @@ func TestAStepBesideStagedWorkInItsFolderCommitsHEADsFiles(t *testing.T) {
 	}
 	if got := g.Git("status", "--porcelain"); got != "M  d/b.txt\n" {
 		t.Fatalf("git status:\n%s", got)
+	}
+	g.Fsck()
+}
+
+// An index entry's path may hold a NUL (a version 2 index gives its length;
+// git reads it as it is). A folder's only entry "a.txt NUL <a.txt's blob>
+// 100644 c.txt" with c.txt's blob encodes to the very bytes of HEAD's tree
+// {a.txt, c.txt}: offered under that tree's name, it made the step read
+// the folder as that one strange entry and write the tree a.txt, c.txt,
+// b.txt, out of order (git fsck --strict: treeNotSorted), where HEAD's
+// tree with b.txt added is {a.txt, b.txt, c.txt}.
+func TestAnIndexPathWithANULIsNotTakenForItsFolderTree(t *testing.T) {
+	t.Parallel()
+	g := gittest.NewWithCommit(t, map[string]string{"d/a.txt": "x\n", "d/c.txt": "c\n", "top.txt": "t\n"})
+	ha := strings.TrimSpace(g.Git("rev-parse", "HEAD:d/a.txt"))
+	hc := strings.TrimSpace(g.Git("rev-parse", "HEAD:d/c.txt"))
+	raw, err := hex.DecodeString(ha)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.IndexByte(raw, '/') >= 0 {
+		t.Fatalf("a.txt's blob %s holds a '/': pick another content", ha)
+	}
+	// The path with a placeholder of the same length, written by git,
+	// then the placeholder patched in place and the checksum made again.
+	weird := "a.txt\x00" + string(raw) + "100644 c.txt"
+	hold := "a.txt" + strings.Repeat("Q", len(weird)-len("a.txt"))
+	g.Git("rm", "-q", "--cached", "d/a.txt", "d/c.txt")
+	g.GitIn("100644 "+hc+"\td/"+hold+"\n", "update-index", "--index-info")
+	ixPath := filepath.Join(g.Dir, ".git", "index")
+	b, err := os.ReadFile(ixPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := b[7]; v != 2 {
+		t.Fatalf("git wrote an index of version %d", v)
+	}
+	at := bytes.Index(b, []byte("d/"+hold))
+	if at < 0 {
+		t.Fatal("the placeholder path is not in the index")
+	}
+	copy(b[at+2:], weird)
+	sum := sha1.Sum(b[:len(b)-20])
+	copy(b[len(b)-20:], sum[:])
+	if err := os.WriteFile(ixPath, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := open(t, g.Dir, txn.Options{})
+	mustApply(t, e, mkStep("s1", write("d/b.txt", "b\n")))
+	e.Close()
+	if got := g.Git("ls-tree", "--name-only", "HEAD:d"); got != "a.txt\nb.txt\nc.txt\n" {
+		t.Fatalf("the step's tree of d:\n%q", got)
 	}
 	g.Fsck()
 }
