@@ -1,0 +1,105 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// `autocoder undo 2`, `autocoder redo` and the --atomic rollback of a run
+// whose last step fails, killed at every point: these transactions write
+// the index before HEAD and the ref (undo and redo, transactions of their
+// own) or owe it (the rollback, inside the run). The next command leaves
+// the branch at a whole step, the worktree and index at its tree apart
+// from the user's own work, which is untouched, and fsck clean; so does
+// a recovery of undo or redo that is itself killed at each of its points.
+func TestCrashAtEveryPointOfUndoRedoAndRollback(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills undo, redo and an --atomic rollback at each of their points: slow; runs without -short")
+	}
+	t.Parallel()
+	want := referenceTrees(t)
+	failing := crashPlan + "~~~~~act\nreplace\n~~~~~\n~~~~~path\nREADME.md\n~~~~~\n~~~~~markdown\nno such text\n~~~~~\n~~~~~markdown\nx\n~~~~~\n"
+	for _, c := range []struct {
+		name  string
+		setup []string
+		args  func(plan string) []string
+	}{
+		{"undo", nil, func(string) []string { return []string{"undo", "2"} }},
+		{"redo", []string{"undo", "2"}, func(string) []string { return []string{"redo"} }},
+		{"atomic", nil, func(plan string) []string { return []string{"apply", "--atomic", plan} }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			recoveriesKilled := 0
+			for n := 1; ; n++ {
+				if n > 200 {
+					t.Fatal("never got past the last crash point")
+				}
+				g := crashRepo(t)
+				plan := filepath.Join(t.TempDir(), "plan.md")
+				body := crashPlan
+				if c.name == "atomic" {
+					body = failing
+				}
+				os.WriteFile(plan, []byte(body), 0o666)
+				if c.name != "atomic" {
+					if out, err := autocoder(t, g.Dir, nil, "apply", plan); err != nil {
+						t.Fatalf("apply: %v\n%s", err, out)
+					}
+				}
+				if c.setup != nil {
+					if out, err := autocoder(t, g.Dir, nil, c.setup...); err != nil {
+						t.Fatalf("%v: %v\n%s", c.setup, err, out)
+					}
+				}
+				userBefore := userState(g)
+				out, err := autocoder(t, g.Dir, []string{fmt.Sprintf("AUTOCODER_TEST_CRASH_AT=%d", n)}, c.args(plan)...)
+				if !killed(err) {
+					if c.name == "atomic" && !strings.Contains(out, "took this one back") {
+						t.Fatalf("point %d: %v\n%s", n, err, out)
+					}
+					if c.name != "atomic" && err != nil {
+						t.Fatalf("point %d: %v\n%s", n, err, out)
+					}
+					if n < 3 {
+						t.Fatalf("point %d: never killed", n)
+					}
+					checkConsistent(t, g, n, want, userBefore)
+					if c.name != "atomic" && recoveriesKilled == 0 {
+						t.Fatalf("no recovery of %s was killed", c.name)
+					}
+					t.Logf("killed %s at %d points, its recoveries %d times", c.name, n-1, recoveriesKilled)
+					return
+				}
+				if c.name != "atomic" {
+					// The recovery, a transaction of its own, killed at
+					// each of its points in turn until one run of it ends.
+					for m := 1; ; m++ {
+						if m > 50 {
+							t.Fatalf("point %d: the recovery never ended", n)
+						}
+						_, err := autocoder(t, g.Dir, []string{fmt.Sprintf("AUTOCODER_TEST_CRASH_AT=%d", m)}, "log")
+						if !killed(err) {
+							break
+						}
+						recoveriesKilled++
+					}
+				}
+				if out, err := autocoder(t, g.Dir, nil, "log"); err != nil && !strings.Contains(out, "not on a work branch") {
+					t.Fatalf("point %d: the next command failed: %v\n%s", n, err, out)
+				}
+				checkConsistent(t, g, n, want, userBefore)
+				if c.name == "atomic" {
+					continue
+				}
+				// The branch is at a whole step: undo and redo go on from it.
+				if out, err := autocoder(t, g.Dir, nil, "undo"); err != nil {
+					t.Fatalf("point %d: undo after the crash: %v\n%s", n, err, out)
+				}
+				checkConsistent(t, g, n, want, userBefore)
+			}
+		})
+	}
+}
