@@ -87,3 +87,70 @@ func TestAFailureAtEveryPointOfATransactionOfItsOwnLeavesNothing(t *testing.T) {
 		})
 	}
 }
+
+// A session's step that fails before its index write (here after its
+// first file) has not changed the index file: its rollback leaves that
+// file as it is, rather than write the whole index again. On a full disk,
+// a likely reason for the failure, that write failed too, and the rollback
+// then kept its journal and had every later command fail at the same write.
+func TestARollbackBeforeTheIndexWriteLeavesTheIndexFile(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n", "u.txt": "u\n"})
+	g.Write("u.txt", "staged\n")
+	g.Git("add", "u.txt")
+	before := g.Snapshot()
+	ixPath := filepath.Join(g.Dir, ".git", "index")
+	was, err := os.Stat(ixPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Points: 1 after the journal, 2 after the first file.
+	t.Setenv("AUTOCODER_TEST_FAIL_AT", "2")
+	e := open(t, g.Dir, txn.Options{SplitIndex: true})
+	r := e.Apply(context.Background(), mkStep("s1", write("a.txt", "A\n"), write("b.txt", "B\n")))
+	if r.Status != step.StatusFailed || !strings.Contains(r.Error, "injected") {
+		t.Fatalf("%s: %s, want the injected failure", r.Status, r.Error)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	now, err := os.Stat(ixPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !os.SameFile(was, now) {
+		t.Error("the rollback wrote the index again, which the step never wrote")
+	}
+	g.AssertRestored(before)
+	if got := g.Git("status", "--porcelain"); got != "M  u.txt\n" {
+		t.Fatalf("git status:\n%s", got)
+	}
+	g.Fsck()
+}
+
+// A session's step whose verify command fails is rolled back; when the
+// index could not have been written at that moment either (its lock file
+// taken away, as a full disk fails the write), the rollback, which has no
+// index change to write, still ends whole: the step fails for its verify
+// alone and leaves no journal for the next command to finish.
+func TestAVerifyFailureOnAFullDiskRollsBackWhole(t *testing.T) {
+	t.Parallel()
+	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
+	before := g.Snapshot()
+	e := open(t, g.Dir, txn.Options{SplitIndex: true, Verify: func(_ context.Context, root string) (string, error) {
+		os.Remove(filepath.Join(root, ".git", "index.lock"))
+		return "FAIL: tests", fmt.Errorf("exit status 1")
+	}})
+	r := e.Apply(context.Background(), mkStep("s1", write("a.txt", "A\n")))
+	if r.Status != step.StatusFailed || strings.Contains(r.Error, "rolling back failed") {
+		t.Fatalf("%s: %s, want the verify failure alone", r.Status, r.Error)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(g.Dir, ".git", "autocoder", "journal.json")); err == nil {
+		t.Fatal("the rollback kept its journal")
+	}
+	g.AssertRestored(before)
+	g.Fsck()
+}

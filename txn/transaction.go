@@ -168,7 +168,14 @@ func (e *Engine) moveTo(p *plan, forward bool, held *heldIndex) (wrote bool, err
 		release()
 		return true, fmt.Errorf("update the index: %w", err)
 	}
-	if !e.batch {
+	if !e.batch && !forward && p.only != nil && !p.ixWritten {
+		// The rollback of a forward move that failed before its index
+		// write: the file still holds the entries set here (only the
+		// stat data of the files put back differ, and git re-reads
+		// those). Writing the whole index again would fail where the
+		// forward move failed on a full disk, and keep the journal.
+		// Flush lets the lock go.
+	} else if !e.batch {
 		// A transaction of its own (not a step of a run, which keeps the
 		// index in memory to the end: indexbatch.go) writes the index
 		// here, before HEAD and the ref move, and owes nothing: a kill
@@ -180,6 +187,7 @@ func (e *Engine) moveTo(p *plan, forward bool, held *heldIndex) (wrote bool, err
 			release()
 			return true, fmt.Errorf("write the index: %w", err)
 		}
+		p.ixWritten = forward
 	}
 	release = func() {
 		if refTxn != nil {
