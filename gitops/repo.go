@@ -45,6 +45,9 @@ type Repo struct {
 	// spares, when set, gives the files written under .git (see spare.go).
 	spares *Spares
 	trees  treeCache // see ReadTree
+	// folders, when set, lists a folder's entries as the index holds
+	// them (see readTreeAt).
+	folders func(dir string) ([]TreeEntry, bool)
 	// wrote is the commit this Repo wrote last, with its tree (CommitTree).
 	wroteMu          sync.Mutex
 	wrote, wroteTree Hash

@@ -145,6 +145,7 @@ func Open(ctx context.Context, repo *gitops.Repo, opts Options) (*Engine, error)
 	e := &Engine{repo: repo, opts: opts}
 	e.fileMode = repo.TrustsExecutableBit()
 	e.Policy = &pathpolicy.Policy{Root: repo.Root, Deny: opts.Deny, Gitlink: e.isGitlink}
+	repo.UseFolders(e.folderEntries)
 	e.crash = crashFromEnv()
 	var err error
 	if e.priv, err = repo.Private(); err != nil {

@@ -131,42 +131,28 @@ func (e *Engine) resolveStep(s *step.Step, overlay map[string]*file, res *step.R
 	if err = w.resolve(s, res); err != nil {
 		return
 	}
-	e.offerFolders(w.order)
 	ch, err = w.changes(headTree)
 	return
 }
 
-// offerFolders gives the repository the trees of the folders that paths
-// are in, as the index in memory lists them (gitops.Repo.OfferTree), so
-// that a step reads HEAD's tree of a large folder without inflating it
-// wherever the index holds that folder as HEAD does.
-func (e *Engine) offerFolders(paths []string) {
+// folderEntries lists the entries directly in the folder dir as the
+// index in memory holds them, where it holds nothing deeper there (see
+// gitops.Repo.UseFolders): a step then reads HEAD's tree of a large
+// folder without inflating it, wherever the index holds that folder as
+// HEAD does.
+func (e *Engine) folderEntries(dir string) ([]gitops.TreeEntry, bool) {
 	ix := e.ixCache
 	if e.held != nil {
 		ix = e.held.ix
 	}
 	if ix == nil {
-		return
+		return nil, false
 	}
-	seen := map[string]bool{}
-	for _, p := range paths {
-		dir := path.Dir(p)
-		if dir == "." {
-			dir = ""
-		}
-		if seen[dir] {
-			continue
-		}
-		seen[dir] = true
-		var es []gitops.TreeEntry
-		ok := ix.Files(dir, func(name string, mode uint32, h [20]byte) {
-			es = append(es, gitops.TreeEntry{Name: name, Mode: mode, Hash: h})
-		})
-		if !ok {
-			continue
-		}
-		e.repo.OfferTree(es)
-	}
+	var es []gitops.TreeEntry
+	ok := ix.Files(dir, func(name string, mode uint32, h [20]byte) {
+		es = append(es, gitops.TreeEntry{Name: name, Mode: mode, Hash: h})
+	})
+	return es, ok
 }
 
 // refuseIgnored refuses a step that creates a file git ignores: git add
