@@ -124,7 +124,7 @@ func (ix *Index) HasPrefix(dir string) []string {
 // some calls, when an entry under dir lies in a subfolder of it or is not
 // at stage 0 (a conflict), and when dir holds no entry. They are the
 // entries of the folder's tree where the user staged nothing in it (see
-// gitops.Repo.OfferTree). The entries are not decoded whole: a step calls
+// gitops.Repo.UseFolders). The entries are not decoded whole: a step calls
 // it for a folder of hundreds of files.
 func (ix *Index) Files(dir string, each func(name string, mode uint32, h [20]byte)) bool {
 	if dir != "" {
