@@ -55,7 +55,8 @@ func (e *Engine) recoverJournal() error {
 		return err
 	}
 	headNow, _ := e.repo.RawHEAD()
-	if (cur != p.OldRef && cur != p.NewRef) || (headNow != p.OldHEAD && headNow != p.NewHEAD) {
+	onOld := e.committedOnOldHEAD(&p, headNow)
+	if (cur != p.OldRef && cur != p.NewRef) || (headNow != p.OldHEAD && headNow != p.NewHEAD) || onOld {
 		// The user moved on (committed, switched branches) since the crash:
 		// the journal describes a state that is gone. Touch nothing.
 		kept := e.journalPath() + fmt.Sprintf(".abandoned-%d", e.opts.Now().Unix())
@@ -66,8 +67,12 @@ func (e *Engine) recoverJournal() error {
 		for _, c := range p.Paths {
 			paths = append(paths, c.Path)
 		}
+		moved := strings.TrimPrefix(p.Ref, "refs/heads/")
+		if onOld {
+			moved = headName(p.OldHEAD)
+		}
 		fmt.Fprintf(e.opts.Log, "autocoder: an earlier run was interrupted during step %s, but %s has moved since; left everything as it is (check %s) and kept the journal as %s\n",
-			p.StepID, strings.TrimPrefix(p.Ref, "refs/heads/"), strings.Join(paths, ", "), kept)
+			p.StepID, moved, strings.Join(paths, ", "), kept)
 		return nil
 	}
 	forward := cur == p.NewRef && p.NewRef != p.OldRef
@@ -85,6 +90,20 @@ func (e *Engine) recoverJournal() error {
 			p.StepID, p.Kind, len(p.Paths), strings.TrimPrefix(p.Ref, "refs/heads/"))
 	}
 	return e.clearJournal()
+}
+
+// committedOnOldHEAD reports whether HEAD, still where a plan that moves
+// it found it (a first step leaving the user's branch), names another
+// commit than it did: a transaction of its own writes the index before
+// HEAD, so a kill there leaves its entries staged on that branch, and the
+// user who removed HEAD.lock and committed them moved on. HEAD moves
+// before the ref, so the plan's ref has not moved either.
+func (e *Engine) committedOnOldHEAD(p *plan, headNow string) bool {
+	if p.OldHEAD == p.NewHEAD || headNow != p.OldHEAD || p.HeadFrom.IsZero() {
+		return false
+	}
+	h, err := e.repo.ReadHEAD()
+	return err == nil && h.Hash != p.HeadFrom
 }
 
 // releaseStaleLocks removes lock files that a killed autocoder took through
