@@ -92,8 +92,17 @@ func (e *Engine) Flush() error {
 // writeIndex writes the index held under index.lock and releases the lock
 // (also when the write fails).
 func (e *Engine) writeIndex() error {
+	if err := e.prepareIndex(); err != nil {
+		return err
+	}
+	return e.finishIndex()
+}
+
+// prepareIndex writes the index held under index.lock into the lock file,
+// which stays held (index.PrepareIndex); finishIndex puts it in place,
+// dropIndex takes it back. On failure the lock is released.
+func (e *Engine) prepareIndex() error {
 	h := e.held
-	e.held = nil
 	// The first split write of an index whose split nobody configured,
 	// made because of its size (gitops.SplitFrom), is autocoder's choice:
 	// the user hears of it once. A session splits any index (Options.
@@ -101,8 +110,28 @@ func (e *Engine) writeIndex() error {
 	// to a boolean (a key without "=" is true) is the user's choice; a
 	// value git does not read as one leaves it open, as for git.
 	_, configured := e.repo.ConfigBool("core", "splitIndex")
-	splits := h.ix.Split() && !h.ix.Linked() && h.ix.Len() >= gitops.SplitFrom && !configured
-	if err := index.WriteIndex(h.lock, h.ix); err != nil {
+	e.splits = h.ix.Split() && !h.ix.Linked() && h.ix.Len() >= gitops.SplitFrom && !configured
+	if err := index.PrepareIndex(h.lock, h.ix); err != nil {
+		e.held = nil
+		return err
+	}
+	return nil
+}
+
+// dropIndex releases index.lock with the index prepareIndex wrote into it
+// unused: the index file stays as it was, and the index in memory, which
+// holds the entries that were not written, is forgotten.
+func (e *Engine) dropIndex() {
+	e.held.lock.Rollback()
+	e.held, e.ixCache = nil, nil
+}
+
+// finishIndex puts the index prepareIndex wrote in place and releases the
+// lock (also when that fails).
+func (e *Engine) finishIndex() error {
+	h := e.held
+	e.held = nil
+	if err := index.FinishIndex(h.lock, h.ix); err != nil {
 		return err
 	}
 	if fi, err := e.repo.IndexStat(); err == nil {
@@ -113,7 +142,7 @@ func (e *Engine) writeIndex() error {
 			e.gitlinksAt = fi
 		}
 	}
-	if splits && !e.opts.Quiet {
+	if e.splits && !e.opts.Quiet {
 		fmt.Fprintf(e.opts.Log, "autocoder: the index has %d entries: wrote it as git's split index, so that a step writes the entries it changed, not the whole file; git keeps it split. Tools built on libgit2 or go-git cannot read a split index: `git config core.splitIndex false` keeps it whole for them\n", h.ix.Len())
 	}
 	return nil

@@ -77,8 +77,9 @@ type plan struct {
 	// with its own content would make a new file (a new mtime) and need
 	// room that a full disk, a likely reason for the failure, lacks.
 	reached, only map[string]bool
-	// ixWritten: a forward move of a transaction of its own wrote the
-	// index; the rollback of one that did not leaves the file alone.
+	// ixWritten: a forward move of a transaction of its own put its
+	// index in place; the rollback of one that did not leaves the file
+	// alone.
 	ixWritten bool
 }
 

@@ -168,26 +168,29 @@ func (e *Engine) moveTo(p *plan, forward bool, held *heldIndex) (wrote bool, err
 		release()
 		return true, fmt.Errorf("update the index: %w", err)
 	}
+	prepared := false
 	if !e.batch && !forward && p.only != nil && !p.ixWritten {
 		// The rollback of a forward move that failed before its index
-		// write: the file still holds the entries set here (only the
-		// stat data of the files put back differ, and git re-reads
+		// was in place: the file still holds the entries set here (only
+		// the stat data of the files put back differ, and git re-reads
 		// those). Writing the whole index again would fail where the
 		// forward move failed on a full disk, and keep the journal.
 		// Flush lets the lock go.
 	} else if !e.batch {
 		// A transaction of its own (not a step of a run, which keeps the
 		// index in memory to the end: indexbatch.go) writes the index
-		// here, before HEAD and the ref move, and owes nothing: a kill
-		// before the ref moves has recovery move the entries back with
-		// the files (this function, backward), one after it finds them
-		// written. The debt file's write and removal were a tenth of a
-		// session's call.
-		if err := e.writeIndex(); err != nil {
+		// into index.lock here, and puts it in place once the ref has
+		// moved, as git commit does: git waits on the lock to the end,
+		// and the journal, cleared after, is all recovery needs. A kill
+		// before the ref moves has recovery remove the lock and move the
+		// entries back with the files (this function, backward); one
+		// after has it move them forward. No index debt is owed: its
+		// file's write and removal were a tenth of a session's call.
+		if err := e.prepareIndex(); err != nil {
 			release()
 			return true, fmt.Errorf("write the index: %w", err)
 		}
-		p.ixWritten = forward
+		prepared = true
 	}
 	release = func() {
 		if refTxn != nil {
@@ -195,6 +198,9 @@ func (e *Engine) moveTo(p *plan, forward bool, held *heldIndex) (wrote bool, err
 		}
 		if headTxn != nil {
 			headTxn.Rollback()
+		}
+		if prepared {
+			e.dropIndex()
 		}
 	}
 	if err := e.crash.point(); err != nil {
@@ -223,8 +229,25 @@ func (e *Engine) moveTo(p *plan, forward bool, held *heldIndex) (wrote bool, err
 		return true, err
 	}
 	// The branch ref: the commit point of a forward move.
-	if refTxn == nil {
+	if refTxn != nil {
+		err := refTxn.Commit()
+		refTxn = nil
+		if err != nil {
+			release()
+			return true, err
+		}
+	}
+	if !prepared {
 		return true, nil
 	}
-	return true, refTxn.Commit()
+	if err := e.crash.point(); err != nil {
+		release()
+		return true, err
+	}
+	prepared = false
+	if err := e.finishIndex(); err != nil {
+		return true, fmt.Errorf("write the index: %w", err)
+	}
+	p.ixWritten = forward
+	return true, nil
 }

@@ -375,6 +375,17 @@ type LockFile interface {
 // with its mtime, the entries smudged are smudged in ix too, and the
 // entries given to Update are no longer exempt.
 func WriteIndex(lock LockFile, ix *Index) error {
+	if err := PrepareIndex(lock, ix); err != nil {
+		return err
+	}
+	return FinishIndex(lock, ix)
+}
+
+// PrepareIndex is the first half of WriteIndex: it encodes ix into lock,
+// which stays held, the index file unchanged, until FinishIndex puts it in
+// place (or the caller rolls the lock back), as git commit holds the index
+// it wrote until the branch has moved. On failure the lock is rolled back.
+func PrepareIndex(lock LockFile, ix *Index) error {
 	if filepath.Clean(lock.Path()) != filepath.Clean(ix.path) {
 		lock.Rollback()
 		return fmt.Errorf("write index: the lock is on %s but the index was read from %s", lock.Path(), ix.path)
@@ -389,6 +400,12 @@ func WriteIndex(lock LockFile, ix *Index) error {
 		lock.Rollback()
 		return err
 	}
+	return nil
+}
+
+// FinishIndex is the second half of WriteIndex: it renames the index that
+// PrepareIndex wrote into lock over the index file.
+func FinishIndex(lock LockFile, ix *Index) error {
 	if err := lock.Commit(); err != nil {
 		return fmt.Errorf("write index: %w", err)
 	}
