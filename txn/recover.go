@@ -94,10 +94,10 @@ func (e *Engine) recoverJournal() error {
 
 // committedOnOldHEAD reports whether HEAD, still where a plan that moves
 // it found it (a first step leaving the user's branch), names another
-// commit than it did: a transaction of its own writes the index before
-// HEAD, so a kill there leaves its entries staged on that branch, and the
-// user who removed HEAD.lock and committed them moved on. HEAD moves
-// before the ref, so the plan's ref has not moved either.
+// commit than it did: a kill before HEAD moved leaves the step's files
+// written and git's locks held, and the user who removed the locks and
+// committed moved on. HEAD moves before the ref, so the plan's ref has not
+// moved either.
 func (e *Engine) committedOnOldHEAD(p *plan, headNow string) bool {
 	if p.OldHEAD == p.NewHEAD || headNow != p.OldHEAD || p.HeadFrom.IsZero() {
 		return false

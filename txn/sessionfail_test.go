@@ -14,10 +14,11 @@ import (
 )
 
 // A transaction of its own (a session's call, an undo, a redo) writes the
-// index before HEAD and the ref: a failure injected at any point of it,
-// the points after that write included, leaves the repository as it was,
-// the index too, with the user's staged work in the step's folder and
-// elsewhere untouched, and the next engine finds nothing to recover.
+// index into index.lock before HEAD and the ref, and in place after them:
+// a failure injected at any point of it, the points after that write
+// included, leaves the repository as it was, the index too, with the
+// user's staged work in the step's folder and elsewhere untouched, and the
+// next engine finds nothing to recover.
 func TestAFailureAtEveryPointOfATransactionOfItsOwnLeavesNothing(t *testing.T) {
 	gittest.Isolate(t)
 	for _, kind := range []string{"first", "second", "undo", "redo"} {
@@ -88,8 +89,8 @@ func TestAFailureAtEveryPointOfATransactionOfItsOwnLeavesNothing(t *testing.T) {
 	}
 }
 
-// A session's step that fails before its index write (here after its
-// first file) has not changed the index file: its rollback leaves that
+// A session's step that fails before its index is in place (here after
+// its first file) has not changed the index file: its rollback leaves that
 // file as it is, rather than write the whole index again. On a full disk,
 // a likely reason for the failure, that write failed too, and the rollback
 // then kept its journal and had every later command fail at the same write.

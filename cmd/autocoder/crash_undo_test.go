@@ -9,9 +9,10 @@ import (
 )
 
 // `autocoder undo 2`, `autocoder redo` and the --atomic rollback of a run
-// whose last step fails, killed at every point: these transactions write
-// the index before HEAD and the ref (undo and redo, transactions of their
-// own) or owe it (the rollback, inside the run). The next command leaves
+// whose last step fails, killed at every point: these transactions hold
+// the index they wrote in index.lock until HEAD and the ref moved (undo
+// and redo, transactions of their own) or owe it (the rollback, inside
+// the run). The next command leaves
 // the branch at a whole step, the worktree and index at its tree apart
 // from the user's own work, which is untouched, and fsck clean; so does
 // a recovery of undo or redo that is itself killed at each of its points.
