@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,23 +23,7 @@ import (
 func TestAKilledFirstCallThenTheUsersCommitIsLeftAlone(t *testing.T) {
 	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
-	cmd := exec.Command("autocoder", "mcp")
-	cmd.Dir = g.Dir
-	// Points: 1 after the journal, 2 after the file, 3 after the index
-	// (written into index.lock).
-	cmd.Env = append(os.Environ(), "AUTOCODER_TEST_CRASH_AT=3")
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "crash", Version: "1"}, nil).
-		Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "fs_write",
-		Arguments: map[string]any{"path": "a.txt", "mode": "overwrite", "content": "call\n"}}); err == nil {
-		t.Fatal("the session was not killed")
-	}
-	cs.Close()
+	killFirstWrite(t, g.Dir, 3)
 	if got := g.Git("symbolic-ref", "HEAD"); got != "refs/heads/main\n" {
 		t.Fatalf("HEAD moved before the kill: %s", got)
 	}
@@ -77,23 +62,7 @@ func TestAKilledFirstCallThenTheUsersCommitIsLeftAlone(t *testing.T) {
 func TestAKilledCallHeldIndexLockUntilItsRefMoved(t *testing.T) {
 	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
-	cmd := exec.Command("autocoder", "mcp")
-	cmd.Dir = g.Dir
-	// Points: 1 after the journal, 2 after the file, 3 after the index
-	// (written into index.lock), 4 after HEAD, 5 after the ref.
-	cmd.Env = append(os.Environ(), "AUTOCODER_TEST_CRASH_AT=5")
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "crash", Version: "1"}, nil).
-		Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "fs_write",
-		Arguments: map[string]any{"path": "a.txt", "mode": "overwrite", "content": "call\n"}}); err == nil {
-		t.Fatal("the session was not killed")
-	}
-	cs.Close()
+	killFirstWrite(t, g.Dir, 5)
 	if got := g.Git("show", "autocoder/main:a.txt"); got != "call\n" {
 		t.Fatalf("the ref did not move before the kill: a.txt is %q there", got)
 	}
@@ -115,4 +84,27 @@ func TestAKilledCallHeldIndexLockUntilItsRefMoved(t *testing.T) {
 		t.Fatalf("the step was not finished: HEAD's a.txt is %q", got)
 	}
 	g.Fsck()
+}
+
+// killFirstWrite has an MCP session in dir write "call\n" into a.txt, its
+// first call, and kills it at crash point point. The points of a first
+// call: 1 after the journal, 2 after the file, 3 after the index (written
+// into index.lock), 4 after HEAD, 5 after the ref.
+func killFirstWrite(t *testing.T, dir string, point int) {
+	t.Helper()
+	cmd := exec.Command("autocoder", "mcp")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), fmt.Sprintf("AUTOCODER_TEST_CRASH_AT=%d", point))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "crash", Version: "1"}, nil).
+		Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if _, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "fs_write",
+		Arguments: map[string]any{"path": "a.txt", "mode": "overwrite", "content": "call\n"}}); err == nil {
+		t.Fatal("the session was not killed")
+	}
 }
