@@ -127,7 +127,7 @@ func (r *Repo) ConfigureSplit(ix *index.Index, longLived bool) {
 }
 
 // LockIndex takes index.lock through its private name in p (see LockVia),
-// for ReadIndex and index.WriteIndex under it.
+// for ReadIndex and index.PrepareIndex and FinishIndex under it.
 func (r *Repo) LockIndex(p *Private) (*LockFile, error) { return r.lockVia(p, "index") }
 
 // IndexStat is the stat of the index file, for Unchanged: git replaces the

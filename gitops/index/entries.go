@@ -21,7 +21,7 @@ func (ix *Index) Len() int { return ix.seq.n }
 func (ix *Index) slot(i int) idxSlot { return ix.seq.get(&ix.table, i) }
 
 // MTime is the index file's own mtime when it was read (zero if there was no
-// file), after WriteIndex that of the file it wrote. Entries whose mtime is
+// file), after FinishIndex that of the file it wrote. Entries whose mtime is
 // not older are racily clean: git cannot tell from stat data alone whether
 // the file changed in the same second the index was written.
 func (ix *Index) MTime() (sec, nsec uint32) { return ix.mtimeSec, ix.mtimeNsec }

@@ -2,10 +2,11 @@
 // the shared index files of a split index) without decoding it whole, as
 // go-git keeps its codec apart (plumbing/format/index). It knows the file
 // format and nothing else of git's layout: the caller (gitops) says where
-// the file is and takes its lock. Start at ReadIndexWith, then Update and
-// WriteIndex. The work is split by job: read.go (ReadIndexWith: parse and
-// verify), entries.go (lookups), update.go (Update), tree.go (the cache
-// tree), write.go (WriteTo, WriteIndex), split.go (git's split index) and
+// the file is and takes its lock. Start at ReadIndexWith, then Update,
+// PrepareIndex and FinishIndex. The work is split by job: read.go
+// (ReadIndexWith: parse and verify), entries.go (lookups), update.go
+// (Update), tree.go (the cache tree), write.go (WriteTo, PrepareIndex,
+// FinishIndex), split.go (git's split index) and
 // stat.go with its per-system files (the stat data git records).
 //
 // # The format
@@ -184,7 +185,7 @@ type Index struct {
 	trusted bool
 
 	// mtime is the index file's own mtime when it was read (or last written
-	// by WriteIndex), git's istate->timestamp for racy checks; 0 if there
+	// by FinishIndex), git's istate->timestamp for racy checks; 0 if there
 	// was no file.
 	mtimeSec, mtimeNsec uint32
 	// rawMtime bounds the mtime of every raw slot that could be racy (see
@@ -194,7 +195,7 @@ type Index struct {
 	// The split index (index_split.go). While reading: link is the file's
 	// link extension and stripped the number of leading entries without a
 	// path (the replacements). After: base is the shared index the slots
-	// are split against (data is its bytes), wantSplit whether WriteIndex
+	// are split against (data is its bytes), wantSplit whether PrepareIndex
 	// writes split, maxPercent git's splitIndex.maxPercentChange.
 	link       *idxLink
 	stripped   int

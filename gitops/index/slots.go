@@ -21,7 +21,7 @@ type slotTable struct {
 	scan []byte    // scanSlotLen bytes a slot, when not nil
 	kept *keptScan // with scan: the checks of its slots
 	// given: some slot of mem has given set (a shared index written
-	// now, keeping who vouched for which entry); WriteIndex clears them.
+	// now, keeping who vouched for which entry); FinishIndex clears them.
 	given bool
 	// gitlinks are the positions of the gitlink entries (submodules), as
 	// the walk of the file or its kept scan found them.

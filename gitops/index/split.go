@@ -58,7 +58,7 @@ type idxLink struct {
 // entries are not in the shared one.
 const DefaultMaxPercentChange = 20
 
-// SetSplit chooses how WriteIndex writes ix: split (a small index file
+// SetSplit chooses how PrepareIndex writes ix: split (a small index file
 // linked to a shared index, git's core.splitIndex) or whole.
 // maxPercentChange is git's splitIndex.maxPercentChange (0: a new shared
 // index at every write, 100: never a new one; out of range: the default).
@@ -75,7 +75,7 @@ func (ix *Index) SetSplit(on bool, maxPercentChange int) {
 // one removes it.
 func (ix *Index) SetSharedExpire(d time.Duration) { ix.sharedExpire = d }
 
-// Split reports whether WriteIndex writes ix as a split index: the file
+// Split reports whether PrepareIndex writes ix as a split index: the file
 // read was one (and nobody called SetSplit since), or SetSplit(true).
 func (ix *Index) Split() bool { return ix.wantSplit }
 

@@ -15,6 +15,15 @@ import (
 // hashed and walked at every read.
 func ReadIndex(path string) (*Index, error) { return ReadIndexWith(path, nil) }
 
+// WriteIndex is both halves of an index write at once, as the engine makes
+// them outside a session's step (PrepareIndex, then FinishIndex).
+func WriteIndex(lock LockFile, ix *Index) error {
+	if err := PrepareIndex(lock, ix); err != nil {
+		return err
+	}
+	return FinishIndex(lock, ix)
+}
+
 // parseIndex makes an Index of data, the content of the file path whose
 // mtime was sec, nsec.
 func parseIndex(path string, data []byte, sec, nsec uint32) (*Index, error) {

@@ -1,7 +1,8 @@
 package index
 
 // Writing the index: WriteTo copies the untouched runs of the file read,
-// encodes only new entries, hashes once; WriteIndex commits it under the lock.
+// encodes only new entries, hashes once; PrepareIndex writes it under the
+// lock, FinishIndex puts it in place.
 
 import (
 	"bytes"
@@ -207,7 +208,7 @@ func (p *idxPipe) close() (int64, error) {
 // which costs git nothing but a content check on its next refresh.
 //
 // WriteTo always writes the whole index, also for a split one (see
-// WriteIndex).
+// PrepareIndex).
 func (ix *Index) WriteTo(w io.Writer) (int64, error) { return ix.encode(w, true) }
 
 // encode writes the whole index, with its extensions or (for a shared
@@ -361,30 +362,26 @@ type LockFile interface {
 	Rollback()
 }
 
-// WriteIndex encodes ix into lock and commits it, replacing the index file
-// in one rename. ix must have been read from lock.Path() while holding lock
-// (the caller takes gitops.Lock(<gitdir>/index) before ReadIndexWith), so that no other
-// writer's change is lost. On failure the lock is rolled back and the index
-// file is unchanged.
+// An index is written in two halves: PrepareIndex encodes ix into lock,
+// FinishIndex commits the lock, replacing the index file in one rename.
+// Between them the lock stays held and the index file unchanged, as git
+// commit holds the index it wrote until the branch has moved; the caller
+// may roll the lock back instead. ix must have been read from lock.Path()
+// while holding lock (the caller takes gitops.Lock(<gitdir>/index) before
+// ReadIndexWith), so that no other writer's change is lost. On failure of
+// either half the lock is rolled back and the index file is unchanged.
 //
 // A split index (see SetSplit) is written as git writes one: the entries
 // that differ from the shared index into the index file with a link
 // extension, and first, when too many differ, a new shared index.
 //
-// Afterwards ix describes the new file: racy checks of a later write compare
-// with its mtime, the entries smudged are smudged in ix too, and the
-// entries given to Update are no longer exempt.
-func WriteIndex(lock LockFile, ix *Index) error {
-	if err := PrepareIndex(lock, ix); err != nil {
-		return err
-	}
-	return FinishIndex(lock, ix)
-}
+// After FinishIndex ix describes the new file: racy checks of a later
+// write compare with its mtime, the entries smudged are smudged in ix too,
+// and the entries given to Update are no longer exempt.
 
-// PrepareIndex is the first half of WriteIndex: it encodes ix into lock,
-// which stays held, the index file unchanged, until FinishIndex puts it in
-// place (or the caller rolls the lock back), as git commit holds the index
-// it wrote until the branch has moved. On failure the lock is rolled back.
+// PrepareIndex is the first half of an index write (see above): it
+// encodes ix into lock, which stays held. On failure the lock is rolled
+// back.
 func PrepareIndex(lock LockFile, ix *Index) error {
 	if filepath.Clean(lock.Path()) != filepath.Clean(ix.path) {
 		lock.Rollback()
@@ -403,8 +400,8 @@ func PrepareIndex(lock LockFile, ix *Index) error {
 	return nil
 }
 
-// FinishIndex is the second half of WriteIndex: it renames the index that
-// PrepareIndex wrote into lock over the index file.
+// FinishIndex is the second half of an index write (see above): it renames
+// the index that PrepareIndex wrote into lock over the index file.
 func FinishIndex(lock LockFile, ix *Index) error {
 	if err := lock.Commit(); err != nil {
 		return fmt.Errorf("write index: %w", err)
