@@ -41,14 +41,7 @@ func TestAKilledFirstCallThenTheUsersCommitIsLeftAlone(t *testing.T) {
 	if got := g.Git("show", "HEAD:a.txt"); got != "call\n" {
 		t.Fatalf("the user's commit holds %q", got)
 	}
-	m := startMCP(t, g.Dir, nil)
-	m.mustCall("fs_read", map[string]any{"path": "a.txt"})
-	if err := m.close(); err != nil {
-		t.Fatal(err)
-	}
-	if got := g.Git("status", "--porcelain"); got != "" {
-		t.Fatalf("after the next session, git status:\n%s", got)
-	}
+	nextSessionLeavesItClean(t, g)
 	if got := g.MustRead("a.txt"); !strings.HasPrefix(got, "call") {
 		t.Fatalf("a.txt is %q", got)
 	}
@@ -72,14 +65,7 @@ func TestAKilledCallHeldIndexLockUntilItsRefMoved(t *testing.T) {
 	if got := g.Git("ls-files", "-s", "a.txt"); !strings.Contains(got, strings.TrimSpace(g.Git("rev-parse", "main:a.txt"))) {
 		t.Fatalf("the index file changed before the ref moved: %s", got)
 	}
-	m := startMCP(t, g.Dir, nil)
-	m.mustCall("fs_read", map[string]any{"path": "a.txt"})
-	if err := m.close(); err != nil {
-		t.Fatal(err)
-	}
-	if got := g.Git("status", "--porcelain"); got != "" {
-		t.Fatalf("after the next session, git status:\n%s", got)
-	}
+	nextSessionLeavesItClean(t, g)
 	if got := g.Git("show", "HEAD:a.txt"); got != "call\n" {
 		t.Fatalf("the step was not finished: HEAD's a.txt is %q", got)
 	}
@@ -106,5 +92,19 @@ func killFirstWrite(t *testing.T, dir string, point int) {
 	if _, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "fs_write",
 		Arguments: map[string]any{"path": "a.txt", "mode": "overwrite", "content": "call\n"}}); err == nil {
 		t.Fatal("the session was not killed")
+	}
+}
+
+// nextSessionLeavesItClean runs the next session (its recovery, then a
+// read) and checks that git status is clean after it.
+func nextSessionLeavesItClean(t *testing.T, g *gittest.Repo) {
+	t.Helper()
+	m := startMCP(t, g.Dir, nil)
+	m.mustCall("fs_read", map[string]any{"path": "a.txt"})
+	if err := m.close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := g.Git("status", "--porcelain"); got != "" {
+		t.Fatalf("after the next session, git status:\n%s", got)
 	}
 }
