@@ -1,17 +1,12 @@
 package main
 
 import (
-	"context"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/autocoder/autocoder/gitops/gittest"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // An MCP session's first call, killed after it wrote the index into
@@ -38,7 +33,7 @@ func TestAKilledFirstCallThenTheUsersCommitIsLeftAlone(t *testing.T) {
 	os.Remove(filepath.Join(g.Dir, ".git", "index.lock"))
 	os.Remove(filepath.Join(g.Dir, ".git", "HEAD.lock"))
 	g.Git("commit", "-q", "-a", "-m", "the user's commit")
-	if got := g.Git("show", "HEAD:a.txt"); got != "call\n" {
+	if got := g.Git("show", "HEAD:a.txt"); got != "call 0\n" {
 		t.Fatalf("the user's commit holds %q", got)
 	}
 	nextSessionLeavesItClean(t, g)
@@ -56,7 +51,7 @@ func TestAKilledCallHeldIndexLockUntilItsRefMoved(t *testing.T) {
 	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
 	killFirstWrite(t, g.Dir, 5)
-	if got := g.Git("show", "autocoder/main:a.txt"); got != "call\n" {
+	if got := g.Git("show", "autocoder/main:a.txt"); got != "call 0\n" {
 		t.Fatalf("the ref did not move before the kill: a.txt is %q there", got)
 	}
 	if _, err := os.Stat(filepath.Join(g.Dir, ".git", "index.lock")); err != nil {
@@ -66,31 +61,19 @@ func TestAKilledCallHeldIndexLockUntilItsRefMoved(t *testing.T) {
 		t.Fatalf("the index file changed before the ref moved: %s", got)
 	}
 	nextSessionLeavesItClean(t, g)
-	if got := g.Git("show", "HEAD:a.txt"); got != "call\n" {
+	if got := g.Git("show", "HEAD:a.txt"); got != "call 0\n" {
 		t.Fatalf("the step was not finished: HEAD's a.txt is %q", got)
 	}
 	g.Fsck()
 }
 
-// killFirstWrite has an MCP session in dir write "call\n" into a.txt, its
+// killFirstWrite has an MCP session in dir write "call 0\n" into a.txt, its
 // first call, and kills it at crash point point. The points of a first
 // call: 1 after the journal, 2 after the file, 3 after the index (written
 // into index.lock), 4 after HEAD, 5 after the ref.
 func killFirstWrite(t *testing.T, dir string, point int) {
 	t.Helper()
-	cmd := exec.Command("autocoder", "mcp")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), fmt.Sprintf("AUTOCODER_TEST_CRASH_AT=%d", point))
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "crash", Version: "1"}, nil).
-		Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	if _, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "fs_write",
-		Arguments: map[string]any{"path": "a.txt", "mode": "overwrite", "content": "call\n"}}); err == nil {
+	if !killedWriting(t, dir, point, "a.txt") {
 		t.Fatal("the session was not killed")
 	}
 }

@@ -1,17 +1,12 @@
 package main
 
 import (
-	"context"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/autocoder/autocoder/gitops/gittest"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // An MCP session killed at every point of its calls on a split index whose
@@ -32,30 +27,7 @@ func TestMCPSessionKilledAtEveryPointOnASplitIndex(t *testing.T) {
 		g.Git("update-index", "--split-index")
 		g.Write("u.txt", "staged\n")
 		g.Git("add", "u.txt")
-		cmd := exec.Command("autocoder", "mcp")
-		cmd.Dir = g.Dir
-		cmd.Env = append(os.Environ(), fmt.Sprintf("AUTOCODER_TEST_CRASH_AT=%d", k))
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		cs, err := sdk.NewClient(&sdk.Implementation{Name: "crash", Version: "1"}, nil).
-			Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		killed := false
-		for i, p := range []string{"a.txt", "d/b.txt", "a.txt"} {
-			res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "fs_write",
-				Arguments: map[string]any{"path": p, "mode": "overwrite", "content": fmt.Sprintf("call %d\n", i)}})
-			if err != nil {
-				killed = true
-				break
-			}
-			if res.IsError {
-				t.Fatalf("k=%d: call %d: %s", k, i, resultText(res))
-			}
-		}
-		cs.Close()
-		cancel()
-		if !killed {
+		if !killedWriting(t, g.Dir, k, "a.txt", "d/b.txt", "a.txt") {
 			if k < 4 {
 				t.Fatalf("the session was never killed: AUTOCODER_TEST_CRASH_AT has no effect")
 			}

@@ -27,33 +27,7 @@ func TestMCPSessionKilledAtEveryPoint(t *testing.T) {
 	t.Parallel()
 	for k := 1; ; k++ {
 		g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n", "d/b.txt": "b\n", "d/e/c.txt": "c\n"})
-		cmd := exec.Command("autocoder", "mcp")
-		cmd.Dir = g.Dir
-		cmd.Env = append(os.Environ(), fmt.Sprintf("AUTOCODER_TEST_CRASH_AT=%d", k))
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		cs, err := sdk.NewClient(&sdk.Implementation{Name: "crash", Version: "1"}, nil).
-			Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		killed := false
-		for i, p := range []string{"a.txt", "d/b.txt", "d/e/c.txt", "a.txt"} {
-			if i > 0 {
-				awaitSpares(t, g.Dir) // the call takes its files from them
-			}
-			res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "fs_write",
-				Arguments: map[string]any{"path": p, "mode": "overwrite", "content": fmt.Sprintf("call %d\n", i)}})
-			if err != nil {
-				killed = true
-				break
-			}
-			if res.IsError {
-				t.Fatalf("k=%d: call %d: %s", k, i, resultText(res))
-			}
-		}
-		cs.Close()
-		cancel()
-		if !killed {
+		if !killedWriting(t, g.Dir, k, "a.txt", "d/b.txt", "d/e/c.txt", "a.txt") {
 			if k < 4 {
 				t.Fatalf("the session was never killed: AUTOCODER_TEST_CRASH_AT has no effect")
 			}
@@ -99,6 +73,40 @@ func TestMCPSessionKilledAtEveryPoint(t *testing.T) {
 			return
 		}
 	}
+}
+
+// killedWriting has an MCP session in dir write "call <i>\n" into each of
+// paths, call i, with AUTOCODER_TEST_CRASH_AT=k, and reports whether the
+// session was killed (false: it has fewer crash points than k). Each call
+// after the first waits for the spares the session makes between calls,
+// so that it takes its files from them.
+func killedWriting(t *testing.T, dir string, k int, paths ...string) bool {
+	t.Helper()
+	cmd := exec.Command("autocoder", "mcp")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), fmt.Sprintf("AUTOCODER_TEST_CRASH_AT=%d", k))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "crash", Version: "1"}, nil).
+		Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	for i, p := range paths {
+		if i > 0 {
+			awaitSpares(t, dir)
+		}
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "fs_write",
+			Arguments: map[string]any{"path": p, "mode": "overwrite", "content": fmt.Sprintf("call %d\n", i)}})
+		if err != nil {
+			return true
+		}
+		if res.IsError {
+			t.Fatalf("k=%d: call %d: %s", k, i, resultText(res))
+		}
+	}
+	return false
 }
 
 // awaitSpares waits until the session's spare folder holds the spare files
