@@ -77,10 +77,9 @@ type Engine struct {
 	ixStat  os.FileInfo
 	// held is index.lock with the index, kept across the steps of a run;
 	// debt lists the paths whose entries are only in held (see Flush).
-	held   *heldIndex
-	debt   map[string]entry // path -> its entry in the index file before the run
-	batch  bool             // inside Run: steps leave the index in memory
-	splits bool             // the index prepareIndex wrote is the first split one (see prepareIndex)
+	held  *heldIndex
+	debt  map[string]entry // path -> its entry in the index file before the run
+	batch bool             // inside Run: steps leave the index in memory
 
 	// live are the programs that keep running between steps (live.go);
 	// liveBefore is the dirty state before the first of them started, so

@@ -24,6 +24,9 @@ type heldIndex struct {
 	lock *gitops.LockFile
 	ix   *index.Index
 	from os.FileInfo // the index file's stat under the lock, nil if unknown
+	// splits: the index prepareIndex wrote is the first split one that
+	// autocoder chose (said once, by finishIndex).
+	splits bool
 }
 
 // lockIndex takes index.lock (through our private name, see gitops.LockVia)
@@ -110,7 +113,7 @@ func (e *Engine) prepareIndex() error {
 	// to a boolean (a key without "=" is true) is the user's choice; a
 	// value git does not read as one leaves it open, as for git.
 	_, configured := e.repo.ConfigBool("core", "splitIndex")
-	e.splits = h.ix.Split() && !h.ix.Linked() && h.ix.Len() >= gitops.SplitFrom && !configured
+	h.splits = h.ix.Split() && !h.ix.Linked() && h.ix.Len() >= gitops.SplitFrom && !configured
 	if err := index.PrepareIndex(h.lock, h.ix); err != nil {
 		e.held = nil
 		return err
@@ -142,7 +145,7 @@ func (e *Engine) finishIndex() error {
 			e.gitlinksAt = fi
 		}
 	}
-	if e.splits && !e.opts.Quiet {
+	if h.splits && !e.opts.Quiet {
 		fmt.Fprintf(e.opts.Log, "autocoder: the index has %d entries: wrote it as git's split index, so that a step writes the entries it changed, not the whole file; git keeps it split. Tools built on libgit2 or go-git cannot read a split index: `git config core.splitIndex false` keeps it whole for them\n", h.ix.Len())
 	}
 	return nil

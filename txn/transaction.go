@@ -83,12 +83,16 @@ func (e *Engine) moveTo(p *plan, forward bool, held *heldIndex) (wrote bool, err
 		return false, err
 	}
 	paths := p.moving()
+	prepared := false // the index is written into index.lock (see below)
 	release := func() {
 		if refTxn != nil {
 			refTxn.Rollback()
 		}
 		if headTxn != nil {
 			headTxn.Rollback()
+		}
+		if prepared {
+			e.dropIndex()
 		}
 	}
 	// Worktree files. Deletions first, so a file may replace a folder that
@@ -168,40 +172,27 @@ func (e *Engine) moveTo(p *plan, forward bool, held *heldIndex) (wrote bool, err
 		release()
 		return true, fmt.Errorf("update the index: %w", err)
 	}
-	prepared := false
-	if !e.batch && !forward && p.only != nil && !p.ixWritten {
-		// The rollback of a forward move that failed before its index
-		// was in place: the file still holds the entries set here (only
-		// the stat data of the files put back differ, and git re-reads
-		// those). Writing the whole index again would fail where the
-		// forward move failed on a full disk, and keep the journal.
-		// Flush lets the lock go.
-	} else if !e.batch {
-		// A transaction of its own (not a step of a run, which keeps the
-		// index in memory to the end: indexbatch.go) writes the index
-		// into index.lock here, and puts it in place once the ref has
-		// moved, as git commit does: git waits on the lock to the end,
-		// and the journal, cleared after, is all recovery needs. A kill
-		// before the ref moves has recovery remove the lock and move the
-		// entries back with the files (this function, backward); one
-		// after has it move them forward. No index debt is owed: its
-		// file's write and removal were a tenth of a session's call.
+	// A transaction of its own (not a step of a run, which keeps the index
+	// in memory to the end: indexbatch.go) writes the index into
+	// index.lock here, and puts it in place once the ref has moved, as git
+	// commit does: git waits on the lock to the end, and the journal,
+	// cleared after, is all recovery needs. A kill before the ref moves
+	// has recovery remove the lock and move the entries back with the
+	// files (this function, backward); one after has it move them forward.
+	// No index debt is owed: its file's write and removal were a tenth of
+	// a session's call. The rollback of a forward move that failed before
+	// its index was in place writes nothing: the file still holds the
+	// entries set here (only the stat data of the files put back differ,
+	// and git re-reads those), and writing the whole index again would
+	// fail where the forward move failed on a full disk, and keep the
+	// journal; Flush lets the lock go.
+	rollbackBeforeIndex := !forward && p.only != nil && !p.ixWritten
+	if !e.batch && !rollbackBeforeIndex {
 		if err := e.prepareIndex(); err != nil {
 			release()
 			return true, fmt.Errorf("write the index: %w", err)
 		}
 		prepared = true
-	}
-	release = func() {
-		if refTxn != nil {
-			refTxn.Rollback()
-		}
-		if headTxn != nil {
-			headTxn.Rollback()
-		}
-		if prepared {
-			e.dropIndex()
-		}
 	}
 	if err := e.crash.point(); err != nil {
 		release()
