@@ -362,11 +362,15 @@ func encodeTree(entries []TreeEntry) []byte {
 func (r *Repo) Lookup(root Hash, path string) (TreeEntry, bool, error) {
 	cur := root
 	parts := strings.Split(path, "/")
+	dir := 0 // path[:dir] is the folder that holds parts[i]
 	for i, name := range parts {
 		if cur.IsZero() {
 			return TreeEntry{}, false, nil
 		}
-		entries, err := r.readTreeAt(cur, strings.Join(parts[:i], "/"))
+		if i > 0 {
+			dir += len(parts[i-1]) + min(i-1, 1)
+		}
+		entries, err := r.readTreeAt(cur, path[:dir])
 		if err != nil {
 			return TreeEntry{}, false, err
 		}

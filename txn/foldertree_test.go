@@ -20,35 +20,40 @@ import (
 // git judges the commit once it is back.
 func TestAStepReadsItsFolderFromTheIndex(t *testing.T) {
 	t.Parallel()
-	g := gittest.NewWithCommit(t, map[string]string{"d/a.txt": "a\n", "d/b.txt": "b\n", "d/c.txt": "c\n", "top.txt": "t\n"})
-	tree := strings.TrimSpace(g.Git("rev-parse", "HEAD:d"))
-	obj := filepath.Join(g.Dir, ".git", "objects", tree[:2], tree[2:])
-	kept, err := os.ReadFile(obj)
-	if err != nil {
-		t.Fatal(err)
+	for _, d := range []string{"d", "x/y/d"} { // at the top, and deeper
+		t.Run(d, func(t *testing.T) {
+			t.Parallel()
+			g := gittest.NewWithCommit(t, map[string]string{d + "/a.txt": "a\n", d + "/b.txt": "b\n", d + "/c.txt": "c\n", "top.txt": "t\n"})
+			tree := strings.TrimSpace(g.Git("rev-parse", "HEAD:"+d))
+			obj := filepath.Join(g.Dir, ".git", "objects", tree[:2], tree[2:])
+			kept, err := os.ReadFile(obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			os.Chmod(obj, 0o644)
+			if err := os.WriteFile(obj, []byte("not a zlib stream"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			e := open(t, g.Dir, txn.Options{})
+			r := e.Apply(t.Context(), mkStep("s1", write(d+"/a.txt", "A\n")))
+			if err := os.WriteFile(obj, kept, 0o444); err != nil {
+				t.Fatal(err)
+			}
+			if r.Error != "" {
+				t.Fatalf("the step read the folder's tree object: %s %s", r.Status, r.Error)
+			}
+			if got, want := g.Git("ls-tree", "-r", "--name-only", "HEAD"), g.Git("ls-tree", "-r", "--name-only", "HEAD~1"); got != want {
+				t.Fatalf("HEAD's files:\n%s\nwere:\n%s", got, want)
+			}
+			if got := g.Git("show", "HEAD:"+d+"/a.txt", "HEAD:"+d+"/b.txt"); got != "A\nb\n" {
+				t.Fatalf("HEAD's a.txt and b.txt: %q", got)
+			}
+			if st := g.Git("status", "--porcelain"); st != "" {
+				t.Fatalf("git status:\n%s", st)
+			}
+			g.Fsck()
+		})
 	}
-	os.Chmod(obj, 0o644)
-	if err := os.WriteFile(obj, []byte("not a zlib stream"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	e := open(t, g.Dir, txn.Options{})
-	r := e.Apply(t.Context(), mkStep("s1", write("d/a.txt", "A\n")))
-	if err := os.WriteFile(obj, kept, 0o444); err != nil {
-		t.Fatal(err)
-	}
-	if r.Error != "" {
-		t.Fatalf("the step read the folder's tree object: %s %s", r.Status, r.Error)
-	}
-	if got := g.Git("ls-tree", "-r", "--name-only", "HEAD"); got != "d/a.txt\nd/b.txt\nd/c.txt\ntop.txt\n" {
-		t.Fatalf("HEAD's files:\n%s", got)
-	}
-	if got := g.Git("show", "HEAD:d/a.txt", "HEAD:d/b.txt"); got != "A\nb\n" {
-		t.Fatalf("HEAD's d/a.txt and d/b.txt: %q", got)
-	}
-	if st := g.Git("status", "--porcelain"); st != "" {
-		t.Fatalf("git status:\n%s", st)
-	}
-	g.Fsck()
 }
 
 // Where the user staged work in the folder a step changes, the index no
