@@ -55,8 +55,9 @@ import (
 // in gittest.TemplateDir (os.TempDir()/autocoder-bench-template-v1-N) for
 // later runs; each round works on copies (cp -a) that the run removes. The
 // 1,000,000-file template takes 4.2 GB and a million inodes, each copy as
-// much again (the sessions part holds two copies and up to eight worktrees
-// at once: check `df -h` and `df -i` first). On the README's 2 cores, loaded
+// much again (the sessions part holds two copies a round, and four
+// worktrees at once, autocoder's and then git's, each a checkout of every
+// file: about 25 GB at 1M; check `df -h` and `df -i` first). On the README's 2 cores, loaded
 // by other work (load average 6–10), generating it took 10 min 51 s (once:
 // later runs reuse it) and one copy over 12 minutes.
 // It prints the table at the end, and how long each part took. CI runs no
@@ -135,10 +136,15 @@ func BenchmarkScale(b *testing.B) {
 			part(b, "sessions", func(b *testing.B) []scaleRow {
 				var a4, g4, a1, g1 []time.Duration
 				for range rounds {
-					a, g := benchSessions(b, files, 4, 10)
+					// One pair of copies a round: at 1M files a copy
+					// takes ten minutes. The session alone comes after
+					// the four, on a branch of its own.
+					mine, theirs := benchRepo(b, files), benchRepo(b, files)
+					a, g := benchSessions(b, mine, theirs, files, 0, 4, 10)
 					a4, g4 = append(a4, a), append(g4, g)
-					a, g = benchSessions(b, files, 1, 10)
+					a, g = benchSessions(b, mine, theirs, files, 4, 1, 10)
 					a1, g1 = append(a1, a), append(g1, g)
+					benchRemove(mine, theirs)
 				}
 				return []scaleRow{
 					{"4 parallel sessions × 10 steps", files, a4, "4 × (git worktree add + 10 × add + commit)", g4},
@@ -245,20 +251,19 @@ func benchRunTurn(b *testing.B, files, turns int) (turn, apply []time.Duration) 
 	return turn, apply
 }
 
-// benchSessions starts sessions sessions at once on one copy of the
+// benchSessions starts sessions sessions at once on mine, a copy of the
 // repository, each `autocoder apply --worktree --branch sN` of a response of
-// steps steps (each session its own files), and on another copy as many
-// `git worktree add` + steps × (write, add, commit) + `git worktree remove`
-// at once; it returns the wall time until the last session of each side
-// ended. Git judges each session's branch against the git side's and the
-// user's checkout: still on main, clean, no worktree left.
-func benchSessions(b *testing.B, files, sessions, steps int) (ours, git time.Duration) {
-	mine, theirs := benchRepo(b, files), benchRepo(b, files)
-	defer benchRemove(mine, theirs)
+// steps steps (each session its own files; N counts from first+1), and on
+// theirs, another copy, as many `git worktree add` + steps × (write, add,
+// commit) + `git worktree remove` at once; it returns the wall time until
+// the last session of each side ended. Git judges each session's branch
+// against the git side's and the user's checkout: still on main, clean, no
+// worktree left.
+func benchSessions(b *testing.B, mine, theirs string, files, first, sessions, steps int) (ours, git time.Duration) {
 	var resps []string
 	var edits [][]benchEdit
 	for s := range sessions {
-		e := benchEdits(files, s*steps, steps)
+		e := benchEdits(files, (first+s)*steps, steps)
 		edits = append(edits, e)
 		resps = append(resps, benchResponseFile(b, e, 1))
 	}
@@ -275,14 +280,14 @@ func benchSessions(b *testing.B, files, sessions, steps int) (ours, git time.Dur
 	// reports its failure and the benchmark fails after the wait.
 	fails := make([]string, sessions)
 	ours = parallel(func(s int) {
-		cmd := exec.Command("autocoder", "apply", "--worktree", "--branch", fmt.Sprintf("s%d", s+1), "--quiet", resps[s])
+		cmd := exec.Command("autocoder", "apply", "--worktree", "--branch", fmt.Sprintf("s%d", first+s+1), "--quiet", resps[s])
 		cmd.Dir = mine
 		if out, err := cmd.CombinedOutput(); err != nil {
-			fails[s] = fmt.Sprintf("autocoder apply --worktree, session %d: %v\n%s", s+1, err, out)
+			fails[s] = fmt.Sprintf("autocoder apply --worktree, session %d: %v\n%s", first+s+1, err, out)
 		}
 	})
 	git = parallel(func(s int) {
-		wt := filepath.Join(theirs, ".git", fmt.Sprintf("wt-s%d", s+1))
+		wt := filepath.Join(theirs, ".git", fmt.Sprintf("wt-s%d", first+s+1))
 		run := func(args ...string) bool {
 			cmd := exec.Command("git", args...)
 			cmd.Dir = wt
@@ -290,7 +295,7 @@ func benchSessions(b *testing.B, files, sessions, steps int) (ours, git time.Dur
 				cmd.Dir = theirs
 			}
 			if out, err := cmd.CombinedOutput(); err != nil {
-				fails[s] = fmt.Sprintf("git %v, session %d: %v\n%s", args, s+1, err, out)
+				fails[s] = fmt.Sprintf("git %v, session %d: %v\n%s", args, first+s+1, err, out)
 				return false
 			}
 			return true
@@ -299,7 +304,7 @@ func benchSessions(b *testing.B, files, sessions, steps int) (ours, git time.Dur
 		// added at the same moment ("failed to read
 		// .git/worktrees/…/commondir"): a script tries again, as
 		// autocoder does (gitops.AddSession).
-		for try := 1; !run("worktree", "add", "-q", "-b", fmt.Sprintf("s%d", s+1), wt, "main"); try++ {
+		for try := 1; !run("worktree", "add", "-q", "-b", fmt.Sprintf("s%d", first+s+1), wt, "main"); try++ {
 			if _, err := os.Lstat(wt); err == nil || try == 5 {
 				return
 			}
@@ -328,7 +333,7 @@ func benchSessions(b *testing.B, files, sessions, steps int) (ours, git time.Dur
 		}
 	}
 	for s := range sessions {
-		benchJudge(b, mine, fmt.Sprintf("autocoder/s%d", s+1), theirs, fmt.Sprintf("s%d", s+1), steps)
+		benchJudge(b, mine, fmt.Sprintf("autocoder/s%d", first+s+1), theirs, fmt.Sprintf("s%d", first+s+1), steps)
 	}
 	if h := benchGit(b, mine, "symbolic-ref", "HEAD"); h != "refs/heads/main" {
 		b.Fatalf("the user's checkout moved to %s", h)
