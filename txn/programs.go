@@ -161,6 +161,9 @@ func (e *Engine) runPrograms(ctx context.Context, s *step.Step, res *step.Result
 		pr.Name = name
 		res.Programs = append(res.Programs, pr)
 	}
+	// A program may have written a .gitattributes: the files it changed,
+	// and the steps after it, are read with the rules git has now.
+	e.repo.ForgetAttributes()
 	after, err := e.dirtyState()
 	if err != nil {
 		res.Programs = append(res.Programs, step.ProgramResult{Name: "(all)", Status: step.ProgramFailure, Error: err.Error()})
