@@ -64,3 +64,30 @@ func TestAttributesChangedBetweenRunsOrByAProgramAreRead(t *testing.T) {
 		judge(t, g, "b.txt")
 	})
 }
+
+// A submodule the user adds between two answers of `autocoder run` is seen
+// by the next one, as by a session's next call
+// (TestSessionReleasesTheRepositoryBetweenCalls): a write into it is
+// refused by the path policy, and nothing changes.
+func TestASubmoduleAddedBetweenRunsIsSeen(t *testing.T) {
+	t.Parallel()
+	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
+	e := open(t, g.Dir, txn.Options{})
+	ctx := context.Background()
+	if rs := e.Run(ctx, []step.Item{{Step: mkStep("s1", write("sub1/x", "x\n"))}}, txn.RunOptions{}); rs[0].Status != step.StatusApplied {
+		t.Fatalf("s1: %s %s", rs[0].Status, rs[0].Error)
+	}
+	head := strings.TrimSpace(g.Git("rev-parse", "HEAD"))
+	g.Git("update-index", "--add", "--cacheinfo", "160000,"+head+",sub")
+	os.Mkdir(filepath.Join(g.Dir, "sub"), 0o777)
+	before := g.Snapshot()
+	rs := e.Run(ctx, []step.Item{{Step: mkStep("s2", write("sub/x", "x\n"))}}, txn.RunOptions{})
+	if r := rs[0]; r.Status != step.StatusFailed || r.Class != step.ClassRefused || !strings.Contains(r.Error, "submodule") {
+		t.Fatalf("a write into a submodule added between runs: %s %s (%s)", r.Status, r.Class, r.Error)
+	}
+	g.AssertUnchanged(before)
+	if got := g.Git("status", "--porcelain"); got != "A  sub\n" {
+		t.Fatalf("status:\n%s", got)
+	}
+	g.Fsck()
+}

@@ -33,10 +33,9 @@ func (e *Engine) Run(ctx context.Context, items []step.Item, o RunOptions) (resu
 
 func (e *Engine) run(ctx context.Context, items []step.Item, o RunOptions) (results []step.Result, patch string) {
 	// Between two Runs of one engine (the answers of `autocoder run`), the
-	// user, or a program that keeps running, may have changed a
-	// .gitattributes: the rules are read again, as at a session's call
-	// (Acquire).
-	e.repo.ForgetAttributes()
+	// user, or a program that keeps running, may have added a submodule or
+	// changed a .gitattributes.
+	e.forgetChanged()
 	overlay := map[string]*file{}
 	p := &dryPlan{base: map[string]*file{}, movedFrom: map[string]string{}}
 	failed := false

@@ -31,6 +31,19 @@ func (e *Engine) Release() error {
 	return err
 }
 
+// forgetChanged drops what the engine read of the repository that the
+// user, git or a program may have changed since its last step: the
+// submodules, read from the index once and again only when the index file
+// changed (a scan of 100k entries is not for every call), and the
+// attribute rules (a .gitattributes edited). A session's call (Acquire) and
+// each Run (an answer of `autocoder run`) start with it.
+func (e *Engine) forgetChanged() {
+	if fi, err := e.repo.IndexStat(); err != nil || e.gitlinksAt == nil || !gitops.Unchanged(fi, e.gitlinksAt) {
+		e.gitlinks = nil
+	}
+	e.repo.ForgetAttributes()
+}
+
 // spareFiles is how many spare files a session keeps: a one-file step at
 // depth d makes d+5 files under .git (blob, trees, commit, the ref's and
 // the index's locks).
@@ -50,13 +63,7 @@ func (e *Engine) Acquire(ctx context.Context, wait time.Duration) error {
 	if err := e.lockWait(ctx, wait); err != nil {
 		return err
 	}
-	// The submodules are read from the index once, and again only when
-	// the index changed under us (a scan of 100k entries is not for every
-	// call).
-	if fi, err := e.repo.IndexStat(); err != nil || e.gitlinksAt == nil || !gitops.Unchanged(fi, e.gitlinksAt) {
-		e.gitlinks = nil
-	}
-	e.repo.ForgetAttributes() // the user may have edited a .gitattributes
+	e.forgetChanged()
 	if err := e.repo.Refresh(); err != nil {
 		e.Release()
 		return err
