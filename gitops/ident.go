@@ -38,9 +38,53 @@ func (e *IdentityError) Hint() string {
 // includes and the environment). When is zero unless GIT_AUTHOR_DATE /
 // GIT_COMMITTER_DATE fix the time; the caller stamps each commit with the
 // current time otherwise.
+//
+// It is kept while what it depends on is the same (identityKey): a run's
+// steps ask nothing, and a session's call, or an answer of autocoder run,
+// sees a user.name the user changed since. A failure is not kept: the
+// next question tries again, so a session refused for want of an
+// identity goes on once the user set one.
 func (r *Repo) Identity() (author, committer Signature, err error) {
-	return r.identity(nil, nil)
+	key := r.identityKey()
+	r.identMu.Lock()
+	defer r.identMu.Unlock()
+	if k := r.keptID; k != nil && k.key == key {
+		return k.author, k.committer, nil
+	}
+	author, committer, err = r.identity(nil, nil)
+	if err == nil {
+		r.keptID = &keptIdentity{key: key, author: author, committer: committer}
+	}
+	return author, committer, err
 }
+
+// keptIdentity is an identity Identity resolved, with its identityKey.
+type keptIdentity struct {
+	key               string
+	author, committer Signature
+}
+
+// identityKey is everything of git's configuration and of the environment
+// that an identity depends on, as they are now: the configuration's
+// identity keys (asked of git where it answered the read, as every
+// question then is) and the variables git var reads.
+func (r *Repo) identityKey() string {
+	cfg := r.config()
+	var b strings.Builder
+	for _, k := range identKeys {
+		v, valueless, set := cfg.value(r, k)
+		fmt.Fprintf(&b, "%s %q %v %v\n", k, v, valueless, set)
+	}
+	for _, k := range identVars {
+		v, set := os.LookupEnv(k)
+		fmt.Fprintf(&b, "%s %q %v\n", k, v, set)
+	}
+	return b.String()
+}
+
+// identVars are the variables an identity depends on (git's ident.c).
+var identVars = []string{"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE",
+	"GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_COMMITTER_DATE", "EMAIL", "TZ"}
 
 // identity is Identity in the environment env, which environ lists for
 // `git var` (nil: this process's own; tests give their own to both).

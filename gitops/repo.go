@@ -54,6 +54,10 @@ type Repo struct {
 	// ignore is the git check-ignore kept for the Repo's life (Ignored).
 	ignoreMu sync.Mutex
 	ignore   *ignoreChecker
+	// ident is the identity Identity resolved last, with what it depends
+	// on (identityKey).
+	identMu sync.Mutex
+	keptID  *keptIdentity
 	// pending are the objects written or reused since a ref last moved,
 	// kept until one does (gc.go).
 	pendMu  sync.Mutex

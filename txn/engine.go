@@ -63,9 +63,7 @@ type Engine struct {
 	priv   *gitops.Private // autocoder's folder under .git: journal, lock, redo stacks
 	plock  *gitops.ProcessLock
 
-	author, committer gitops.Signature
-	identErr          error
-	fileMode          bool // core.fileMode: whether the executable bit counts
+	fileMode bool // core.fileMode: whether the executable bit counts
 
 	gitlinks   map[string]bool // submodule paths in the index, loaded lazily
 	gitlinksAt os.FileInfo     // the index file's stat when gitlinks was read
@@ -226,15 +224,12 @@ func (e *Engine) Close() error {
 	return ferr
 }
 
-// identity resolves the user's identity once, on the first commit.
+// identity is the user's identity for a commit made now (Repo.Identity).
 func (e *Engine) identity() (author, committer gitops.Signature, err error) {
-	if e.author.Email == "" && e.identErr == nil {
-		e.author, e.committer, e.identErr = e.repo.Identity()
+	author, committer, err = e.repo.Identity()
+	if err != nil {
+		return author, committer, err
 	}
-	if e.identErr != nil {
-		return author, committer, e.identErr
-	}
-	author, committer = e.author, e.committer
 	now := e.opts.Now()
 	if author.When.IsZero() {
 		author.When = now.In(author.When.Location())

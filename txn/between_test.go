@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/autocoder/autocoder/gitops/gittest"
 	"github.com/autocoder/autocoder/step"
@@ -88,6 +89,80 @@ func TestASubmoduleAddedBetweenRunsIsSeen(t *testing.T) {
 	g.AssertUnchanged(before)
 	if got := g.Git("status", "--porcelain"); got != "A  sub\n" {
 		t.Fatalf("status:\n%s", got)
+	}
+	g.Fsck()
+}
+
+// The identity git gives a commit is resolved again when the user changed
+// it between two calls of a session or two answers of a run: a changed
+// user.name is the next commit's author, and a session refused for want of
+// an identity goes on once the user set one, without a restart.
+func TestAnIdentityChangedBetweenCallsIsTheNextCommits(t *testing.T) {
+	home := gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
+	ctx := context.Background()
+	author := func() string { return strings.TrimSpace(g.Git("log", "-1", "--format=%an <%ae>")) }
+	gitSays := func() string {
+		id := strings.TrimSpace(g.Git("var", "GIT_AUTHOR_IDENT"))
+		return id[:strings.Index(id, ">")+1]
+	}
+	e := open(t, g.Dir, txn.Options{})
+	mustApply(t, e, mkStep("s1", write("b", "b\n")))
+	if err := e.Release(); err != nil {
+		t.Fatal(err)
+	}
+	g.Git("config", "user.name", "Renamed User")
+	if err := e.Acquire(ctx, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	mustApply(t, e, mkStep("s2", write("c", "c\n")))
+	if got, want := author(), gitSays(); got != want || !strings.HasPrefix(got, "Renamed User ") {
+		t.Fatalf("after the rename, a call's commit is by %q; git var says %q", got, want)
+	}
+	if err := e.Release(); err != nil {
+		t.Fatal(err)
+	}
+	// Across two Runs of one engine, as autocoder run has them.
+	run := open(t, g.Dir, txn.Options{})
+	for i, name := range []string{"Renamed User", "Run User"} {
+		g.Git("config", "user.name", name)
+		if rs := run.Run(ctx, []step.Item{{Step: mkStep("r", write("d", name+"\n"))}}, txn.RunOptions{}); rs[0].Status != step.StatusApplied {
+			t.Fatalf("run %d: %s %s", i+1, rs[0].Status, rs[0].Error)
+		}
+		if got, want := author(), gitSays(); got != want || !strings.HasPrefix(got, name+" ") {
+			t.Fatalf("run %d: the commit is by %q; git var says %q", i+1, got, want)
+		}
+	}
+	if err := run.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	// No identity at all: the call is refused and changes nothing; once
+	// the user sets one, the next call of the same session commits.
+	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g.Git("config", "--unset", "user.name")
+	g.Git("config", "user.useConfigOnly", "true")
+	if err := e.Acquire(ctx, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	before := g.Snapshot()
+	if r := e.Apply(ctx, mkStep("s4", write("e", "e\n"))); r.Status != step.StatusFailed || !strings.Contains(r.Error+r.Hint, "user.email") {
+		t.Fatalf("without an identity: %s %s (hint: %s)", r.Status, r.Error, r.Hint)
+	}
+	g.AssertUnchanged(before)
+	if err := e.Release(); err != nil {
+		t.Fatal(err)
+	}
+	g.Git("config", "user.name", "Late User")
+	g.Git("config", "user.email", "late@example.com")
+	if err := e.Acquire(ctx, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	mustApply(t, e, mkStep("s5", write("e", "e\n")))
+	if got := author(); got != "Late User <late@example.com>" {
+		t.Fatalf("after the user set an identity, the commit is by %q", got)
 	}
 	g.Fsck()
 }
