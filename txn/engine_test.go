@@ -15,8 +15,17 @@ import (
 	"github.com/autocoder/autocoder/txn"
 )
 
+// open opens an engine on dir, waiting for the lock as commands do
+// (opts.LockWait, when zero: commandWait). An engine closed just before
+// can still hold it for a moment: the lock is flock's, on the open file,
+// and a process another test forks at that moment holds a copy of the
+// descriptor until it execs ("holder unknown", TestALargeIndexIsWrittenSplit
+// under a loaded disk).
 func open(t *testing.T, dir string, opts txn.Options) *txn.Engine {
 	t.Helper()
+	if opts.LockWait == 0 {
+		opts.LockWait = commandWait
+	}
 	repo, err := gitops.Open(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -28,6 +37,9 @@ func open(t *testing.T, dir string, opts txn.Options) *txn.Engine {
 	t.Cleanup(func() { e.Close() })
 	return e
 }
+
+// commandWait is cmd/autocoder's commandLockWait.
+const commandWait = 5 * time.Second
 
 func write(path, content string) step.Op {
 	return step.Op{Kind: step.OpWrite, Path: path, Content: []byte(content)}

@@ -157,7 +157,7 @@ func TestRecoveryAfterTheUserMovedTheBranch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e2, err := txn.Open(context.Background(), repo, txn.Options{})
+	e2, err := txn.Open(context.Background(), repo, txn.Options{LockWait: commandWait})
 	if err != nil {
 		t.Fatalf("every command is blocked after the user committed: %v (hint: %s)", err, step.HintOf(err))
 	}
