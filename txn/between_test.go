@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -106,7 +107,7 @@ func TestAnIdentityChangedBetweenCallsIsTheNextCommits(t *testing.T) {
 		id := strings.TrimSpace(g.Git("var", "GIT_AUTHOR_IDENT"))
 		return id[:strings.Index(id, ">")+1]
 	}
-	e := open(t, g.Dir, txn.Options{})
+	e := session(t, g.Dir)
 	mustApply(t, e, mkStep("s1", write("b", "b\n")))
 	if err := e.Release(); err != nil {
 		t.Fatal(err)
@@ -165,4 +166,54 @@ func TestAnIdentityChangedBetweenCallsIsTheNextCommits(t *testing.T) {
 		t.Fatalf("after the user set an identity, the commit is by %q", got)
 	}
 	g.Fsck()
+}
+
+// core.fileMode set to false between two calls of a session counts at the
+// next: the executable bit the work tree has and the index has not is
+// ignored, as git ignores it, and the step keeps the file's mode.
+func TestFileModeChangedBetweenCallsCountsAtTheNext(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("git ignores the executable bit on Windows whatever core.fileMode says")
+	}
+	t.Parallel()
+	g := gittest.NewWithCommit(t, map[string]string{"a.sh": "echo a\n"})
+	e := session(t, g.Dir)
+	ctx := context.Background()
+	mustApply(t, e, mkStep("s1", write("b", "b\n")))
+	if err := e.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Join(g.Dir, "a.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	g.Git("config", "core.fileMode", "false")
+	if got := g.Git("status", "--porcelain"); got != "" {
+		t.Fatalf("git status with core.fileMode false:\n%s", got)
+	}
+	if err := e.Acquire(ctx, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	mustApply(t, e, mkStep("s2", replace("a.sh", "echo a", "echo A")))
+	if got := g.Git("ls-tree", "HEAD", "a.sh"); !strings.HasPrefix(got, "100644 ") {
+		t.Fatalf("the step committed a.sh as %s; git ignores the executable bit now", got)
+	}
+	if got := g.Git("status", "--porcelain"); got != "" {
+		t.Fatalf("git status:\n%s", got)
+	}
+	g.Fsck()
+}
+
+// session opens an engine as the MCP server keeps one, in its first call:
+// released, then acquired (Acquire's Refresh has the configuration looked
+// at once per call from then on).
+func session(t *testing.T, dir string) *txn.Engine {
+	t.Helper()
+	e := open(t, dir, txn.Options{})
+	if err := e.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Acquire(context.Background(), time.Second); err != nil {
+		t.Fatal(err)
+	}
+	return e
 }

@@ -34,14 +34,15 @@ func (e *Engine) Release() error {
 // forgetChanged drops what the engine read of the repository that the
 // user, git or a program may have changed since its last step: the
 // submodules, read from the index once and again only when the index file
-// changed (a scan of 100k entries is not for every call), and the
-// attribute rules (a .gitattributes edited). A session's call (Acquire) and
-// each Run (an answer of `autocoder run`) start with it.
+// changed (a scan of 100k entries is not for every call), the attribute
+// rules (a .gitattributes edited) and core.fileMode. A session's call
+// (Acquire) and each Run (an answer of `autocoder run`) start with it.
 func (e *Engine) forgetChanged() {
 	if fi, err := e.repo.IndexStat(); err != nil || e.gitlinksAt == nil || !gitops.Unchanged(fi, e.gitlinksAt) {
 		e.gitlinks = nil
 	}
 	e.repo.ForgetAttributes()
+	e.fileMode = e.repo.TrustsExecutableBit()
 }
 
 // spareFiles is how many spare files a session keeps: a one-file step at
@@ -63,11 +64,13 @@ func (e *Engine) Acquire(ctx context.Context, wait time.Duration) error {
 	if err := e.lockWait(ctx, wait); err != nil {
 		return err
 	}
-	e.forgetChanged()
+	// Refresh first: forgetChanged reads git's configuration, which
+	// Refresh has looked at again.
 	if err := e.repo.Refresh(); err != nil {
 		e.Release()
 		return err
 	}
+	e.forgetChanged()
 	if err := e.recover(); err != nil {
 		e.Release()
 		return err
