@@ -212,14 +212,25 @@ func (r *Repo) checkAlternates() error {
 // the whole read again while a file was written just before (see racy).
 func (r *Repo) Refresh() error {
 	r.cfgMu.Lock()
-	r.cfgPerUse, r.cfgChecked = true, false
+	r.cfgPerUse = true
 	r.cfgMu.Unlock()
+	r.ConfigMayHaveChanged()
 	fi, _ := os.Stat(filepath.Join(r.CommonDir, "objects", "pack"))
 	if fi == nil || (r.packDir != nil && fi.ModTime().Equal(r.packDir.ModTime()) && fi.Size() == r.packDir.Size()) {
 		return nil
 	}
 	r.reopen()
 	return nil
+}
+
+// ConfigMayHaveChanged has the configuration looked at again at its next
+// question, where a long-lived process looks at it once per use (see
+// Refresh): a program a step ran may have changed it (git config,
+// git submodule add) before the next step of the same use.
+func (r *Repo) ConfigMayHaveChanged() {
+	r.cfgMu.Lock()
+	r.cfgChecked = false
+	r.cfgMu.Unlock()
 }
 
 // reopen closes the object store and opens it again, reading the list of

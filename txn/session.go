@@ -35,9 +35,12 @@ func (e *Engine) Release() error {
 // user, git or a program may have changed since its last step: the
 // submodules, read from the index once and again only when the index file
 // changed (a scan of 100k entries is not for every call), the attribute
-// rules (a .gitattributes edited) and core.fileMode. A session's call
-// (Acquire) and each Run (an answer of `autocoder run`) start with it.
+// rules (a .gitattributes edited), git's configuration where a session
+// looks at it once per call (a look: a stat of each file it read) and
+// core.fileMode. A session's call (Acquire), each Run (an answer of
+// `autocoder run`) and the steps after a step's programs start with it.
 func (e *Engine) forgetChanged() {
+	e.repo.ConfigMayHaveChanged()
 	if fi, err := e.repo.IndexStat(); err != nil || e.gitlinksAt == nil || !gitops.Unchanged(fi, e.gitlinksAt) {
 		e.gitlinks = nil
 	}
@@ -64,8 +67,6 @@ func (e *Engine) Acquire(ctx context.Context, wait time.Duration) error {
 	if err := e.lockWait(ctx, wait); err != nil {
 		return err
 	}
-	// Refresh first: forgetChanged reads git's configuration, which
-	// Refresh has looked at again.
 	if err := e.repo.Refresh(); err != nil {
 		e.Release()
 		return err

@@ -1,0 +1,110 @@
+package txn_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/autocoder/autocoder/gitops/gittest"
+	"github.com/autocoder/autocoder/step"
+	"github.com/autocoder/autocoder/txn"
+)
+
+// sessionWith is session with options (programs).
+func sessionWith(t *testing.T, dir string, opts txn.Options) *txn.Engine {
+	t.Helper()
+	e := open(t, dir, opts)
+	if err := e.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Acquire(context.Background(), time.Second); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// gitIn runs git in dir for a fake program; the test fails on an error.
+func gitIn(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+		t.Errorf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+// A program of a step may add a submodule (git submodule add): the steps
+// after it, in the same run, see it as a session's next call does, and a
+// write into it is refused, nothing changed.
+func TestASubmoduleAProgramAddedIsSeenByTheNextStep(t *testing.T) {
+	t.Parallel()
+	for _, how := range []string{"run", "session"} {
+		t.Run(how, func(t *testing.T) {
+			t.Parallel()
+			g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
+			head := strings.TrimSpace(g.Git("rev-parse", "HEAD"))
+			opts := txn.Options{Programs: fakePrograms{allow: true, run: func(dir string, p step.Program) {
+				gitIn(t, dir, "update-index", "--add", "--cacheinfo", "160000,"+head+",sub")
+				os.Mkdir(filepath.Join(dir, "sub"), 0o777)
+			}}}
+			var e *txn.Engine
+			if how == "run" {
+				e = open(t, g.Dir, opts)
+			} else {
+				e = sessionWith(t, g.Dir, opts)
+			}
+			ctx := context.Background()
+			// The engine reads the index's submodules (none) at its first step.
+			if rs := e.Run(ctx, []step.Item{{Step: mkStep("s1", write("sub1/x", "x\n"))}}, txn.RunOptions{}); rs[0].Status != step.StatusApplied {
+				t.Fatalf("s1: %s %s", rs[0].Status, rs[0].Error)
+			}
+			s2 := mkStep("s2", write("b", "b\n"))
+			s2.Programs = []step.Program{{Name: "add", Command: "git submodule add", Shell: true}}
+			rs := e.Run(ctx, []step.Item{{Step: s2}, {Step: mkStep("s3", write("sub/x", "x\n"))}}, txn.RunOptions{})
+			if rs[0].Status != step.StatusApplied {
+				t.Fatalf("s2: %s %s", rs[0].Status, rs[0].Error)
+			}
+			if r := rs[1]; r.Status != step.StatusFailed || r.Class != step.ClassRefused || !strings.Contains(r.Error, "submodule") {
+				t.Fatalf("a write into the submodule a program added: %s %s (%s)", r.Status, r.Class, r.Error)
+			}
+			if _, err := os.Lstat(filepath.Join(g.Dir, "sub", "x")); err == nil {
+				t.Fatal("sub/x was written into the submodule")
+			}
+			if got := g.Git("ls-tree", "-r", "HEAD", "sub"); got != "" {
+				t.Fatalf("HEAD holds under sub:\n%s", got)
+			}
+			if got := g.Git("status", "--porcelain"); got != "A  sub\n" {
+				t.Fatalf("status:\n%s", got)
+			}
+			g.Fsck()
+		})
+	}
+}
+
+// A program of a step may change git's configuration (git config
+// core.autocrlf input): in a session, which looks at the configuration
+// once per call, the steps after it in the same call still see the change,
+// and a file's blob is what git makes of it.
+func TestConfigurationAProgramChangedCountsForTheNextStep(t *testing.T) {
+	t.Parallel()
+	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
+	e := sessionWith(t, g.Dir, txn.Options{Programs: fakePrograms{allow: true, run: func(dir string, p step.Program) {
+		gitIn(t, dir, "config", "core.autocrlf", "input")
+	}}})
+	ctx := context.Background()
+	s1 := mkStep("s1", write("a.txt", "one\r\ntwo\r\n"))
+	s1.Programs = []step.Program{{Name: "setup", Command: "git config core.autocrlf input", Shell: true}}
+	rs := e.Run(ctx, []step.Item{{Step: s1}, {Step: mkStep("s2", write("b.txt", "one\r\ntwo\r\n"))}}, txn.RunOptions{})
+	for _, r := range rs {
+		if r.Status != step.StatusApplied {
+			t.Fatalf("%s: %s %s", r.StepID, r.Status, r.Error)
+		}
+	}
+	want := strings.TrimSpace(g.Git("hash-object", "--", "b.txt"))
+	if got := strings.TrimSpace(g.Git("rev-parse", "HEAD:b.txt")); got != want {
+		t.Fatalf("b.txt committed as %s (%q); git makes %s of it with core.autocrlf=input", got, g.Git("cat-file", "-p", got), want)
+	}
+	g.Fsck()
+}
