@@ -259,7 +259,6 @@ func (e *Engine) isGitlink(rel string) bool {
 			if read, err := e.repo.ReadIndex(); err == nil {
 				ix = read
 				if fi != nil && e.held == nil && len(e.debt) == 0 {
-					e.repo.ConfigureSplit(ix, e.opts.SplitIndex)
 					e.ixCache, e.ixStat = ix, fi
 				}
 			}

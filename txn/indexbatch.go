@@ -54,7 +54,6 @@ func (e *Engine) lockIndex() (*heldIndex, error) {
 		lock.Rollback()
 		return nil, err
 	}
-	e.repo.ConfigureSplit(ix, e.opts.SplitIndex)
 	if len(e.debt) > 0 {
 		// A Flush of this engine failed: the entries it owes are not in
 		// the file. They are HEAD's (every step that owed them committed
@@ -106,6 +105,11 @@ func (e *Engine) writeIndex() error {
 // dropIndex takes it back. On failure the lock is released.
 func (e *Engine) prepareIndex() error {
 	h := e.held
+	// Whether to split is decided at each write, with the configuration
+	// as it is now: an index kept in memory across a session's calls
+	// (ixCache) is written whole at the first write after the user set
+	// core.splitIndex=false, as git's next write would (tweak_split_index).
+	e.repo.ConfigureSplit(h.ix, e.opts.SplitIndex)
 	// The first split write of an index whose split nobody configured,
 	// made because of its size (gitops.SplitFrom), is autocoder's choice:
 	// the user hears of it once. A session splits any index (Options.

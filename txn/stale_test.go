@@ -108,3 +108,38 @@ func TestConfigurationAProgramChangedCountsForTheNextStep(t *testing.T) {
 	}
 	g.Fsck()
 }
+
+// core.splitIndex=false set between two calls of a session (as autocoder
+// itself advises, for tools that cannot read a split index) counts at the
+// next call's write, as it counts at git's next write: the index comes
+// back whole, and git reads it without the shared index.
+func TestSplitIndexTurnedOffBetweenCallsCountsAtTheNext(t *testing.T) {
+	t.Parallel()
+	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
+	e := sessionWith(t, g.Dir, txn.Options{SplitIndex: true})
+	ctx := context.Background()
+	mustApply(t, e, mkStep("s1", write("b", "b\n")))
+	if err := e.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if got := sharedIndexes(t, g); len(got) != 1 {
+		t.Fatalf("shared indexes after the first call: %v, want one", got)
+	}
+	g.Git("config", "core.splitIndex", "false")
+	if err := e.Acquire(ctx, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	mustApply(t, e, mkStep("s2", write("c", "c\n")))
+	if err := e.Release(); err != nil {
+		t.Fatal(err)
+	}
+	ls := g.Git("ls-files", "--stage")
+	for _, p := range sharedIndexes(t, g) {
+		os.Remove(p)
+	}
+	if out, err := g.GitErr("ls-files", "--stage"); err != nil || out != ls {
+		t.Fatalf("the index still needs its shared index after core.splitIndex=false: %v\n%s", err, out)
+	}
+	g.AssertClean()
+	g.Fsck()
+}
