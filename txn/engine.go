@@ -67,6 +67,7 @@ type Engine struct {
 
 	gitlinks   map[string]bool // submodule paths in the index, loaded lazily
 	gitlinksAt os.FileInfo     // the index file's stat when gitlinks was read
+	modulesAt  os.FileInfo     // .gitmodules' stat then (nil: absent)
 	crash      crashPoint
 
 	// ixCache is the index as this engine last wrote it, with the file's
@@ -251,6 +252,7 @@ func (e *Engine) isGitlink(rel string) bool {
 		// never matches it.
 		fi, _ := e.repo.IndexStat()
 		e.gitlinksAt = fi
+		e.modulesAt, _ = os.Stat(e.repo.Abs(".gitmodules"))
 		var ix *index.Index
 		switch {
 		case e.ixCache != nil && fi != nil && gitops.Unchanged(fi, e.ixStat):

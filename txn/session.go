@@ -2,6 +2,7 @@ package txn
 
 import (
 	"context"
+	"os"
 	"time"
 
 	"github.com/autocoder/autocoder/gitops"
@@ -33,8 +34,9 @@ func (e *Engine) Release() error {
 
 // forgetChanged drops what the engine read of the repository that the
 // user, git or a program may have changed since its last step: the
-// submodules, read from the index once and again only when the index file
-// changed (a scan of 100k entries is not for every call), the attribute
+// submodules, read from the index and .gitmodules once and again only
+// when either file changed (a scan of 100k entries is not for every
+// call), the attribute
 // rules (a .gitattributes edited), git's configuration where a session
 // looks at it once per call (a look: a stat of each file it read) and
 // core.fileMode. A session's call (Acquire), each Run (an answer of
@@ -42,6 +44,9 @@ func (e *Engine) Release() error {
 func (e *Engine) forgetChanged() {
 	e.repo.ConfigMayHaveChanged()
 	if fi, err := e.repo.IndexStat(); err != nil || e.gitlinksAt == nil || !gitops.Unchanged(fi, e.gitlinksAt) {
+		e.gitlinks = nil
+	}
+	if mods, _ := os.Stat(e.repo.Abs(".gitmodules")); (mods == nil) != (e.modulesAt == nil) || mods != nil && !gitops.Unchanged(mods, e.modulesAt) {
 		e.gitlinks = nil
 	}
 	e.repo.ForgetAttributes()

@@ -143,3 +143,46 @@ func TestSplitIndexTurnedOffBetweenCallsCountsAtTheNext(t *testing.T) {
 	g.AssertClean()
 	g.Fsck()
 }
+
+// A submodule that .gitmodules names is one too before the index has it
+// (gitops.Repo.Gitlinks): the user who writes .gitmodules between two
+// calls, or a step that writes it, has the next write into the submodule
+// refused, as a new engine refuses it, and nothing changes.
+func TestASubmoduleGitmodulesNamesIsSeenWhenItChanged(t *testing.T) {
+	t.Parallel()
+	mods := "[submodule \"lib\"]\n\tpath = vendor/lib\n\turl = https://example.com/lib.git\n"
+	refused := func(t *testing.T, g *gittest.Repo, r step.Result, before gittest.Snapshot) {
+		t.Helper()
+		if r.Status != step.StatusFailed || r.Class != step.ClassRefused || !strings.Contains(r.Error, "submodule") {
+			t.Fatalf("a write into vendor/lib: %s %s (%s)", r.Status, r.Class, r.Error)
+		}
+		g.AssertUnchanged(before)
+		g.Fsck()
+	}
+	t.Run("between calls", func(t *testing.T) {
+		t.Parallel()
+		g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
+		e := session(t, g.Dir)
+		mustApply(t, e, mkStep("s1", write("vendor/own/x", "x\n")))
+		if err := e.Release(); err != nil {
+			t.Fatal(err)
+		}
+		g.Write(".gitmodules", mods)
+		if err := e.Acquire(context.Background(), time.Second); err != nil {
+			t.Fatal(err)
+		}
+		before := g.Snapshot()
+		refused(t, g, e.Apply(context.Background(), mkStep("s2", write("vendor/lib/x", "x\n"))), before)
+	})
+	t.Run("written by a step", func(t *testing.T) {
+		t.Parallel()
+		g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
+		e := open(t, g.Dir, txn.Options{})
+		rs := e.Run(context.Background(), []step.Item{{Step: mkStep("s1", write(".gitmodules", mods))}}, txn.RunOptions{})
+		if rs[0].Status != step.StatusApplied {
+			t.Fatalf("s1: %s %s", rs[0].Status, rs[0].Error)
+		}
+		before := g.Snapshot()
+		refused(t, g, e.Apply(context.Background(), mkStep("s2", write("vendor/lib/x", "x\n"))), before)
+	})
+}

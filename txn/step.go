@@ -107,6 +107,10 @@ func (e *Engine) apply(ctx context.Context, s *step.Step) step.Result {
 			e.repo.ForgetAttributes() // later steps see the rules as git will
 		case ".gitignore":
 			e.repo.ForgetIgnores()
+		case ".gitmodules":
+			if c.Path == ".gitmodules" {
+				e.gitlinks = nil // the submodules it names are ones
+			}
 		}
 	}
 	res.Status, res.Commit = step.StatusApplied, commit.String()
