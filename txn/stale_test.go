@@ -186,3 +186,54 @@ func TestASubmoduleGitmodulesNamesIsSeenWhenItChanged(t *testing.T) {
 		refused(t, g, e.Apply(context.Background(), mkStep("s2", write("vendor/lib/x", "x\n"))), before)
 	})
 }
+
+// An index write that failed leaves the engine owing the entries of its
+// run's paths (the index debt). What the user stages for such a path
+// before the next run, or a session's next call, is the user's: the
+// next run sets the owed entries that nobody changed to HEAD's, as a new
+// engine's recovery does (settleDebt), and leaves the user's one staged.
+func TestAnEntryTheUserStagedAfterAFailedIndexWriteStays(t *testing.T) {
+	t.Parallel()
+	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
+	index := filepath.Join(g.Dir, ".git", "index")
+	sabotage := true
+	e := open(t, g.Dir, txn.Options{Verify: func(ctx context.Context, root string) (string, error) {
+		if sabotage {
+			// The index file is a folder when the run writes it: the
+			// write fails (a full disk, as far as the engine can tell).
+			sabotage = false
+			if err := os.Rename(index, index+".saved"); err != nil {
+				t.Error(err)
+			}
+			if err := os.MkdirAll(filepath.Join(index, "x"), 0o777); err != nil {
+				t.Error(err)
+			}
+		}
+		return "", nil
+	}})
+	ctx := context.Background()
+	rs := e.Run(ctx, []step.Item{{Step: mkStep("s1", write("b", "b\n"), write("d", "d\n"))}}, txn.RunOptions{})
+	if len(rs) != 2 || rs[0].Status != step.StatusApplied || rs[1].Status != step.StatusFailed {
+		t.Fatalf("want s1 applied and the index write failed: %+v", rs)
+	}
+	if err := os.RemoveAll(index); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(index+".saved", index); err != nil {
+		t.Fatal(err)
+	}
+	// The user stages their own b; d they leave as the failed write did.
+	g.Write("b", "the user's b\n")
+	g.Git("add", "b")
+	staged := strings.TrimSpace(g.Git("rev-parse", ":b"))
+	if rs := e.Run(ctx, []step.Item{{Step: mkStep("s2", write("c", "c\n"))}}, txn.RunOptions{}); rs[0].Status != step.StatusApplied || len(rs) != 1 {
+		t.Fatalf("s2: %+v", rs)
+	}
+	if got := strings.TrimSpace(g.Git("rev-parse", ":b")); got != staged {
+		t.Fatalf("the user's staged b (%s) became %s in the index", staged, got)
+	}
+	if got := g.Git("status", "--porcelain"); got != "M  b\n" {
+		t.Fatalf("status:\n%s", got)
+	}
+	g.Fsck()
+}
