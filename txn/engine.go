@@ -252,7 +252,7 @@ func (e *Engine) isGitlink(rel string) bool {
 		// never matches it.
 		fi, _ := e.repo.IndexStat()
 		e.gitlinksAt = fi
-		e.modulesAt, _ = os.Stat(e.repo.Abs(".gitmodules"))
+		e.modulesAt = e.repo.ModulesStat()
 		var ix *index.Index
 		switch {
 		case e.ixCache != nil && fi != nil && gitops.Unchanged(fi, e.ixStat):

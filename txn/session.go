@@ -2,7 +2,6 @@ package txn
 
 import (
 	"context"
-	"os"
 	"time"
 
 	"github.com/autocoder/autocoder/gitops"
@@ -46,7 +45,7 @@ func (e *Engine) forgetChanged() {
 	if fi, err := e.repo.IndexStat(); err != nil || e.gitlinksAt == nil || !gitops.Unchanged(fi, e.gitlinksAt) {
 		e.gitlinks = nil
 	}
-	if mods, _ := os.Stat(e.repo.Abs(".gitmodules")); (mods == nil) != (e.modulesAt == nil) || mods != nil && !gitops.Unchanged(mods, e.modulesAt) {
+	if mods := e.repo.ModulesStat(); (mods == nil) != (e.modulesAt == nil) || mods != nil && !gitops.Unchanged(mods, e.modulesAt) {
 		e.gitlinks = nil
 	}
 	e.repo.ForgetAttributes()

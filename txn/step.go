@@ -107,10 +107,9 @@ func (e *Engine) apply(ctx context.Context, s *step.Step) step.Result {
 			e.repo.ForgetAttributes() // later steps see the rules as git will
 		case ".gitignore":
 			e.repo.ForgetIgnores()
-		case ".gitmodules":
-			if c.Path == ".gitmodules" {
-				e.gitlinks = nil // the submodules it names are ones
-			}
+		}
+		if gitops.NamesSubmodules(c.Path) {
+			e.gitlinks = nil // the submodules it names are ones
 		}
 	}
 	res.Status, res.Commit = step.StatusApplied, commit.String()
