@@ -237,3 +237,34 @@ func TestAnEntryTheUserStagedAfterAFailedIndexWriteStays(t *testing.T) {
 	}
 	g.Fsck()
 }
+
+// autocoder's folder under .git (its lock, journal, spare files and run
+// records) removed between two calls of a session, as a user clearing
+// old run records may remove it, is made again by the next call, as a
+// new process makes it: the call is not refused until the server is
+// restarted.
+func TestASessionsCallAfterItsFolderWasRemovedGoesOn(t *testing.T) {
+	t.Parallel()
+	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
+	e := session(t, g.Dir)
+	ctx := context.Background()
+	mustApply(t, e, mkStep("s1", write("b", "b\n")))
+	if err := e.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(g.Dir, ".git", "autocoder")); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Acquire(ctx, time.Second); err != nil {
+		t.Fatalf("the call after .git/autocoder was removed: %v", err)
+	}
+	mustApply(t, e, mkStep("s2", write("c", "c\n")))
+	if err := e.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if got := g.Git("log", "--format=%s", "main..autocoder/main"); got != "Do s2\nDo s1\n" {
+		t.Fatalf("the work branch:\n%s", got)
+	}
+	g.AssertClean()
+	g.Fsck()
+}
