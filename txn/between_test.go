@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/autocoder/autocoder/gitops/gittest"
 	"github.com/autocoder/autocoder/step"
@@ -109,58 +108,44 @@ func TestAnIdentityChangedBetweenCallsIsTheNextCommits(t *testing.T) {
 	}
 	e := session(t, g.Dir)
 	mustApply(t, e, mkStep("s1", write("b", "b\n")))
-	if err := e.Release(); err != nil {
-		t.Fatal(err)
-	}
-	g.Git("config", "user.name", "Renamed User")
-	if err := e.Acquire(ctx, time.Second); err != nil {
-		t.Fatal(err)
-	}
+	betweenCalls(t, e, func() { g.Git("config", "user.name", "Renamed User") })
 	mustApply(t, e, mkStep("s2", write("c", "c\n")))
 	if got, want := author(), gitSays(); got != want || !strings.HasPrefix(got, "Renamed User ") {
 		t.Fatalf("after the rename, a call's commit is by %q; git var says %q", got, want)
 	}
-	if err := e.Release(); err != nil {
-		t.Fatal(err)
-	}
-	// Across two Runs of one engine, as autocoder run has them.
-	run := open(t, g.Dir, txn.Options{})
-	for i, name := range []string{"Renamed User", "Run User"} {
-		g.Git("config", "user.name", name)
-		if rs := run.Run(ctx, []step.Item{{Step: mkStep("r", write("d", name+"\n"))}}, txn.RunOptions{}); rs[0].Status != step.StatusApplied {
-			t.Fatalf("run %d: %s %s", i+1, rs[0].Status, rs[0].Error)
+	betweenCalls(t, e, func() {
+		// Across two Runs of one engine, as autocoder run has them.
+		run := open(t, g.Dir, txn.Options{})
+		for i, name := range []string{"Renamed User", "Run User"} {
+			g.Git("config", "user.name", name)
+			if rs := run.Run(ctx, []step.Item{{Step: mkStep("r", write("d", name+"\n"))}}, txn.RunOptions{}); rs[0].Status != step.StatusApplied {
+				t.Fatalf("run %d: %s %s", i+1, rs[0].Status, rs[0].Error)
+			}
+			if got, want := author(), gitSays(); got != want || !strings.HasPrefix(got, name+" ") {
+				t.Fatalf("run %d: the commit is by %q; git var says %q", i+1, got, want)
+			}
 		}
-		if got, want := author(), gitSays(); got != want || !strings.HasPrefix(got, name+" ") {
-			t.Fatalf("run %d: the commit is by %q; git var says %q", i+1, got, want)
+		if err := run.Close(); err != nil {
+			t.Fatal(err)
 		}
-	}
-	if err := run.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	// No identity at all: the call is refused and changes nothing; once
-	// the user sets one, the next call of the same session commits.
-	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	g.Git("config", "--unset", "user.name")
-	g.Git("config", "user.useConfigOnly", "true")
-	if err := e.Acquire(ctx, time.Second); err != nil {
-		t.Fatal(err)
-	}
+		// No identity at all.
+		if err := os.WriteFile(filepath.Join(home, ".gitconfig"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		g.Git("config", "--unset", "user.name")
+		g.Git("config", "user.useConfigOnly", "true")
+	})
+	// The call is refused and changes nothing; once the user sets an
+	// identity, the next call of the same session commits.
 	before := g.Snapshot()
 	if r := e.Apply(ctx, mkStep("s4", write("e", "e\n"))); r.Status != step.StatusFailed || !strings.Contains(r.Error+r.Hint, "user.email") {
 		t.Fatalf("without an identity: %s %s (hint: %s)", r.Status, r.Error, r.Hint)
 	}
 	g.AssertUnchanged(before)
-	if err := e.Release(); err != nil {
-		t.Fatal(err)
-	}
-	g.Git("config", "user.name", "Late User")
-	g.Git("config", "user.email", "late@example.com")
-	if err := e.Acquire(ctx, time.Second); err != nil {
-		t.Fatal(err)
-	}
+	betweenCalls(t, e, func() {
+		g.Git("config", "user.name", "Late User")
+		g.Git("config", "user.email", "late@example.com")
+	})
 	mustApply(t, e, mkStep("s5", write("e", "e\n")))
 	if got := author(); got != "Late User <late@example.com>" {
 		t.Fatalf("after the user set an identity, the commit is by %q", got)
@@ -178,21 +163,16 @@ func TestFileModeChangedBetweenCallsCountsAtTheNext(t *testing.T) {
 	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a.sh": "echo a\n"})
 	e := session(t, g.Dir)
-	ctx := context.Background()
 	mustApply(t, e, mkStep("s1", write("b", "b\n")))
-	if err := e.Release(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(filepath.Join(g.Dir, "a.sh"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	g.Git("config", "core.fileMode", "false")
-	if got := g.Git("status", "--porcelain"); got != "" {
-		t.Fatalf("git status with core.fileMode false:\n%s", got)
-	}
-	if err := e.Acquire(ctx, time.Second); err != nil {
-		t.Fatal(err)
-	}
+	betweenCalls(t, e, func() {
+		if err := os.Chmod(filepath.Join(g.Dir, "a.sh"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		g.Git("config", "core.fileMode", "false")
+		if got := g.Git("status", "--porcelain"); got != "" {
+			t.Fatalf("git status with core.fileMode false:\n%s", got)
+		}
+	})
 	mustApply(t, e, mkStep("s2", replace("a.sh", "echo a", "echo A")))
 	if got := g.Git("ls-tree", "HEAD", "a.sh"); !strings.HasPrefix(got, "100644 ") {
 		t.Fatalf("the step committed a.sh as %s; git ignores the executable bit now", got)
@@ -209,11 +189,19 @@ func TestFileModeChangedBetweenCallsCountsAtTheNext(t *testing.T) {
 func session(t *testing.T, dir string) *txn.Engine {
 	t.Helper()
 	e := open(t, dir, txn.Options{})
+	betweenCalls(t, e, func() {})
+	return e
+}
+
+// betweenCalls ends a session's call (Release), has change done, and
+// starts the next call (Acquire).
+func betweenCalls(t *testing.T, e *txn.Engine, change func()) {
+	t.Helper()
 	if err := e.Release(); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.Acquire(context.Background(), time.Second); err != nil {
+	change()
+	if err := e.Acquire(context.Background(), commandWait); err != nil {
 		t.Fatal(err)
 	}
-	return e
 }

@@ -275,22 +275,25 @@ func (e *Engine) isGitlink(rel string) bool {
 // N-th point of a transaction it reaches, so the crash test can stop a run
 // at every point and check what the next command makes of it; with
 // AUTOCODER_TEST_FAIL_AT=N the N-th point returns an error instead, which
-// exercises the rollback at every point. Unset, both cost a comparison.
+// exercises the rollback at every point; with AUTOCODER_TEST_FAIL_FROM=N
+// the N-th and every later one does, the rollback's too. Unset, they cost
+// a comparison.
 type crashPoint struct {
-	crashAt, failAt, seen int
+	crashAt, failAt, failFrom, seen int
 }
 
 // errInjected is the failure AUTOCODER_TEST_FAIL_AT injects.
-var errInjected = errors.New("injected failure (AUTOCODER_TEST_FAIL_AT)")
+var errInjected = errors.New("injected failure (AUTOCODER_TEST_FAIL_AT, _FAIL_FROM)")
 
 func crashFromEnv() crashPoint {
 	c, _ := strconv.Atoi(os.Getenv("AUTOCODER_TEST_CRASH_AT"))
 	f, _ := strconv.Atoi(os.Getenv("AUTOCODER_TEST_FAIL_AT"))
-	return crashPoint{crashAt: c, failAt: f}
+	from, _ := strconv.Atoi(os.Getenv("AUTOCODER_TEST_FAIL_FROM"))
+	return crashPoint{crashAt: c, failAt: f, failFrom: from}
 }
 
 func (c *crashPoint) point() error {
-	if c.crashAt <= 0 && c.failAt <= 0 {
+	if c.crashAt <= 0 && c.failAt <= 0 && c.failFrom <= 0 {
 		return nil
 	}
 	c.seen++
@@ -302,7 +305,7 @@ func (c *crashPoint) point() error {
 		}
 		time.Sleep(time.Second)
 	}
-	if c.seen == c.failAt {
+	if c.seen == c.failAt || c.failFrom > 0 && c.seen >= c.failFrom {
 		return errInjected
 	}
 	return nil

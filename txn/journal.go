@@ -59,6 +59,11 @@ type plan struct {
 	// Tmp is the random token in the names of the plan's temporary files
 	// (see tmpName), so that recovery removes those and nothing else.
 	Tmp string `json:"tmp,omitempty"`
+	// Back: the forward move failed and its rollback began. Recovery
+	// finishes the rollback wherever the ref is: the step was reported
+	// failed, even where its ref had moved (a failure after the commit
+	// point), and must not be committed by the next command.
+	Back bool `json:"back,omitempty"`
 
 	content map[string][]byte // new contents in memory (apply), else read from blobs
 	who     gitops.Signature

@@ -75,7 +75,7 @@ func (e *Engine) recoverJournal() error {
 			p.StepID, moved, strings.Join(paths, ", "), kept)
 		return nil
 	}
-	forward := cur == p.NewRef && p.NewRef != p.OldRef
+	forward := cur == p.NewRef && p.NewRef != p.OldRef && !p.Back
 	p.recovering = true
 	if _, err := e.moveTo(&p, forward, nil); err != nil {
 		return fmt.Errorf("recover the interrupted %s of step %s: %w; the journal %s is kept", p.Kind, p.StepID, err, e.journalPath())

@@ -155,3 +155,68 @@ func TestAVerifyFailureOnAFullDiskRollsBackWhole(t *testing.T) {
 	g.AssertRestored(before)
 	g.Fsck()
 }
+
+// A step whose forward move fails, and whose rollback then fails too (here
+// every point from the n-th on fails: AUTOCODER_TEST_FAIL_FROM), keeps its
+// journal and says that the next command finishes the rollback. It must:
+// the step was reported failed, so the next command takes it back, even
+// where the forward move had already moved the branch (a failure after
+// the commit point, the index's rename) and the ref alone would have
+// recovery go forward and commit the failed step.
+func TestAFailedRollbackIsFinishedByTheNextCommand(t *testing.T) {
+	gittest.Isolate(t)
+	sawAfterRef := false
+	for n := 1; ; n++ {
+		if n > 100 {
+			t.Fatal("the step never got past its last failure point")
+		}
+		t.Setenv("AUTOCODER_TEST_FAIL_FROM", "")
+		g := gittest.NewWithCommit(t, map[string]string{"d/a.txt": "a\n", "u.txt": "u\n"})
+		g.Write("u.txt", "staged\n")
+		g.Git("add", "u.txt")
+		opts := txn.Options{SplitIndex: true}
+		e := open(t, g.Dir, opts)
+		mustApply(t, e, mkStep("s1", write("d/a.txt", "one\n")))
+		if err := e.Close(); err != nil {
+			t.Fatal(err)
+		}
+		before := g.Snapshot()
+		head := strings.TrimSpace(g.Git("rev-parse", "HEAD"))
+		t.Setenv("AUTOCODER_TEST_FAIL_FROM", fmt.Sprint(n))
+		e = open(t, g.Dir, opts)
+		r := e.Apply(context.Background(), mkStep("s2", write("d/a.txt", "two\n"), write("d/n.txt", "new\n")))
+		e.Close()
+		t.Setenv("AUTOCODER_TEST_FAIL_FROM", "")
+		if r.Status != step.StatusFailed {
+			if n < 4 {
+				t.Fatalf("point %d: no failure injected", n)
+			}
+			break
+		}
+		if !strings.Contains(r.Error, "injected") {
+			t.Fatalf("point %d: %s", n, r.Error)
+		}
+		if strings.Contains(r.Error, "rolling back failed too") {
+			if !strings.Contains(r.Error, "the next autocoder command finishes the rollback") {
+				t.Fatalf("point %d: %s", n, r.Error)
+			}
+			if now := strings.TrimSpace(g.Git("rev-parse", "HEAD")); now != head {
+				sawAfterRef = true // the branch holds the failed step until then
+			}
+		}
+		t.Logf("point %d: %s", n, r.Error)
+		// The next command (any: here an engine opened and closed).
+		open(t, g.Dir, opts).Close()
+		g.AssertRestored(before)
+		if _, serr := os.Stat(filepath.Join(g.Dir, ".git", "autocoder", "journal.json")); serr == nil {
+			t.Fatalf("point %d: the journal is left after the next command", n)
+		}
+		if got := g.Git("status", "--porcelain"); got != "M  u.txt\n" {
+			t.Fatalf("point %d: git status:\n%s", n, got)
+		}
+		g.Fsck()
+	}
+	if !sawAfterRef {
+		t.Fatal("no point failed after the branch moved: the case this test is for was not reached")
+	}
+}

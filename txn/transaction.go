@@ -42,6 +42,12 @@ func (e *Engine) execute(p *plan, held *heldIndex) error {
 		if p.only == nil {
 			p.only = map[string]bool{}
 		}
+		// The journal says so before the rollback writes anything: if the
+		// rollback fails too, or the process is killed during it, the
+		// next command finishes it (Back), even where the ref had moved.
+		// Where this write fails, recovery goes by the ref, as before.
+		p.Back = true
+		e.writeJournal(p)
 		if _, rb := e.moveTo(p, false, nil); rb != nil {
 			return fmt.Errorf("%w; rolling back failed too: %v; the journal %s is kept and the next autocoder command finishes the rollback", err, rb, e.journalPath())
 		}
