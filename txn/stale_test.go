@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/autocoder/autocoder/gitops/gittest"
 	"github.com/autocoder/autocoder/step"
@@ -18,12 +17,7 @@ import (
 func sessionWith(t *testing.T, dir string, opts txn.Options) *txn.Engine {
 	t.Helper()
 	e := open(t, dir, opts)
-	if err := e.Release(); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.Acquire(context.Background(), time.Second); err != nil {
-		t.Fatal(err)
-	}
+	betweenCalls(t, e, func() {})
 	return e
 }
 
@@ -117,18 +111,13 @@ func TestSplitIndexTurnedOffBetweenCallsCountsAtTheNext(t *testing.T) {
 	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
 	e := sessionWith(t, g.Dir, txn.Options{SplitIndex: true})
-	ctx := context.Background()
 	mustApply(t, e, mkStep("s1", write("b", "b\n")))
-	if err := e.Release(); err != nil {
-		t.Fatal(err)
-	}
-	if got := sharedIndexes(t, g); len(got) != 1 {
-		t.Fatalf("shared indexes after the first call: %v, want one", got)
-	}
-	g.Git("config", "core.splitIndex", "false")
-	if err := e.Acquire(ctx, time.Second); err != nil {
-		t.Fatal(err)
-	}
+	betweenCalls(t, e, func() {
+		if got := sharedIndexes(t, g); len(got) != 1 {
+			t.Fatalf("shared indexes after the first call: %v, want one", got)
+		}
+		g.Git("config", "core.splitIndex", "false")
+	})
 	mustApply(t, e, mkStep("s2", write("c", "c\n")))
 	if err := e.Release(); err != nil {
 		t.Fatal(err)
@@ -164,13 +153,7 @@ func TestASubmoduleGitmodulesNamesIsSeenWhenItChanged(t *testing.T) {
 		g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
 		e := session(t, g.Dir)
 		mustApply(t, e, mkStep("s1", write("vendor/own/x", "x\n")))
-		if err := e.Release(); err != nil {
-			t.Fatal(err)
-		}
-		g.Write(".gitmodules", mods)
-		if err := e.Acquire(context.Background(), time.Second); err != nil {
-			t.Fatal(err)
-		}
+		betweenCalls(t, e, func() { g.Write(".gitmodules", mods) })
 		before := g.Snapshot()
 		refused(t, g, e.Apply(context.Background(), mkStep("s2", write("vendor/lib/x", "x\n"))), before)
 	})
@@ -255,7 +238,7 @@ func TestASessionsCallAfterItsFolderWasRemovedGoesOn(t *testing.T) {
 	if err := os.RemoveAll(filepath.Join(g.Dir, ".git", "autocoder")); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.Acquire(ctx, time.Second); err != nil {
+	if err := e.Acquire(ctx, commandWait); err != nil {
 		t.Fatalf("the call after .git/autocoder was removed: %v", err)
 	}
 	mustApply(t, e, mkStep("s2", write("c", "c\n")))
