@@ -79,13 +79,16 @@ func TestASubmoduleAProgramAddedIsSeenByTheNextStep(t *testing.T) {
 
 // A program of a step may change git's configuration (git config
 // core.autocrlf input): in a session, which looks at the configuration
-// once per call, the steps after it in the same call still see the change,
-// and a file's blob is what git makes of it.
+// once per call, the files the program wrote (committed by the same call,
+// as an MCP call's one step commits them) and the steps after it in the
+// same call still see the change, and each blob is what git makes of its
+// file.
 func TestConfigurationAProgramChangedCountsForTheNextStep(t *testing.T) {
 	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
 	e := sessionWith(t, g.Dir, txn.Options{Programs: fakePrograms{allow: true, run: func(dir string, p step.Program) {
 		gitIn(t, dir, "config", "core.autocrlf", "input")
+		os.WriteFile(filepath.Join(dir, "gen.txt"), []byte("one\r\ntwo\r\n"), 0o666)
 	}}})
 	ctx := context.Background()
 	s1 := mkStep("s1", write("a.txt", "one\r\ntwo\r\n"))
@@ -96,9 +99,14 @@ func TestConfigurationAProgramChangedCountsForTheNextStep(t *testing.T) {
 			t.Fatalf("%s: %s %s", r.StepID, r.Status, r.Error)
 		}
 	}
-	want := strings.TrimSpace(g.Git("hash-object", "--", "b.txt"))
-	if got := strings.TrimSpace(g.Git("rev-parse", "HEAD:b.txt")); got != want {
-		t.Fatalf("b.txt committed as %s (%q); git makes %s of it with core.autocrlf=input", got, g.Git("cat-file", "-p", got), want)
+	for _, p := range []string{"gen.txt", "b.txt"} {
+		want := strings.TrimSpace(g.Git("hash-object", "--", p))
+		if got := strings.TrimSpace(g.Git("rev-parse", "HEAD:"+p)); got != want {
+			t.Fatalf("%s committed as %s (%q); git makes %s of it with core.autocrlf=input", p, got, g.Git("cat-file", "-p", got), want)
+		}
+	}
+	if got := g.Git("status", "--porcelain"); got != "" {
+		t.Fatalf("status:\n%s", got)
 	}
 	g.Fsck()
 }
