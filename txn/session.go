@@ -35,11 +35,12 @@ func (e *Engine) Release() error {
 // user, git or a program may have changed since its last step: the
 // submodules, read from the index and .gitmodules once and again only
 // when either file changed (a scan of 100k entries is not for every
-// call), the attribute
-// rules (a .gitattributes edited), git's configuration where a session
-// looks at it once per call (a look: a stat of each file it read) and
-// core.fileMode. A session's call (Acquire), each Run (an answer of
-// `autocoder run`) and the steps after a step's programs start with it.
+// call), the attribute rules (a .gitattributes edited), git's
+// configuration where a session looks at it once per call (a look: a stat
+// of each file it read) and core.fileMode. A session's call (Acquire),
+// each Run (an answer of `autocoder run`), the steps after a step's
+// programs and the report on programs that keep running (Live) start
+// with it.
 func (e *Engine) forgetChanged() {
 	e.repo.ConfigMayHaveChanged()
 	if fi, err := e.repo.IndexStat(); err != nil || e.gitlinksAt == nil || !gitops.Unchanged(fi, e.gitlinksAt) {
