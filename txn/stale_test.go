@@ -259,3 +259,40 @@ func TestASessionsCallAfterItsFolderWasRemovedGoesOn(t *testing.T) {
 	g.AssertClean()
 	g.Fsck()
 }
+
+// A repository format autocoder cannot write (here extensions.refStorage
+// = reftable, which `git refs migrate` sets) set between two calls of a
+// session is refused by the next call, as a new engine refuses it, and
+// nothing changes; once the user takes it back, the calls go on.
+func TestAFormatChangedBetweenCallsIsCheckedAgain(t *testing.T) {
+	t.Parallel()
+	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
+	e := session(t, g.Dir)
+	ctx := context.Background()
+	mustApply(t, e, mkStep("s1", write("b", "b\n")))
+	if err := e.Release(); err != nil {
+		t.Fatal(err)
+	}
+	g.Git("config", "extensions.refStorage", "reftable")
+	before := g.Snapshot()
+	err := e.Acquire(ctx, commandWait)
+	if err == nil {
+		r := e.Apply(ctx, mkStep("s2", write("c", "c\n")))
+		e.Release()
+		t.Fatalf("the call after extensions.refStorage=reftable was set: acquired, the step %s %s", r.Status, r.Error)
+	}
+	if !strings.Contains(err.Error(), "refStorage") {
+		t.Fatalf("the call after extensions.refStorage=reftable was set: %v", err)
+	}
+	g.AssertUnchanged(before)
+	g.Git("config", "--unset", "extensions.refStorage")
+	if err := e.Acquire(ctx, commandWait); err != nil {
+		t.Fatalf("the call after the user took it back: %v", err)
+	}
+	mustApply(t, e, mkStep("s3", write("d", "d\n")))
+	if err := e.Release(); err != nil {
+		t.Fatal(err)
+	}
+	g.AssertClean()
+	g.Fsck()
+}
