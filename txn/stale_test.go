@@ -243,6 +243,7 @@ func TestASessionsCallAfterItsFolderWasRemovedGoesOn(t *testing.T) {
 	if err := e.Release(); err != nil {
 		t.Fatal(err)
 	}
+	txn.StopFilling(e)
 	if err := os.RemoveAll(filepath.Join(g.Dir, ".git", "autocoder")); err != nil {
 		t.Fatal(err)
 	}
