@@ -297,3 +297,52 @@ func TestAFormatChangedBetweenCallsIsCheckedAgain(t *testing.T) {
 	g.AssertClean()
 	g.Fsck()
 }
+
+// The branch and parent of a session's commit are read at each call: the
+// user who switched branches or committed between two calls has the next
+// step committed where a new engine would commit it, never on the
+// branch the last call was on. (A guard: it held before; the engine
+// keeps no HEAD.)
+func TestASessionCommitsOnTheBranchTheUserLeftItOn(t *testing.T) {
+	t.Parallel()
+	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
+	rev := func(r string) string { return strings.TrimSpace(g.Git("rev-parse", r)) }
+	e := session(t, g.Dir)
+	mustApply(t, e, mkStep("s1", write("b", "b\n")))
+	work := rev("autocoder/main")
+	var m2 string
+	betweenCalls(t, e, func() {
+		g.Git("switch", "-q", "main")
+		g.Write("m", "m\n")
+		g.Git("add", "m")
+		g.Git("commit", "-q", "-m", "m2")
+		m2 = rev("HEAD")
+	})
+	mustApply(t, e, mkStep("s2", write("c", "c\n")))
+	if got := g.Git("symbolic-ref", "--short", "HEAD"); got != "autocoder/main-2\n" {
+		t.Fatalf("s2 after the user switched to main and committed: HEAD on %s", got)
+	}
+	if rev("HEAD^") != m2 || rev("autocoder/main") != work || rev("main") != m2 {
+		t.Fatalf("s2's parent %s (want main's %s); autocoder/main %s (was %s)", rev("HEAD^"), m2, rev("autocoder/main"), work)
+	}
+	var mine string
+	betweenCalls(t, e, func() {
+		g.Git("switch", "-q", "autocoder/main")
+		g.Write("u", "u\n")
+		g.Git("add", "u")
+		g.Git("commit", "-q", "-m", "the user's")
+		mine = rev("HEAD")
+	})
+	mustApply(t, e, mkStep("s3", write("d", "d\n")))
+	if got := g.Git("symbolic-ref", "--short", "HEAD"); got != "autocoder/main\n" || rev("HEAD^") != mine {
+		t.Fatalf("s3 after the user committed on autocoder/main: HEAD on %s, parent %s (want %s)", got, rev("HEAD^"), mine)
+	}
+	if got := g.Git("log", "--format=%s", "autocoder/main-2", "^main"); got != "Do s2\n" {
+		t.Fatalf("autocoder/main-2 past main:\n%s", got)
+	}
+	if err := e.Release(); err != nil {
+		t.Fatal(err)
+	}
+	g.AssertClean()
+	g.Fsck()
+}
