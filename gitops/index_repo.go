@@ -134,6 +134,21 @@ func (r *Repo) LockIndex(p *Private) (*LockFile, error) { return r.lockVia(p, "i
 // index by rename, so any write of git's is another file.
 func (r *Repo) IndexStat() (os.FileInfo, error) { return os.Stat(r.indexFile()) }
 
+// ModulesStat is the stat of the work tree's .gitmodules, which Gitlinks
+// reads (nil when there is none), for Unchanged: a long-lived process
+// reads the submodules again when it changed.
+func (r *Repo) ModulesStat() os.FileInfo {
+	fi, _ := os.Stat(r.modulesFile())
+	return fi
+}
+
+// NamesSubmodules reports whether rel (slash-separated, repository
+// relative) is the file whose paths Gitlinks counts as submodules: a step
+// that writes it changes them.
+func NamesSubmodules(rel string) bool { return rel == ".gitmodules" }
+
+func (r *Repo) modulesFile() string { return filepath.Join(r.Root, ".gitmodules") }
+
 // Gitlinks lists the submodule paths of the repository: every gitlink entry
 // of ix, the repository's index (also one added without .gitmodules, as
 // `git add` of an embedded repository makes; nil when it could not be read),
@@ -145,7 +160,7 @@ func (r *Repo) Gitlinks(ix *index.Index) map[string]bool {
 			links[p] = true
 		}
 	}
-	if b, err := os.ReadFile(filepath.Join(r.Root, ".gitmodules")); err == nil {
+	if b, err := os.ReadFile(r.modulesFile()); err == nil {
 		for _, line := range strings.Split(string(b), "\n") {
 			k, v, ok := strings.Cut(strings.TrimSpace(line), "=")
 			if ok && strings.TrimSpace(k) == "path" {

@@ -175,6 +175,14 @@ func (p *Private) Lock() (*ProcessLock, error) {
 func (p *Private) lockNamed(name, what string) (*ProcessLock, error) {
 	path := filepath.Join(p.dir, name)
 	f, err := OpenOwn(path, os.O_RDWR)
+	if errors.Is(err, os.ErrNotExist) {
+		// The folder went since Private made it: the user cleared
+		// .git/autocoder between two calls of a session. It is made
+		// again, as a new process would make it.
+		if err = os.MkdirAll(p.dir, 0o777); err == nil {
+			f, err = OpenOwn(path, os.O_RDWR)
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("take %s: %w", what, err)
 	}

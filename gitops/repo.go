@@ -26,6 +26,9 @@ type Repo struct {
 	objects   *filesystem.ObjectStorage
 	storage   *filesystem.Storage
 	packDir   os.FileInfo // objects/pack as open saw it (see Refresh)
+	// format is the stat of the config file checkFormat last found
+	// acceptable (nil: none yet, or absent), for Refresh.
+	format os.FileInfo
 	// packs finds packed objects without go-git's decoding of every pack
 	// index (packs.go); alternates is set when objects/info/alternates
 	// names other object folders, which go-git searches.
@@ -210,16 +213,36 @@ func (r *Repo) checkAlternates() error {
 // use (the first question after a Refresh), not at each question: a
 // session's call asked it a dozen times, each a look at five files, and
 // the whole read again while a file was written just before (see racy).
+// A repository format Open would refuse (checkFormat), set since, is
+// refused here: Refresh's error.
 func (r *Repo) Refresh() error {
 	r.cfgMu.Lock()
-	r.cfgPerUse, r.cfgChecked = true, false
+	r.cfgPerUse = true
 	r.cfgMu.Unlock()
+	r.ConfigMayHaveChanged()
+	// The format is checked again when the file changed (git refs
+	// migrate, git config core.bare): a stat per use.
+	if !sameStat(r.format, filepath.Join(r.CommonDir, "config")) {
+		if err := r.checkFormat(); err != nil {
+			return err
+		}
+	}
 	fi, _ := os.Stat(filepath.Join(r.CommonDir, "objects", "pack"))
 	if fi == nil || (r.packDir != nil && fi.ModTime().Equal(r.packDir.ModTime()) && fi.Size() == r.packDir.Size()) {
 		return nil
 	}
 	r.reopen()
 	return nil
+}
+
+// ConfigMayHaveChanged has the configuration looked at again at its next
+// question, where a long-lived process looks at it once per use (see
+// Refresh): a program a step ran may have changed it (git config,
+// git submodule add) before the next step of the same use.
+func (r *Repo) ConfigMayHaveChanged() {
+	r.cfgMu.Lock()
+	r.cfgChecked = false
+	r.cfgMu.Unlock()
 }
 
 // reopen closes the object store and opens it again, reading the list of
@@ -295,8 +318,15 @@ func (r *Repo) checkObjectLinks() error {
 // boolean: a key without "=" is true). (go-git itself refuses worktreeConfig and partialClone through a
 // key-case bug; we read the config ourselves and accept those two, which do
 // not change any file we write.)
-func (r *Repo) checkFormat() error {
+func (r *Repo) checkFormat() (err error) {
 	p := filepath.Join(r.CommonDir, "config")
+	r.format = nil
+	fi, _ := os.Stat(p) // before the read: a file written during it differs
+	defer func() {
+		if err == nil {
+			r.format = fi
+		}
+	}()
 	b, err := os.ReadFile(p)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {

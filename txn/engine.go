@@ -67,6 +67,7 @@ type Engine struct {
 
 	gitlinks   map[string]bool // submodule paths in the index, loaded lazily
 	gitlinksAt os.FileInfo     // the index file's stat when gitlinks was read
+	modulesAt  os.FileInfo     // .gitmodules' stat then (nil: absent)
 	crash      crashPoint
 
 	// ixCache is the index as this engine last wrote it, with the file's
@@ -251,6 +252,7 @@ func (e *Engine) isGitlink(rel string) bool {
 		// never matches it.
 		fi, _ := e.repo.IndexStat()
 		e.gitlinksAt = fi
+		e.modulesAt = e.repo.ModulesStat()
 		var ix *index.Index
 		switch {
 		case e.ixCache != nil && fi != nil && gitops.Unchanged(fi, e.ixStat):
@@ -259,7 +261,6 @@ func (e *Engine) isGitlink(rel string) bool {
 			if read, err := e.repo.ReadIndex(); err == nil {
 				ix = read
 				if fi != nil && e.held == nil && len(e.debt) == 0 {
-					e.repo.ConfigureSplit(ix, e.opts.SplitIndex)
 					e.ixCache, e.ixStat = ix, fi
 				}
 			}

@@ -15,3 +15,8 @@ func OnFirstBusy(t testing.TB, f func()) {
 	onBusy = func() { once.Do(f) }
 	t.Cleanup(func() { onBusy = old })
 }
+
+// StopFilling stops the making of spare files that Release began, and
+// waits for it to end: a test that changes autocoder's folder between
+// two calls does it while nothing else writes there.
+func StopFilling(e *Engine) { e.spares.Stop() }

@@ -54,12 +54,12 @@ func (e *Engine) lockIndex() (*heldIndex, error) {
 		lock.Rollback()
 		return nil, err
 	}
-	e.repo.ConfigureSplit(ix, e.opts.SplitIndex)
 	if len(e.debt) > 0 {
 		// A Flush of this engine failed: the entries it owes are not in
 		// the file. They are HEAD's (every step that owed them committed
-		// or was rolled back to HEAD).
-		if err := e.toHEADEntries(ix, sortedKeys(e.debt)); err != nil {
+		// or was rolled back to HEAD), but for those the user staged
+		// since, as recovery has them (settleDebt).
+		if err := e.toHEADEntries(ix, unchangedSince(ix, e.debt)); err != nil {
 			lock.Rollback()
 			return nil, err
 		}
@@ -106,6 +106,11 @@ func (e *Engine) writeIndex() error {
 // dropIndex takes it back. On failure the lock is released.
 func (e *Engine) prepareIndex() error {
 	h := e.held
+	// Whether to split is decided at each write, with the configuration
+	// as it is now: an index kept in memory across a session's calls
+	// (ixCache) is written whole at the first write after the user set
+	// core.splitIndex=false, as git's next write would (tweak_split_index).
+	e.repo.ConfigureSplit(h.ix, e.opts.SplitIndex)
 	// The first split write of an index whose split nobody configured,
 	// made because of its size (gitops.SplitFrom), is autocoder's choice:
 	// the user hears of it once. A session splits any index (Options.
@@ -226,9 +231,25 @@ func (e *Engine) settleDebt() error {
 	if err != nil {
 		return err
 	}
+	paths := unchangedSince(held.ix, owed)
+	if err := e.toHEADEntries(held.ix, paths); err != nil {
+		return err
+	}
+	if e.debt == nil {
+		e.debt = owed
+	}
+	fmt.Fprintf(e.opts.Log, "autocoder: set the index entries of %d path(s) that an interrupted run had not written yet\n", len(paths))
+	return e.Flush()
+}
+
+// unchangedSince lists, sorted, the owed paths whose entry in ix is still
+// the one the index file held before the run that owes them: an entry
+// that changed since is the user's (staged after the run left it owed),
+// and stays.
+func unchangedSince(ix *index.Index, owed map[string]entry) []string {
 	var paths []string
 	for p, was := range owed {
-		ie, ok := held.ix.Entry(p)
+		ie, ok := ix.Entry(p)
 		now := entry{}
 		if ok {
 			now = entry{Exists: true, Mode: ie.Mode, Hash: gitops.Hash(ie.Hash)}
@@ -238,14 +259,7 @@ func (e *Engine) settleDebt() error {
 		}
 	}
 	sort.Strings(paths)
-	if err := e.toHEADEntries(held.ix, paths); err != nil {
-		return err
-	}
-	if e.debt == nil {
-		e.debt = owed
-	}
-	fmt.Fprintf(e.opts.Log, "autocoder: set the index entries of %d path(s) that an interrupted run had not written yet\n", len(paths))
-	return e.Flush()
+	return paths
 }
 
 // toHEADEntries sets the entries of paths in ix to HEAD's, with stat data

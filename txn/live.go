@@ -143,6 +143,10 @@ func (e *Engine) Live(stop bool, why string) []step.Result {
 		last.Error = strings.TrimSpace(last.Error + "\ncould not look for the files the programs changed: " + err.Error())
 		return out
 	}
+	// What they wrote is read as git reads it now: they may have written
+	// a .gitattributes, changed git's configuration or added a submodule
+	// since the steps read them.
+	e.forgetChanged()
 	now, err := e.dirtyState()
 	if err != nil {
 		last.Error = strings.TrimSpace(last.Error + "\ncould not look for the files the programs changed: " + err.Error())

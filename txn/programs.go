@@ -161,9 +161,10 @@ func (e *Engine) runPrograms(ctx context.Context, s *step.Step, res *step.Result
 		pr.Name = name
 		res.Programs = append(res.Programs, pr)
 	}
-	// A program may have written a .gitattributes: the files it changed,
-	// and the steps after it, are read with the rules git has now.
-	e.repo.ForgetAttributes()
+	// A program may have written a .gitattributes, changed git's
+	// configuration or added a submodule: the files it changed, and the
+	// steps after it, are read as git reads them now.
+	e.forgetChanged()
 	after, err := e.dirtyState()
 	if err != nil {
 		res.Programs = append(res.Programs, step.ProgramResult{Name: "(all)", Status: step.ProgramFailure, Error: err.Error()})

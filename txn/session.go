@@ -33,12 +33,20 @@ func (e *Engine) Release() error {
 
 // forgetChanged drops what the engine read of the repository that the
 // user, git or a program may have changed since its last step: the
-// submodules, read from the index once and again only when the index file
-// changed (a scan of 100k entries is not for every call), the attribute
-// rules (a .gitattributes edited) and core.fileMode. A session's call
-// (Acquire) and each Run (an answer of `autocoder run`) start with it.
+// submodules, read from the index and .gitmodules once and again only
+// when either file changed (a scan of 100k entries is not for every
+// call), the attribute rules (a .gitattributes edited), git's
+// configuration where a session looks at it once per call (a look: a stat
+// of each file it read) and core.fileMode. A session's call (Acquire),
+// each Run (an answer of `autocoder run`), the steps after a step's
+// programs and the report on programs that keep running (Live) start
+// with it.
 func (e *Engine) forgetChanged() {
+	e.repo.ConfigMayHaveChanged()
 	if fi, err := e.repo.IndexStat(); err != nil || e.gitlinksAt == nil || !gitops.Unchanged(fi, e.gitlinksAt) {
+		e.gitlinks = nil
+	}
+	if mods := e.repo.ModulesStat(); (mods == nil) != (e.modulesAt == nil) || mods != nil && !gitops.Unchanged(mods, e.modulesAt) {
 		e.gitlinks = nil
 	}
 	e.repo.ForgetAttributes()
@@ -64,8 +72,6 @@ func (e *Engine) Acquire(ctx context.Context, wait time.Duration) error {
 	if err := e.lockWait(ctx, wait); err != nil {
 		return err
 	}
-	// Refresh first: forgetChanged reads git's configuration, which
-	// Refresh has looked at again.
 	if err := e.repo.Refresh(); err != nil {
 		e.Release()
 		return err

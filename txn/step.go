@@ -108,6 +108,9 @@ func (e *Engine) apply(ctx context.Context, s *step.Step) step.Result {
 		case ".gitignore":
 			e.repo.ForgetIgnores()
 		}
+		if gitops.NamesSubmodules(c.Path) {
+			e.gitlinks = nil // the submodules it names are ones
+		}
 	}
 	res.Status, res.Commit = step.StatusApplied, commit.String()
 	e.addNote(commit, s)
