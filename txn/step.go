@@ -109,7 +109,7 @@ func (e *Engine) apply(ctx context.Context, s *step.Step) step.Result {
 			e.repo.ForgetIgnores()
 		}
 		if gitops.NamesSubmodules(c.Path) {
-			e.gitlinks = nil // the submodules it names are ones
+			e.gitlinks = nil // the submodules it names changed
 		}
 	}
 	res.Status, res.Commit = step.StatusApplied, commit.String()
