@@ -23,11 +23,7 @@ func TestAttributesChangedBetweenRunsOrByAProgramAreRead(t *testing.T) {
 	crlf := "one\r\ntwo\r\n"
 	judge := func(t *testing.T, g *gittest.Repo, path string) {
 		t.Helper()
-		want := strings.TrimSpace(g.Git("hash-object", "--", path))
-		got := strings.TrimSpace(g.Git("rev-parse", "HEAD:"+path))
-		if got != want {
-			t.Fatalf("%s committed as %s (%q); git makes %s of it with the rules as they are", path, got, g.Git("cat-file", "-p", got), want)
-		}
+		committedAsGitMakes(t, g, path)
 		if s := g.Git("ls-files", "--eol", "--", path); !strings.HasPrefix(s, "i/lf") {
 			t.Fatalf("git ls-files --eol: %s", s)
 		}
@@ -286,10 +282,7 @@ func TestConfigurationAProgramChangedCountsForTheNextStep(t *testing.T) {
 		}
 	}
 	for _, p := range []string{"gen.txt", "b.txt"} {
-		want := strings.TrimSpace(g.Git("hash-object", "--", p))
-		if got := strings.TrimSpace(g.Git("rev-parse", "HEAD:"+p)); got != want {
-			t.Fatalf("%s committed as %s (%q); git makes %s of it with core.autocrlf=input", p, got, g.Git("cat-file", "-p", got), want)
-		}
+		committedAsGitMakes(t, g, p)
 	}
 	if got := g.Git("status", "--porcelain"); got != "" {
 		t.Fatalf("status:\n%s", got)
@@ -531,4 +524,15 @@ func TestASessionCommitsOnTheBranchTheUserLeftItOn(t *testing.T) {
 	}
 	g.AssertClean()
 	g.Fsck()
+}
+
+// committedAsGitMakes fails t unless HEAD holds path as the blob that git
+// hash-object makes of the work-tree file, with git's rules as they are
+// now.
+func committedAsGitMakes(t *testing.T, g *gittest.Repo, path string) {
+	t.Helper()
+	want := strings.TrimSpace(g.Git("hash-object", "--", path))
+	if got := strings.TrimSpace(g.Git("rev-parse", "HEAD:"+path)); got != want {
+		t.Fatalf("%s committed as %s (%q); git makes %s of it with its rules as they are now", path, got, g.Git("cat-file", "-p", got), want)
+	}
 }

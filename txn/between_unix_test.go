@@ -6,7 +6,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 
@@ -55,10 +54,7 @@ func TestLiveProgramsFilesAreReadWithTheRulesTheyLeft(t *testing.T) {
 	if len(out) != 1 || out[0].ProgramCommit == "" {
 		t.Fatalf("the live programs' report: %+v", out)
 	}
-	want := strings.TrimSpace(g.Git("hash-object", "--", "gen.txt"))
-	if got := strings.TrimSpace(g.Git("rev-parse", "HEAD:gen.txt")); got != want {
-		t.Fatalf("gen.txt committed as %s (%q); git makes %s of it with the rules as they are", got, g.Git("cat-file", "-p", got), want)
-	}
+	committedAsGitMakes(t, g, "gen.txt")
 	if got := g.Git("status", "--porcelain"); got != "" {
 		t.Fatalf("status:\n%s", got)
 	}
