@@ -135,12 +135,16 @@ func (r *Repo) LockIndex(p *Private) (*LockFile, error) { return r.lockVia(p, "i
 func (r *Repo) IndexStat() (os.FileInfo, error) { return os.Stat(r.indexFile()) }
 
 // ModulesStat is the stat of the work tree's .gitmodules, which Gitlinks
-// reads (nil when there is none), for Unchanged: a long-lived process
-// reads the submodules again when it changed.
+// reads (nil when there is none), for ModulesUnchanged: a long-lived
+// process reads the submodules again when it changed.
 func (r *Repo) ModulesStat() os.FileInfo {
 	fi, _ := os.Stat(r.modulesFile())
 	return fi
 }
+
+// ModulesUnchanged reports whether .gitmodules is as ModulesStat found it
+// (was), absent then and now included.
+func (r *Repo) ModulesUnchanged(was os.FileInfo) bool { return sameStat(was, r.modulesFile()) }
 
 // NamesSubmodules reports whether rel (slash-separated, repository
 // relative) is the file whose paths Gitlinks counts as submodules: a step

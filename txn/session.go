@@ -43,10 +43,7 @@ func (e *Engine) Release() error {
 // with it.
 func (e *Engine) forgetChanged() {
 	e.repo.ConfigMayHaveChanged()
-	if fi, err := e.repo.IndexStat(); err != nil || e.gitlinksAt == nil || !gitops.Unchanged(fi, e.gitlinksAt) {
-		e.gitlinks = nil
-	}
-	if mods := e.repo.ModulesStat(); (mods == nil) != (e.modulesAt == nil) || mods != nil && !gitops.Unchanged(mods, e.modulesAt) {
+	if fi, err := e.repo.IndexStat(); err != nil || e.gitlinksAt == nil || !gitops.Unchanged(fi, e.gitlinksAt) || !e.repo.ModulesUnchanged(e.modulesAt) {
 		e.gitlinks = nil
 	}
 	e.repo.ForgetAttributes()
