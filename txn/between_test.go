@@ -33,16 +33,11 @@ func TestAttributesChangedBetweenRunsOrByAProgramAreRead(t *testing.T) {
 		t.Parallel()
 		g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
 		e := open(t, g.Dir, txn.Options{})
-		ctx := context.Background()
 		// The first answer reads the rules (none).
-		if rs := e.Run(ctx, []step.Item{{Step: mkStep("s1", write("a.txt", crlf))}}, txn.RunOptions{}); rs[0].Status != step.StatusApplied {
-			t.Fatalf("s1: %s %s", rs[0].Status, rs[0].Error)
-		}
+		mustRun(t, e, mkStep("s1", write("a.txt", crlf)))
 		// The user asks git to normalize text files, then the next answer.
 		g.Write(".gitattributes", "*.txt text\n")
-		if rs := e.Run(ctx, []step.Item{{Step: mkStep("s2", write("b.txt", crlf))}}, txn.RunOptions{}); rs[0].Status != step.StatusApplied {
-			t.Fatalf("s2: %s %s", rs[0].Status, rs[0].Error)
-		}
+		mustRun(t, e, mkStep("s2", write("b.txt", crlf)))
 		judge(t, g, "b.txt")
 	})
 	t.Run("after a program", func(t *testing.T) {
@@ -53,12 +48,7 @@ func TestAttributesChangedBetweenRunsOrByAProgramAreRead(t *testing.T) {
 		}}})
 		s1 := mkStep("s1", write("a.txt", crlf))
 		s1.Programs = []step.Program{{Name: "setup", Command: "make setup", Shell: true}}
-		rs := e.Run(context.Background(), []step.Item{{Step: s1}, {Step: mkStep("s2", write("b.txt", crlf))}}, txn.RunOptions{})
-		for _, r := range rs {
-			if r.Status != step.StatusApplied {
-				t.Fatalf("%s: %s %s", r.StepID, r.Status, r.Error)
-			}
-		}
+		mustRun(t, e, s1, mkStep("s2", write("b.txt", crlf)))
 		judge(t, g, "b.txt")
 	})
 }
@@ -72,9 +62,7 @@ func TestASubmoduleAddedBetweenRunsIsSeen(t *testing.T) {
 	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
 	e := open(t, g.Dir, txn.Options{})
 	ctx := context.Background()
-	if rs := e.Run(ctx, []step.Item{{Step: mkStep("s1", write("sub1/x", "x\n"))}}, txn.RunOptions{}); rs[0].Status != step.StatusApplied {
-		t.Fatalf("s1: %s %s", rs[0].Status, rs[0].Error)
-	}
+	mustRun(t, e, mkStep("s1", write("sub1/x", "x\n")))
 	head := strings.TrimSpace(g.Git("rev-parse", "HEAD"))
 	g.Git("update-index", "--add", "--cacheinfo", "160000,"+head+",sub")
 	os.Mkdir(filepath.Join(g.Dir, "sub"), 0o777)
@@ -84,7 +72,7 @@ func TestASubmoduleAddedBetweenRunsIsSeen(t *testing.T) {
 		t.Fatalf("a write into a submodule added between runs: %s %s (%s)", r.Status, r.Class, r.Error)
 	}
 	g.AssertUnchanged(before)
-	if got := g.Git("status", "--porcelain"); got != "A  sub\n" {
+	if got := g.Status(); got != "A  sub\n" {
 		t.Fatalf("status:\n%s", got)
 	}
 	g.Fsck()
@@ -115,9 +103,7 @@ func TestAnIdentityChangedBetweenCallsIsTheNextCommits(t *testing.T) {
 		run := open(t, g.Dir, txn.Options{})
 		for i, name := range []string{"Renamed User", "Run User"} {
 			g.Git("config", "user.name", name)
-			if rs := run.Run(ctx, []step.Item{{Step: mkStep("r", write("d", name+"\n"))}}, txn.RunOptions{}); rs[0].Status != step.StatusApplied {
-				t.Fatalf("run %d: %s %s", i+1, rs[0].Status, rs[0].Error)
-			}
+			mustRun(t, run, mkStep("r", write("d", name+"\n")))
 			if got, want := author(), gitSays(); got != want || !strings.HasPrefix(got, name+" ") {
 				t.Fatalf("run %d: the commit is by %q; git var says %q", i+1, got, want)
 			}
@@ -166,17 +152,13 @@ func TestFileModeChangedBetweenCallsCountsAtTheNext(t *testing.T) {
 			t.Fatal(err)
 		}
 		g.Git("config", "core.fileMode", "false")
-		if got := g.Git("status", "--porcelain"); got != "" {
-			t.Fatalf("git status with core.fileMode false:\n%s", got)
-		}
+		g.AssertClean()
 	})
 	mustApply(t, e, mkStep("s2", replace("a.sh", "echo a", "echo A")))
 	if got := g.Git("ls-tree", "HEAD", "a.sh"); !strings.HasPrefix(got, "100644 ") {
 		t.Fatalf("the step committed a.sh as %s; git ignores the executable bit now", got)
 	}
-	if got := g.Git("status", "--porcelain"); got != "" {
-		t.Fatalf("git status:\n%s", got)
-	}
+	g.AssertClean()
 	g.Fsck()
 }
 
@@ -233,9 +215,7 @@ func TestASubmoduleAProgramAddedIsSeenByTheNextStep(t *testing.T) {
 			}
 			ctx := context.Background()
 			// The engine reads the index's submodules (none) at its first step.
-			if rs := e.Run(ctx, []step.Item{{Step: mkStep("s1", write("sub1/x", "x\n"))}}, txn.RunOptions{}); rs[0].Status != step.StatusApplied {
-				t.Fatalf("s1: %s %s", rs[0].Status, rs[0].Error)
-			}
+			mustRun(t, e, mkStep("s1", write("sub1/x", "x\n")))
 			s2 := mkStep("s2", write("b", "b\n"))
 			s2.Programs = []step.Program{{Name: "add", Command: "git submodule add", Shell: true}}
 			rs := e.Run(ctx, []step.Item{{Step: s2}, {Step: mkStep("s3", write("sub/x", "x\n"))}}, txn.RunOptions{})
@@ -251,7 +231,7 @@ func TestASubmoduleAProgramAddedIsSeenByTheNextStep(t *testing.T) {
 			if got := g.Git("ls-tree", "-r", "HEAD", "sub"); got != "" {
 				t.Fatalf("HEAD holds under sub:\n%s", got)
 			}
-			if got := g.Git("status", "--porcelain"); got != "A  sub\n" {
+			if got := g.Status(); got != "A  sub\n" {
 				t.Fatalf("status:\n%s", got)
 			}
 			g.Fsck()
@@ -272,21 +252,13 @@ func TestConfigurationAProgramChangedCountsForTheNextStep(t *testing.T) {
 		gitIn(t, dir, "config", "core.autocrlf", "input")
 		os.WriteFile(filepath.Join(dir, "gen.txt"), []byte("one\r\ntwo\r\n"), 0o666)
 	}}})
-	ctx := context.Background()
 	s1 := mkStep("s1", write("a.txt", "one\r\ntwo\r\n"))
 	s1.Programs = []step.Program{{Name: "setup", Command: "git config core.autocrlf input", Shell: true}}
-	rs := e.Run(ctx, []step.Item{{Step: s1}, {Step: mkStep("s2", write("b.txt", "one\r\ntwo\r\n"))}}, txn.RunOptions{})
-	for _, r := range rs {
-		if r.Status != step.StatusApplied {
-			t.Fatalf("%s: %s %s", r.StepID, r.Status, r.Error)
-		}
-	}
+	mustRun(t, e, s1, mkStep("s2", write("b.txt", "one\r\ntwo\r\n")))
 	for _, p := range []string{"gen.txt", "b.txt"} {
 		committedAsGitMakes(t, g, p)
 	}
-	if got := g.Git("status", "--porcelain"); got != "" {
-		t.Fatalf("status:\n%s", got)
-	}
+	g.AssertClean()
 	g.Fsck()
 }
 
@@ -348,10 +320,7 @@ func TestASubmoduleGitmodulesNamesIsSeenWhenItChanged(t *testing.T) {
 		t.Parallel()
 		g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
 		e := open(t, g.Dir, txn.Options{})
-		rs := e.Run(context.Background(), []step.Item{{Step: mkStep("s1", write(".gitmodules", mods))}}, txn.RunOptions{})
-		if rs[0].Status != step.StatusApplied {
-			t.Fatalf("s1: %s %s", rs[0].Status, rs[0].Error)
-		}
+		mustRun(t, e, mkStep("s1", write(".gitmodules", mods)))
 		before := g.Snapshot()
 		refused(t, g, e.Apply(context.Background(), mkStep("s2", write("vendor/lib/x", "x\n"))), before)
 	})
@@ -402,7 +371,7 @@ func TestAnEntryTheUserStagedAfterAFailedIndexWriteStays(t *testing.T) {
 	if got := strings.TrimSpace(g.Git("rev-parse", ":b")); got != staged {
 		t.Fatalf("the user's staged b (%s) became %s in the index", staged, got)
 	}
-	if got := g.Git("status", "--porcelain"); got != "M  b\n" {
+	if got := g.Status(); got != "M  b\n" {
 		t.Fatalf("status:\n%s", got)
 	}
 	g.Fsck()
@@ -535,4 +504,21 @@ func committedAsGitMakes(t *testing.T, g *gittest.Repo, path string) {
 	if got := strings.TrimSpace(g.Git("rev-parse", "HEAD:"+path)); got != want {
 		t.Fatalf("%s committed as %s (%q); git makes %s of it with its rules as they are now", path, got, g.Git("cat-file", "-p", got), want)
 	}
+}
+
+// mustRun applies steps in one Run of e, as one answer of autocoder run,
+// and fails t unless every one of them is applied.
+func mustRun(t *testing.T, e *txn.Engine, steps ...*step.Step) []step.Result {
+	t.Helper()
+	var items []step.Item
+	for _, s := range steps {
+		items = append(items, step.Item{Step: s})
+	}
+	rs := e.Run(context.Background(), items, txn.RunOptions{})
+	for _, r := range rs {
+		if r.Status != step.StatusApplied {
+			t.Fatalf("%s: %s %s (hint: %s)", r.StepID, r.Status, r.Error, r.Hint)
+		}
+	}
+	return rs
 }

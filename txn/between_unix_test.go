@@ -3,7 +3,6 @@
 package txn_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -38,12 +37,7 @@ func TestLiveProgramsFilesAreReadWithTheRulesTheyLeft(t *testing.T) {
 	s1.Programs = []step.Program{{Name: "gen", Live: true, Shell: true, Command: "read x < '" + goOn + "'; " +
 		`printf '*.txt text\n' > .gitattributes; printf 'one\r\ntwo\r\n' > gen.txt; echo done > '` + wrote + `'; sleep 1000`}}
 	// s2 reads the rules (none yet) after the program started.
-	rs := e.Run(context.Background(), []step.Item{{Step: s1}, {Step: mkStep("s2", write("c.txt", "c\n"))}}, txn.RunOptions{})
-	for _, r := range rs {
-		if r.Status != step.StatusApplied {
-			t.Fatalf("%s: %s %s", r.StepID, r.Status, r.Error)
-		}
-	}
+	mustRun(t, e, s1, mkStep("s2", write("c.txt", "c\n")))
 	if err := os.WriteFile(goOn, []byte("go\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -55,8 +49,6 @@ func TestLiveProgramsFilesAreReadWithTheRulesTheyLeft(t *testing.T) {
 		t.Fatalf("the live programs' report: %+v", out)
 	}
 	committedAsGitMakes(t, g, "gen.txt")
-	if got := g.Git("status", "--porcelain"); got != "" {
-		t.Fatalf("status:\n%s", got)
-	}
+	g.AssertClean()
 	g.Fsck()
 }

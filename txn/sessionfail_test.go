@@ -67,7 +67,7 @@ func TestAFailureAtEveryPointOfATransactionOfItsOwnLeavesNothing(t *testing.T) {
 					if n < 4 {
 						t.Fatalf("point %d: no failure injected", n)
 					}
-					if got := g.Git("--no-optional-locks", "status", "--porcelain"); got != "M  d/s.txt\nM  u.txt\n" {
+					if got := g.Status(); got != "M  d/s.txt\nM  u.txt\n" {
 						t.Fatalf("after the %s, git status:\n%s", kind, got)
 					}
 					g.Fsck()
@@ -123,7 +123,7 @@ func TestARollbackBeforeTheIndexWriteLeavesTheIndexFile(t *testing.T) {
 		t.Error("the rollback wrote the index again, which the step never wrote")
 	}
 	g.AssertRestored(before)
-	if got := g.Git("status", "--porcelain"); got != "M  u.txt\n" {
+	if got := g.Status(); got != "M  u.txt\n" {
 		t.Fatalf("git status:\n%s", got)
 	}
 	g.Fsck()
@@ -211,7 +211,7 @@ func TestAFailedRollbackIsFinishedByTheNextCommand(t *testing.T) {
 		if _, serr := os.Stat(filepath.Join(g.Dir, ".git", "autocoder", "journal.json")); serr == nil {
 			t.Fatalf("point %d: the journal is left after the next command", n)
 		}
-		if got := g.Git("status", "--porcelain"); got != "M  u.txt\n" {
+		if got := g.Status(); got != "M  u.txt\n" {
 			t.Fatalf("point %d: git status:\n%s", n, got)
 		}
 		g.Fsck()
