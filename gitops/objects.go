@@ -3,8 +3,10 @@ package gitops
 import (
 	"bytes"
 	"compress/zlib"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/adler32"
 	"io"
 	"os"
 	"path/filepath"
@@ -36,11 +38,12 @@ const (
 // WriteObject stores a loose object and returns its name, as git writes
 // one (object-file.c): zlib at core.looseCompression's default (best
 // speed) into a temporary file in the object's fan-out folder, renamed to
-// its name. Trees are stored in zlib's uncompressed blocks (git's
-// core.looseCompression=0): they are mostly SHA-1s, which do not compress
-// (a 1,000-entry tree of 31 KB shrinks by a fifth), and compressing one
-// cost 0.4 ms at every step changing a file in a large folder; git gc
-// compresses them when it packs them. Not through go-git's writer, which puts the temporary file in
+// its name. Trees, and objects of one file-system block or less, are
+// stored in zlib's uncompressed blocks (git's core.looseCompression=0;
+// see storedZlib): trees are mostly SHA-1s, which do not compress (a
+// 1,000-entry tree of 31 KB shrinks by a fifth), and compressing one cost
+// 0.4 ms at every step changing a file in a large folder; a small object
+// takes a block either way. git gc compresses them when it packs them. Not through go-git's writer, which puts the temporary file in
 // objects/pack: that changes the folder Refresh watches for new packs, and
 // a session then reopened the object store (and its pack indexes) at every
 // call.
@@ -100,24 +103,55 @@ func (r *Repo) tmpObjectFile(dir string) (tmpObject, error) {
 	return tmpObject{f, f.Name()}, nil
 }
 
-var zlibWriters = [2]sync.Pool{
-	{New: func() any { w, _ := zlib.NewWriterLevel(nil, zlib.BestSpeed); return w }},
-	{New: func() any { w, _ := zlib.NewWriterLevel(nil, zlib.NoCompression); return w }},
+var zlibWriters = sync.Pool{New: func() any { w, _ := zlib.NewWriterLevel(nil, zlib.BestSpeed); return w }}
+
+// storedUpTo is the size (header and content) up to which an object that
+// is not a tree is stored uncompressed: a file system's block, which the
+// loose file takes however small.
+const storedUpTo = 4096
+
+// storedZlib is the zlib stream (RFC 1950) of head followed by data, in
+// deflate's stored blocks (RFC 1951, 3.2.4), as zlib writes at level 0.
+// Written here, not by compress/zlib: its writer holds a megabyte of
+// state, whose allocation (a session's collector empties the pool between
+// calls) or reset cost more than a small object's whole write.
+func storedZlib(head, data []byte) []byte {
+	raw := append(head[:len(head):len(head)], data...)
+	const most = 65535 // a stored block's largest length
+	out := make([]byte, 0, 2+len(raw)+5*(len(raw)/most+1)+4)
+	out = append(out, 0x78, 0x01) // deflate, 32 KB window, fastest; a multiple of 31
+	for rest := raw; ; {
+		n := min(len(rest), most)
+		final := byte(0)
+		if n == len(rest) {
+			final = 1 // BFINAL; BTYPE 00 (stored)
+		}
+		out = append(out, final, byte(n), byte(n>>8), ^byte(n), ^byte(n>>8))
+		out = append(out, rest[:n]...)
+		rest = rest[n:]
+		if final == 1 {
+			break
+		}
+	}
+	return binary.BigEndian.AppendUint32(out, adler32.Checksum(raw))
 }
 
 func (r *Repo) writeLoose(h Hash, typ plumbing.ObjectType, data []byte) error {
-	var buf bytes.Buffer
-	pool := &zlibWriters[0]
-	if typ == plumbing.TreeObject {
-		pool = &zlibWriters[1]
-	}
-	zw := pool.Get().(*zlib.Writer)
-	defer pool.Put(zw)
-	zw.Reset(&buf)
-	zw.Write(fmt.Appendf(nil, "%s %d\x00", typ, len(data)))
-	zw.Write(data)
-	if err := zw.Close(); err != nil {
-		return err
+	head := fmt.Appendf(nil, "%s %d\x00", typ, len(data))
+	var stream []byte
+	if typ == plumbing.TreeObject || len(head)+len(data) <= storedUpTo {
+		stream = storedZlib(head, data)
+	} else {
+		var buf bytes.Buffer
+		zw := zlibWriters.Get().(*zlib.Writer)
+		defer zlibWriters.Put(zw)
+		zw.Reset(&buf)
+		zw.Write(head)
+		zw.Write(data)
+		if err := zw.Close(); err != nil {
+			return err
+		}
+		stream = buf.Bytes()
 	}
 	hex := h.String()
 	dir := filepath.Join(r.CommonDir, "objects", hex[:2])
@@ -128,7 +162,7 @@ func (r *Repo) writeLoose(h Hash, typ plumbing.ObjectType, data []byte) error {
 	if o, ok := r.spares.takeObject(); ok {
 		// Written in the spare folder and renamed into place: one rename,
 		// where a temporary file in dir takes two.
-		if done, err := r.spares.placeObject(o, buf.Bytes(), dir, final); done {
+		if done, err := r.spares.placeObject(o, stream, dir, final); done {
 			return err
 		}
 	}
@@ -146,7 +180,7 @@ func (r *Repo) writeLoose(h Hash, typ plumbing.ObjectType, data []byte) error {
 	if err != nil {
 		return err
 	}
-	_, err = t.f.Write(buf.Bytes())
+	_, err = t.f.Write(stream)
 	if cerr := t.f.Close(); err == nil {
 		err = cerr
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -277,18 +278,39 @@ func TestWriteObjectLikeGit(t *testing.T) {
 			t.Fatalf("the loose object: %v %v, want read-only", fi.Mode(), err)
 		}
 	}
-	// A tree (stored without compression): git reads it as the same tree.
+	// Blobs on either side of the size stored uncompressed (4,096 bytes
+	// with the 10-byte header "blob 4086\x00"), and an empty one.
+	for _, n := range []int{0, 4085, 4086, 4087, 70000} {
+		content := strings.Repeat("x", n)
+		h, err := r.WriteBlob([]byte(content))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := g.Git("cat-file", "-p", h.String()); got != content {
+			t.Fatalf("git reads %d bytes of the %d-byte blob", len(got), n)
+		}
+	}
+	// Trees (stored without compression): git reads them as the same
+	// trees. 3,000 entries in one folder make a tree of more than one
+	// stored block (65,535 bytes).
 	var changes []gitops.Change
-	for i := range 50 {
-		h, _ := r.WriteBlob([]byte(fmt.Sprintf("blob %d\n", i)))
-		changes = append(changes, gitops.Change{Path: fmt.Sprintf("d%d/f%d", i%3, i), Mode: gitops.ModeFile, Hash: h})
+	for i := range 3050 {
+		h, _ := r.WriteBlob([]byte(fmt.Sprintf("blob %d\n", i%50)))
+		dir := fmt.Sprintf("d%d", i%3)
+		if i >= 50 {
+			dir = "big"
+		}
+		changes = append(changes, gitops.Change{Path: fmt.Sprintf("%s/f%d", dir, i), Mode: gitops.ModeFile, Hash: h})
 	}
 	tree, err := r.EditTree(gitops.ZeroHash, changes)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := g.Git("ls-tree", "-r", "--name-only", tree.String()); strings.Count(got, "\n") != 50 || !strings.Contains(got, "d1/f49\n") {
-		t.Fatalf("git ls-tree -r:\n%s", got)
+	if got := g.Git("ls-tree", "-r", "--name-only", tree.String()); strings.Count(got, "\n") != 3050 || !strings.Contains(got, "d1/f49\n") || !strings.Contains(got, "big/f3049\n") {
+		t.Fatalf("git ls-tree -r: %d lines", strings.Count(got, "\n"))
+	}
+	if big, _ := strconv.Atoi(strings.TrimSpace(g.Git("cat-file", "-s", tree.String()+":big"))); big <= 65535 {
+		t.Fatalf("the big folder's tree is %d bytes, not more than a stored block", big)
 	}
 	after, _ := os.Stat(pack)
 	if !after.ModTime().Equal(before.ModTime()) {
