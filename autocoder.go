@@ -21,12 +21,15 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/autocoder/autocoder/config"
 	"github.com/autocoder/autocoder/gitops"
 	"github.com/autocoder/autocoder/runner"
+	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/txn"
 )
 
@@ -61,6 +64,10 @@ type Engine struct {
 	*txn.Engine
 	Settings config.Settings
 	Programs *runner.Policy
+
+	opts  Options       // as Open was given them, Log set
+	dirs  config.Dirs   // where the user's file and the trust records are
+	stamp []os.FileInfo // the policy files as Settings were read (policyFiles)
 }
 
 // Open opens the repository that contains dir with its settings and takes
@@ -74,6 +81,7 @@ func Open(ctx context.Context, dir string, o Options) (*Engine, error) {
 	if o.Dirs != nil {
 		dirs = *o.Dirs
 	}
+	stamp := policyFiles(repo.Root, dirs)
 	s, err := config.Load(repo.Root, dirs)
 	if err != nil {
 		repo.Close()
@@ -85,8 +93,20 @@ func Open(ctx context.Context, dir string, o Options) (*Engine, error) {
 	warnUntrusted(o.Log, s)
 	// Before git runs for us (txn.Open): runner.New withdraws the model
 	// API's key from the environment every process inherits.
+	to, programs := engineOptions(s, o)
+	e, err := txn.Open(ctx, repo, to)
+	if err != nil {
+		repo.Close()
+		return nil, err
+	}
+	return &Engine{Engine: e, Settings: s, Programs: programs, opts: o, dirs: dirs, stamp: stamp}, nil
+}
+
+// engineOptions are the engine's options that the settings s and the
+// caller's options o give, with the program policy among them.
+func engineOptions(s config.Settings, o Options) (txn.Options, *runner.Policy) {
 	programs, verify := runner.New(s, o.AllowPrograms)
-	e, err := txn.Open(ctx, repo, txn.Options{
+	return txn.Options{
 		BranchPrefix: s.Apply.BranchPrefix,
 		Branch:       o.Branch,
 		MaxFileBytes: s.Apply.MaxFileBytes,
@@ -97,12 +117,70 @@ func Open(ctx context.Context, dir string, o Options) (*Engine, error) {
 		Quiet:        o.Quiet,
 		LockWait:     o.LockWait,
 		SplitIndex:   o.Session,
-	})
-	if err != nil {
-		repo.Close()
-		return nil, err
+	}, programs
+}
+
+// policyFiles are the stats of the files the settings are read from: the
+// repository's autocoder.toml, the user's own file and the trust record
+// (nil where absent). A change to any of them (autocoder untrust, too)
+// changes the policy.
+func policyFiles(root string, dirs config.Dirs) []os.FileInfo {
+	names := append([]string{filepath.Join(root, config.FileName)}, dirs.PolicyFiles(root)...)
+	out := make([]os.FileInfo, len(names))
+	for i, n := range names {
+		out[i], _ = os.Stat(n)
 	}
-	return &Engine{Engine: e, Settings: s, Programs: programs}, nil
+	return out
+}
+
+// PolicyChanged reports whether the repository's autocoder.toml, the
+// user's own file or the trust record changed since the engine's settings
+// were read: its policy (denied paths, programs, verify, limits) is then
+// the user's old one. An engine kept across calls reads them again (Run;
+// the MCP server opens its engine again).
+func (e *Engine) PolicyChanged() bool {
+	now := policyFiles(e.Root(), e.dirs)
+	if len(now) != len(e.stamp) {
+		return true
+	}
+	for i, was := range e.stamp {
+		if (was == nil) != (now[i] == nil) || was != nil && !gitops.Unchanged(was, now[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// Run is txn.Engine.Run, with the settings read again first where they
+// changed since (PolicyChanged): between the answers of `autocoder run`
+// the user may untrust the repository's file, or deny a path in their own,
+// and the next answer is applied as they now say. Settings that no longer
+// load (a TOML error) leave the ones read before in force, with a warning
+// on the engine's log that says why, at each answer until they load; the
+// branch prefix and the model's settings stay as the run began.
+func (e *Engine) Run(ctx context.Context, items []step.Item, o txn.RunOptions) []step.Result {
+	if e.PolicyChanged() {
+		if err := e.readSettingsAgain(); err != nil {
+			fmt.Fprintf(e.opts.Log, "autocoder: warning: the settings changed, and cannot be read again: %v\n", err)
+			fmt.Fprintf(e.opts.Log, "autocoder: hint: the settings read before still count; mend the file, and the next answer is applied with it\n")
+		}
+	}
+	return e.Engine.Run(ctx, items, o)
+}
+
+// readSettingsAgain loads the settings anew and gives the engine their
+// policy (txn.Engine.SetPolicy).
+func (e *Engine) readSettingsAgain() error {
+	stamp := policyFiles(e.Root(), e.dirs)
+	s, err := config.Load(e.Root(), e.dirs)
+	if err != nil {
+		return err
+	}
+	warnUntrusted(e.opts.Log, s)
+	to, programs := engineOptions(s, e.opts)
+	e.Engine.SetPolicy(to)
+	e.Settings, e.Programs, e.stamp = s, programs, stamp
+	return nil
 }
 
 // warnUntrusted says which settings of the repository's file are ignored

@@ -91,3 +91,64 @@ func TestOpenRefusesAFolderOutsideARepository(t *testing.T) {
 		t.Fatalf("Open left %d entries in the folder", len(ents))
 	}
 }
+
+// Run reads the settings again where they changed since (PolicyChanged),
+// and where they no longer load, keeps those read before, with a warning
+// that says why at each Run until they load again.
+func TestRunReadsChangedSettingsAndKeepsThemWhereTheyNoLongerLoad(t *testing.T) {
+	t.Parallel()
+	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
+	dirs := &config.Dirs{Config: t.TempDir(), State: t.TempDir()}
+	var log bytes.Buffer
+	e, err := autocoder.Open(context.Background(), g.Dir, autocoder.Options{Log: &log, Dirs: dirs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	write := func(id, path string) step.Result {
+		t.Helper()
+		s := &step.Step{ID: id, Reason: "r", Dialect: "axon", Ops: []step.Op{{Kind: step.OpWrite, Path: path, Content: []byte(id + "\n")}}}
+		return e.Run(context.Background(), []step.Item{{Step: s}}, txn.RunOptions{})[0]
+	}
+	refused := func(r step.Result, path string) {
+		t.Helper()
+		if r.Status != step.StatusFailed || r.Class != step.ClassRefused || !strings.Contains(r.Error, path) {
+			t.Fatalf("a write to %s: %s %s %s", path, r.Status, r.Class, r.Error)
+		}
+		if _, ok := g.Read(path); ok {
+			t.Fatalf("the refused step wrote %s", path)
+		}
+	}
+	if r := write("s1", "b.txt"); r.Status != step.StatusApplied {
+		t.Fatalf("b.txt before any setting: %s %s", r.Status, r.Error)
+	}
+	if e.PolicyChanged() {
+		t.Fatal("PolicyChanged with nothing changed")
+	}
+	// The repository's file now denies c.txt: the next Run reads it.
+	g.Write("autocoder.toml", "[paths]\ndeny = [\"c.txt\"]\n")
+	if !e.PolicyChanged() {
+		t.Fatal("PolicyChanged misses a new autocoder.toml")
+	}
+	refused(write("s2", "c.txt"), "c.txt")
+	// A TOML error: c.txt stays denied, and the log says why, each time.
+	g.Write("autocoder.toml", "[paths]\ndeny = [\"d.txt\"\n")
+	log.Reset()
+	refused(write("s3", "c.txt"), "c.txt")
+	if r := write("s4", "d.txt"); r.Status != step.StatusApplied {
+		t.Fatalf("d.txt under the settings read before: %s %s", r.Status, r.Error)
+	}
+	if n := strings.Count(log.String(), "cannot be read again"); n != 2 || !strings.Contains(log.String(), "autocoder.toml") {
+		t.Fatalf("%d warnings, want one per Run, naming the file:\n%s", n, log.String())
+	}
+	// Mended: it counts from the next Run on.
+	g.Write("autocoder.toml", "[paths]\ndeny = [\"e.txt\"]\n")
+	refused(write("s5", "e.txt"), "e.txt")
+	if r := write("s6", "c.txt"); r.Status != step.StatusApplied {
+		t.Fatalf("c.txt once the file no longer denies it: %s %s", r.Status, r.Error)
+	}
+	if st := g.Status(); st != "?? autocoder.toml\n" {
+		t.Fatalf("git status:\n%s", st)
+	}
+	g.Fsck()
+}

@@ -5,14 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
 
 	"github.com/autocoder/autocoder"
-	"github.com/autocoder/autocoder/config"
 	"github.com/autocoder/autocoder/gitops"
 	"github.com/autocoder/autocoder/step"
 	"github.com/autocoder/autocoder/txn"
@@ -22,53 +20,21 @@ import (
 // repoState is the session's engine, and where its repository came from.
 // Only the call holding Server.turn touches it.
 type repoState struct {
-	e         *txn.Engine
+	ae        *autocoder.Engine
+	e         *txn.Engine // ae's
 	fromRoots bool
-	// conf are the stats of the files the engine's policy was read from
-	// (policyFiles) once it was opened with them (nil: absent).
-	conf []os.FileInfo
-}
-
-// policyFiles are the repository's autocoder.toml, the user's own file and
-// the trust record: a change to any of them (autocoder untrust, too)
-// changes the policy.
-func policyFiles(root string) []os.FileInfo {
-	names := append([]string{filepath.Join(root, config.FileName)}, config.UserDirs().PolicyFiles(root)...)
-	out := make([]os.FileInfo, len(names))
-	for i, n := range names {
-		out[i], _ = os.Stat(n)
-	}
-	return out
 }
 
 func (r *repoState) close() {
 	if r.e != nil {
 		r.e.Close()
-		r.e = nil
+		r.ae, r.e = nil, nil
 	}
 }
 
-// set keeps e as the session's engine, with the stat of its autocoder.toml.
-func (r *repoState) set(e *txn.Engine, fromRoots bool) {
-	r.e, r.fromRoots = e, fromRoots
-	r.conf = policyFiles(e.Root())
-}
-
-// configChanged reports whether the repository's autocoder.toml, the
-// user's own file or the trust record changed since the engine read them:
-// the engine's policy (denied paths, programs, limits) is then the user's
-// old one, and the session opens it again.
-func (r *repoState) configChanged() bool {
-	now := policyFiles(r.e.Root())
-	if len(now) != len(r.conf) {
-		return true
-	}
-	for i, was := range r.conf {
-		if (was == nil) != (now[i] == nil) || was != nil && !gitops.Unchanged(was, now[i]) {
-			return true
-		}
-	}
-	return false
+// set keeps ae as the session's engine.
+func (r *repoState) set(ae *autocoder.Engine, fromRoots bool) {
+	r.ae, r.e, r.fromRoots = ae, ae.Engine, fromRoots
 }
 
 // NotConfiguredError is a session without a repository: the server was
@@ -100,27 +66,26 @@ func (s *Server) engine(ctx context.Context, ss *sdk.ServerSession) (*txn.Engine
 	if s.rootsStale.Swap(false) && s.repo.fromRoots {
 		s.repo.close() // the client's roots changed: find the repository again
 	}
-	if s.repo.e != nil && s.repo.configChanged() {
+	if s.repo.e != nil && s.repo.ae.PolicyChanged() {
 		s.repo.close() // the user changed autocoder.toml: read it again
 	}
 	if s.repo.e != nil {
 		return s.repo.e, nil
 	}
-	open := func(dir string) (*txn.Engine, error) {
+	open := func(dir string) (*autocoder.Engine, error) {
 		o := s.opts.Engine
 		o.Session = true
 		ae, err := autocoder.Open(ctx, dir, o)
 		if err != nil {
 			return nil, err
 		}
-		e := ae.Engine
 		// Between calls the lock is free for the CLI, git and other
 		// sessions; each call takes it again (Acquire).
-		if err := e.Release(); err != nil {
-			e.Close()
+		if err := ae.Release(); err != nil {
+			ae.Close()
 			return nil, err
 		}
-		return e, nil
+		return ae, nil
 	}
 	notRepo := func(err error) bool {
 		var nr *gitops.NotRepoError
@@ -135,7 +100,7 @@ func (s *Server) engine(ctx context.Context, ss *sdk.ServerSession) (*txn.Engine
 			return nil, withHintErr(err)
 		}
 		s.repo.set(e, false)
-		return e, nil
+		return e.Engine, nil
 	}
 	var tried []string
 	if ss != nil && declaresRoots(ss) {
@@ -150,7 +115,7 @@ func (s *Server) engine(ctx context.Context, ss *sdk.ServerSession) (*txn.Engine
 				return nil, withHintErr(err)
 			}
 			s.repo.set(e, true)
-			return e, nil
+			return e.Engine, nil
 		}
 		if err != nil {
 			tried = append(tried, "the client sent no roots ("+err.Error()+")")
@@ -165,7 +130,7 @@ func (s *Server) engine(ctx context.Context, ss *sdk.ServerSession) (*txn.Engine
 		return nil, withHintErr(err)
 	}
 	s.repo.set(e, false)
-	return e, nil
+	return e.Engine, nil
 }
 
 // declaresRoots reports whether the client said at initialize that it has

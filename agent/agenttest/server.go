@@ -54,6 +54,9 @@ type Answer struct {
 	// and Text as the body, whatever was asked: an HTML page where the API
 	// should be, a JSON error where a stream was asked for.
 	ContentType string
+	// Before, when set, runs before the answer is sent: what the user
+	// does while the model thinks (a setting changed between two turns).
+	Before func()
 }
 
 // ToolCall is one function call of a scripted answer.
@@ -194,6 +197,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		a, s.answers = s.answers[0], s.answers[1:]
 	}
 	s.mu.Unlock()
+	if a.Before != nil {
+		a.Before()
+	}
 
 	switch {
 	case key != "" && req.Authorization != "Bearer "+key:

@@ -92,7 +92,7 @@ func runRun(c *cli.Context) (err error) {
 	ac.Out, ac.Progress = out, c.App.ErrWriter
 	ac.RefusedHint = e.Programs.RefusedHint("run")
 	_, base := e.Head()
-	rep, runErr := agent.Run(c.Context, e.Engine, ac, task)
+	rep, runErr := agent.Run(c.Context, e, ac, task)
 	if err := e.Flush(); err != nil && runErr == nil {
 		runErr = err
 	}
