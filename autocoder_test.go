@@ -152,3 +152,88 @@ func TestRunReadsChangedSettingsAndKeepsThemWhereTheyNoLongerLoad(t *testing.T) 
 	}
 	g.Fsck()
 }
+
+// widenRepo is a repository whose autocoder.toml (committed, untrusted)
+// denies secrets/, limits files to 100 bytes and turns programs off, for a
+// user whose own deny list (which replaces the default one) leaves
+// autocoder.toml writable, and who once trusted another content of the
+// file, trusted (a branch where it allowed touch): the trust record holds
+// that content's SHA-256. It returns the engine opened there and a Run of
+// one step.
+func widenRepo(t *testing.T, trusted string) (*gittest.Repo, func(*step.Step) step.Result) {
+	t.Helper()
+	g := gittest.NewWithCommit(t, map[string]string{
+		"a.txt":          "a\n",
+		"autocoder.toml": "[apply]\nmax_file_bytes = 100\n[paths]\ndeny = [\"secrets/\"]\n[programs]\nenabled = false\n",
+	})
+	user := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(user, "autocoder"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(user, "autocoder", "config.toml"), []byte("[paths]\ndeny = []\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dirs := &config.Dirs{Config: user, State: t.TempDir()}
+	if err := dirs.Trust(filepath.Join(g.Dir, "autocoder.toml"), config.Sum([]byte(trusted))); err != nil {
+		t.Fatal(err)
+	}
+	e, err := autocoder.Open(context.Background(), g.Dir, autocoder.Options{Dirs: dirs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return g, func(s *step.Step) step.Result {
+		t.Helper()
+		return e.Run(context.Background(), []step.Item{{Step: s}}, txn.RunOptions{})[0]
+	}
+}
+
+func writeStep(id, path, content string) *step.Step {
+	return &step.Step{ID: id, Reason: "r", Dialect: "axon", Ops: []step.Op{{Kind: step.OpWrite, Path: path, Content: []byte(content)}}}
+}
+
+// A step that rewrites the repository's autocoder.toml never widens what
+// the next Run may do: DESIGN's "a configuration written during a session
+// never takes effect in it". Settings read again may narrow those the
+// engine began with, not widen them: the deny pattern and the size limit
+// the file set at the start hold after a step emptied it.
+func TestRunKeepsTheDenyAndLimitsAStepRemoved(t *testing.T) {
+	t.Parallel()
+	g, run := widenRepo(t, "[programs]\nenabled = true\n")
+	if r := run(writeStep("s1", "autocoder.toml", "")); r.Status != step.StatusApplied {
+		t.Fatalf("autocoder.toml, which the user's deny list leaves writable: %s %s", r.Status, r.Error)
+	}
+	before := g.Snapshot()
+	if r := run(writeStep("s2", "secrets/key.txt", "k\n")); r.Status != step.StatusFailed || r.Class != step.ClassRefused {
+		t.Errorf("secrets/, denied when the run began, after a step emptied autocoder.toml: %s %s %s", r.Status, r.Class, r.Error)
+	}
+	if r := run(writeStep("s3", "big.txt", strings.Repeat("x", 200)+"\n")); r.Status != step.StatusFailed || r.Class != step.ClassRefused {
+		t.Errorf("a file over the 100 bytes the run began with: %s %s %s", r.Status, r.Class, r.Error)
+	}
+	g.AssertUnchanged(before)
+	g.Fsck()
+}
+
+// A content of autocoder.toml the user trusted once, written back by a
+// step, does not turn its programs or its verify command on in the run:
+// they were off when it began.
+func TestRunDoesNotTakeATrustedContentAStepWroteBack(t *testing.T) {
+	t.Parallel()
+	trusted := "[programs]\nenabled = true\nallow = [\"touch\"]\n[verify]\ncommand = \"touch verified.txt\"\n"
+	g, run := widenRepo(t, trusted)
+	if r := run(writeStep("s1", "autocoder.toml", trusted)); r.Status != step.StatusApplied {
+		t.Fatalf("autocoder.toml: %s %s", r.Status, r.Error)
+	}
+	s := writeStep("s2", "b.txt", "b\n")
+	s.Programs = []step.Program{{Command: "touch", Args: []string{"ran.txt"}}}
+	r := run(s)
+	if len(r.Programs) != 1 || r.Programs[0].Status != step.ProgramRefused {
+		t.Errorf("touch, off when the run began, after a step wrote a trusted content: %+v", r.Programs)
+	}
+	for _, f := range []string{"ran.txt", "verified.txt"} {
+		if _, ok := g.Read(f); ok {
+			t.Errorf("%s was made: the content a step wrote took effect in the run", f)
+		}
+	}
+	g.Fsck()
+}
