@@ -23,6 +23,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"time"
 
@@ -68,6 +69,9 @@ type Engine struct {
 	opts  Options       // as Open was given them, Log set
 	dirs  config.Dirs   // where the user's file and the trust records are
 	stamp []os.FileInfo // the policy files as Settings were read (policyFiles)
+	// first is the configuration Open read: what settings read again
+	// (Run) may narrow, never widen (config.Config.Within).
+	first config.Config
 }
 
 // Open opens the repository that contains dir with its settings and takes
@@ -99,7 +103,7 @@ func Open(ctx context.Context, dir string, o Options) (*Engine, error) {
 		repo.Close()
 		return nil, err
 	}
-	return &Engine{Engine: e, Settings: s, Programs: programs, opts: o, dirs: dirs, stamp: stamp}, nil
+	return &Engine{Engine: e, Settings: s, Programs: programs, opts: o, dirs: dirs, stamp: stamp, first: s.Config}, nil
 }
 
 // engineOptions are the engine's options that the settings s and the
@@ -154,10 +158,13 @@ func (e *Engine) PolicyChanged() bool {
 // Run is txn.Engine.Run, with the settings read again first where they
 // changed since (PolicyChanged): between the answers of `autocoder run`
 // the user may untrust the repository's file, or deny a path in their own,
-// and the next answer is applied as they now say. Settings that no longer
-// load (a TOML error) leave the ones read before in force, with a warning
-// on the engine's log that says why, at each answer until they load; the
-// branch prefix and the model's settings stay as the run began.
+// and the next answer is applied as they now say. What was read again
+// only narrows the settings Open read (config.Config.Within): a model's
+// step may have written autocoder.toml, and what widens counts from the
+// next run, with a warning that says so. Settings that no longer load (a
+// TOML error) leave the ones read before in force, with a warning on the
+// engine's log that says why, at each answer until they load; the branch
+// prefix and the model's settings stay as the run began.
 func (e *Engine) Run(ctx context.Context, items []step.Item, o txn.RunOptions) []step.Result {
 	if e.PolicyChanged() {
 		if err := e.readSettingsAgain(); err != nil {
@@ -169,7 +176,8 @@ func (e *Engine) Run(ctx context.Context, items []step.Item, o txn.RunOptions) [
 }
 
 // readSettingsAgain loads the settings anew and gives the engine their
-// policy (txn.Engine.SetPolicy).
+// policy (txn.Engine.SetPolicy), kept within those Open read: a path
+// either denies is denied.
 func (e *Engine) readSettingsAgain() error {
 	stamp := policyFiles(e.Root(), e.dirs)
 	s, err := config.Load(e.Root(), e.dirs)
@@ -177,7 +185,19 @@ func (e *Engine) readSettingsAgain() error {
 		return err
 	}
 	warnUntrusted(e.opts.Log, s)
+	read := s.Config
+	s.Config = read.Within(e.first)
+	if !reflect.DeepEqual(s.Config, read) {
+		fmt.Fprintf(e.opts.Log, "autocoder: warning: the settings changed during the run; what they allow beyond the settings it began with, and a new branch prefix or model, count from the next run\n")
+	}
 	to, programs := engineOptions(s, e.opts)
+	first := e.first
+	to.Deny = func(rel string) (string, bool) {
+		if pat, denied := first.Denied(rel); denied {
+			return pat, true
+		}
+		return s.Denied(rel)
+	}
 	e.Engine.SetPolicy(to)
 	e.Settings, e.Programs, e.stamp = s, programs, stamp
 	return nil

@@ -147,6 +147,9 @@ func TestRunReadsChangedSettingsAndKeepsThemWhereTheyNoLongerLoad(t *testing.T) 
 	if r := write("s6", "c.txt"); r.Status != step.StatusApplied {
 		t.Fatalf("c.txt once the file no longer denies it: %s %s", r.Status, r.Error)
 	}
+	if strings.Contains(log.String(), "next run") {
+		t.Errorf("settings that only narrowed are said to count from the next run:\n%s", log.String())
+	}
 	if st := g.Status(); st != "?? autocoder.toml\n" {
 		t.Fatalf("git status:\n%s", st)
 	}
@@ -160,7 +163,7 @@ func TestRunReadsChangedSettingsAndKeepsThemWhereTheyNoLongerLoad(t *testing.T) 
 // file, trusted (a branch where it allowed touch): the trust record holds
 // that content's SHA-256. It returns the engine opened there and a Run of
 // one step.
-func widenRepo(t *testing.T, trusted string) (*gittest.Repo, func(*step.Step) step.Result) {
+func widenRepo(t *testing.T, trusted string) (*gittest.Repo, *bytes.Buffer, func(*step.Step) step.Result) {
 	t.Helper()
 	g := gittest.NewWithCommit(t, map[string]string{
 		"a.txt":          "a\n",
@@ -177,12 +180,13 @@ func widenRepo(t *testing.T, trusted string) (*gittest.Repo, func(*step.Step) st
 	if err := dirs.Trust(filepath.Join(g.Dir, "autocoder.toml"), config.Sum([]byte(trusted))); err != nil {
 		t.Fatal(err)
 	}
-	e, err := autocoder.Open(context.Background(), g.Dir, autocoder.Options{Dirs: dirs})
+	log := new(bytes.Buffer)
+	e, err := autocoder.Open(context.Background(), g.Dir, autocoder.Options{Dirs: dirs, Log: log})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.Close() })
-	return g, func(s *step.Step) step.Result {
+	return g, log, func(s *step.Step) step.Result {
 		t.Helper()
 		return e.Run(context.Background(), []step.Item{{Step: s}}, txn.RunOptions{})[0]
 	}
@@ -199,7 +203,7 @@ func writeStep(id, path, content string) *step.Step {
 // the file set at the start hold after a step emptied it.
 func TestRunKeepsTheDenyAndLimitsAStepRemoved(t *testing.T) {
 	t.Parallel()
-	g, run := widenRepo(t, "[programs]\nenabled = true\n")
+	g, _, run := widenRepo(t, "[programs]\nenabled = true\n")
 	if r := run(writeStep("s1", "autocoder.toml", "")); r.Status != step.StatusApplied {
 		t.Fatalf("autocoder.toml, which the user's deny list leaves writable: %s %s", r.Status, r.Error)
 	}
@@ -220,7 +224,7 @@ func TestRunKeepsTheDenyAndLimitsAStepRemoved(t *testing.T) {
 func TestRunDoesNotTakeATrustedContentAStepWroteBack(t *testing.T) {
 	t.Parallel()
 	trusted := "[programs]\nenabled = true\nallow = [\"touch\"]\n[verify]\ncommand = \"touch verified.txt\"\n"
-	g, run := widenRepo(t, trusted)
+	g, log, run := widenRepo(t, trusted)
 	if r := run(writeStep("s1", "autocoder.toml", trusted)); r.Status != step.StatusApplied {
 		t.Fatalf("autocoder.toml: %s %s", r.Status, r.Error)
 	}
@@ -234,6 +238,9 @@ func TestRunDoesNotTakeATrustedContentAStepWroteBack(t *testing.T) {
 		if _, ok := g.Read(f); ok {
 			t.Errorf("%s was made: the content a step wrote took effect in the run", f)
 		}
+	}
+	if !strings.Contains(log.String(), "count from the next run") {
+		t.Errorf("the log does not say the wider settings count from the next run:\n%s", log)
 	}
 	g.Fsck()
 }

@@ -186,3 +186,59 @@ func overlay(base Config, over Config, set map[string]bool, trusted bool) (out C
 	}
 	return out, ignored
 }
+
+// Within returns c, settings read again while a session runs, kept within
+// bound, those the session began with: a change can narrow what the
+// session may do, never widen it (DESIGN: a configuration written during
+// a session never takes effect in it). A step may write autocoder.toml
+// where the user's deny list leaves it writable: empty it, dropping the
+// deny patterns and limits it set, or write back a content the user
+// trusted once; the user's own narrowing (autocoder untrust, a new deny
+// pattern) still counts at once, and what they widen counts from the next
+// session.
+//
+// Restricts keys take the narrower value, but for the deny list, which is
+// c's: with "!" patterns no one list denies exactly what either denies,
+// so the caller denies what bound.Denied or the result's Denied denies.
+// Widens keys keep their value where c's is bound's; otherwise a switch is
+// on only where both have it on, a list keeps the entries both have, and
+// a command is none. Chooses keys and the [model] table (the session's
+// model client is made) stay bound's.
+func (c Config) Within(bound Config) Config {
+	out := bound
+	out.Programs.Allow = slices.Clone(bound.Programs.Allow)
+	out.Programs.Env = slices.Clone(bound.Programs.Env)
+	for _, r := range keyRules {
+		if r.kind == Chooses || strings.HasPrefix(r.key, "model.") {
+			continue
+		}
+		dst, now := r.field(&out), r.field(&c)
+		switch {
+		case r.key == "paths.deny":
+			assign(dst, now)
+		case r.kind == Restricts:
+			narrow(dst, now)
+		case r.kind == Widens:
+			both(dst, now)
+		}
+	}
+	return out
+}
+
+// both sets the Widens field dst points to to what it and src both allow:
+// a switch on in both, the list entries in both, a command only where it
+// is the same.
+func both(dst, src any) {
+	switch d := dst.(type) {
+	case *bool:
+		*d = *d && *src.(*bool)
+	case *[]string:
+		*d = slices.DeleteFunc(*d, func(e string) bool { return !slices.Contains(*src.(*[]string), e) })
+	case *string:
+		if *d != *src.(*string) {
+			*d = ""
+		}
+	default:
+		panic(fmt.Sprintf("config: no common value for %T", dst))
+	}
+}

@@ -267,3 +267,53 @@ func TestUserFileAndTrustRecordsInsideTheRepositoryAreDenied(t *testing.T) {
 		t.Errorf("dot/other.toml is denied: %v", s.Paths.Deny)
 	}
 }
+
+// Within keeps settings read again during a session within those it began
+// with: each widening key, changed either way, gives what both allow; each
+// limit the smaller; the deny list and a narrowing are the new settings';
+// the branch prefix and the model stay the session's.
+func TestWithinNeverWidens(t *testing.T) {
+	bound := Default()
+	bound.Apply.BranchPrefix = "ai/"
+	bound.Apply.MaxFileBytes = 100
+	bound.Programs.Enabled = true
+	bound.Programs.Allow = []string{"go test", "make"}
+	bound.Programs.Env = []string{"GOFLAGS", "CI"}
+	bound.Programs.Timeout = time.Minute
+	bound.Verify.Command = "make check"
+	bound.Model.BaseURL = "https://mine.example/v1"
+	bound.Model.Name = "m1"
+
+	now := Default()
+	now.Apply.MaxFileBytes = 1 << 30
+	now.Paths.Deny = []string{"x/"}
+	now.Programs.Enabled = true
+	now.Programs.Allow = []string{"make", "rm"}
+	now.Programs.Env = []string{"CI", "LD_PRELOAD"}
+	now.Programs.Timeout = time.Second
+	now.Verify.Command = "touch pwned"
+	now.Model.BaseURL = "https://evil.example/v1"
+	now.Model.Name = "m2"
+
+	got := now.Within(bound)
+	want := bound
+	want.Paths.Deny = []string{"x/"} // the caller also denies what bound does
+	want.Programs.Allow = []string{"make"}
+	want.Programs.Env = []string{"CI"}
+	want.Programs.Timeout = time.Second
+	want.Verify.Command = ""
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("Within:\n got %+v\nwant %+v", got, want)
+	}
+	if bound.Programs.Allow[0] != "go test" || bound.Programs.Env[0] != "GOFLAGS" {
+		t.Fatalf("Within changed bound's lists: %v %v", bound.Programs.Allow, bound.Programs.Env)
+	}
+	// Programs off in either are off; the same settings are themselves.
+	now.Programs.Enabled = false
+	if now.Within(bound).Programs.Enabled || bound.Within(now).Programs.Enabled {
+		t.Fatal("programs on where one of the two has them off")
+	}
+	if got := bound.Within(bound); !reflect.DeepEqual(got, bound) {
+		t.Fatalf("bound within itself:\n got %+v\nwant %+v", got, bound)
+	}
+}
