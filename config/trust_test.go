@@ -268,6 +268,37 @@ func TestUserFileAndTrustRecordsInsideTheRepositoryAreDenied(t *testing.T) {
 	}
 }
 
+// The user's config folder (or state folder) may be a symlink into a
+// dotfiles repository to a folder not made yet: ~/.config -> dotfiles/config
+// before autocoder's own folder exists there. A step that makes
+// config/autocoder/config.toml in that repository writes the user's own
+// file, which counts whole, so that path is denied from the start, as are
+// the trust records under a state folder linked so.
+func TestUserFolderLinkedIntoTheRepositoryBeforeItExistsIsDenied(t *testing.T) {
+	t.Parallel()
+	root := writeConfig(t, "")
+	home := t.TempDir()
+	d := Dirs{Config: filepath.Join(home, "config"), State: filepath.Join(home, "state")}
+	if err := os.Symlink(filepath.Join(root, "dot", "config"), d.Config); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "dot", "state"), d.State); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load(root, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"dot/config/autocoder/config.toml", "dot/state/autocoder/trusted/0123"} {
+		if _, denied := s.Denied(p); !denied {
+			t.Errorf("%s (the user's own file or a trust record, through a folder linked into the repository) is not denied: %v", p, s.Paths.Deny)
+		}
+	}
+	if _, denied := s.Denied("dot/config/other.toml"); denied {
+		t.Errorf("dot/config/other.toml is denied: %v", s.Paths.Deny)
+	}
+}
+
 // Within keeps settings read again during a session within those it began
 // with: each widening key, changed either way, gives what both allow; each
 // limit the smaller; the deny list and a narrowing are the new settings';
