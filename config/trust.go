@@ -189,19 +189,7 @@ func (d Dirs) ownInside(root string) []string {
 		if p == "" || p == "." {
 			continue
 		}
-		for range 40 { // a symlink's target, which may not exist yet
-			t, err := os.Readlink(p)
-			if err != nil {
-				break
-			}
-			if !filepath.IsAbs(t) {
-				t = filepath.Join(filepath.Dir(p), t)
-			}
-			p = t
-		}
-		if dir, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
-			p = filepath.Join(dir, filepath.Base(p))
-		}
+		p = followLinks(p)
 		for _, r := range roots {
 			if rel, err := filepath.Rel(r, p); err == nil && rel != "." && filepath.IsLocal(rel) {
 				out = append(out, "/"+globEscape.Replace(filepath.ToSlash(rel)))
@@ -210,6 +198,42 @@ func (d Dirs) ownInside(root string) []string {
 		}
 	}
 	return out
+}
+
+// followLinks is where p leads once every symlink on it is followed, as
+// far as the path exists: what follows the first part that does not exist
+// is kept as written. A symlink may lead where nothing is made yet (the
+// user's file linked into a dotfiles repository, or ~/.config linked to a
+// folder of one before autocoder's own folder exists there), and the file
+// that a step would make there is the user's all the same.
+func followLinks(p string) string {
+	for range 40 { // links to links, as far as the system follows them
+		q, tail := p, ""
+		for {
+			if _, err := os.Lstat(q); err == nil {
+				break
+			}
+			parent := filepath.Dir(q)
+			if parent == q {
+				return p
+			}
+			tail, q = filepath.Join(filepath.Base(q), tail), parent
+		}
+		dir, err := filepath.EvalSymlinks(filepath.Dir(q))
+		if err != nil {
+			return p
+		}
+		q = filepath.Join(dir, filepath.Base(q))
+		t, err := os.Readlink(q)
+		if err != nil {
+			return filepath.Join(q, tail) // q is no link: p leads here
+		}
+		if !filepath.IsAbs(t) {
+			t = filepath.Join(filepath.Dir(q), t)
+		}
+		p = filepath.Join(t, tail)
+	}
+	return p
 }
 
 var globEscape = strings.NewReplacer(`\`, `\\`, "*", `\*`, "?", `\?`, "[", `\[`)
