@@ -244,3 +244,45 @@ func TestRunDoesNotTakeATrustedContentAStepWroteBack(t *testing.T) {
 	}
 	g.Fsck()
 }
+
+// What the caller chose at Open outlives a reading of the settings again:
+// --allow-programs still lets a program run, and the work branch and its
+// prefix stay the run's, where autocoder.toml, changed, now chooses
+// another prefix and denies a path.
+func TestRunKeepsTheCallersChoicesWhenItReadsTheSettingsAgain(t *testing.T) {
+	t.Parallel()
+	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
+	dirs := &config.Dirs{Config: t.TempDir(), State: t.TempDir()}
+	e, err := autocoder.Open(context.Background(), g.Dir, autocoder.Options{Dirs: dirs, AllowPrograms: true, Branch: "feat"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	run := func(s *step.Step) step.Result {
+		t.Helper()
+		return e.Run(context.Background(), []step.Item{{Step: s}}, txn.RunOptions{})[0]
+	}
+	if r := run(writeStep("s1", "b.txt", "b\n")); r.Status != step.StatusApplied {
+		t.Fatalf("b.txt: %s %s", r.Status, r.Error)
+	}
+	g.Write("autocoder.toml", "[apply]\nbranch_prefix = \"ai/\"\n[paths]\ndeny = [\"c.txt\"]\n")
+	if r := run(writeStep("s2", "c.txt", "c\n")); r.Status != step.StatusFailed || r.Class != step.ClassRefused {
+		t.Fatalf("c.txt, which the changed file denies: %s %s %s", r.Status, r.Class, r.Error)
+	}
+	s := writeStep("s3", "d.txt", "d\n")
+	s.Programs = []step.Program{{Command: "touch", Args: []string{"ran.txt"}}}
+	r := run(s)
+	if r.Status != step.StatusApplied || len(r.Programs) != 1 || r.Programs[0].Status != step.ProgramSuccess {
+		t.Fatalf("a program under --allow-programs after the settings were read again: %s %s %+v", r.Status, r.Error, r.Programs)
+	}
+	if b, _ := e.Head(); b != "autocoder/feat" {
+		t.Errorf("the work branch is %q, want autocoder/feat", b)
+	}
+	if out := g.Git("log", "--format=%s", "autocoder/feat"); strings.Count(out, "\n") < 3 {
+		t.Errorf("autocoder/feat holds:\n%s", out)
+	}
+	if out := g.Git("branch", "--list", "ai/*"); out != "" {
+		t.Errorf("a branch of the new prefix: %s", out)
+	}
+	g.Fsck()
+}
