@@ -163,7 +163,7 @@ func TestRunReadsChangedSettingsAndKeepsThemWhereTheyNoLongerLoad(t *testing.T) 
 // file, trusted (a branch where it allowed touch): the trust record holds
 // that content's SHA-256. It returns the engine opened there and a Run of
 // one step.
-func widenRepo(t *testing.T, trusted string) (*gittest.Repo, *bytes.Buffer, func(*step.Step) step.Result) {
+func widenRepo(t *testing.T, trusted string) (*gittest.Repo, *config.Dirs, *bytes.Buffer, func(*step.Step) step.Result) {
 	t.Helper()
 	g := gittest.NewWithCommit(t, map[string]string{
 		"a.txt":          "a\n",
@@ -186,7 +186,7 @@ func widenRepo(t *testing.T, trusted string) (*gittest.Repo, *bytes.Buffer, func
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.Close() })
-	return g, log, func(s *step.Step) step.Result {
+	return g, dirs, log, func(s *step.Step) step.Result {
 		t.Helper()
 		return e.Run(context.Background(), []step.Item{{Step: s}}, txn.RunOptions{})[0]
 	}
@@ -203,7 +203,7 @@ func writeStep(id, path, content string) *step.Step {
 // the file set at the start hold after a step emptied it.
 func TestRunKeepsTheDenyAndLimitsAStepRemoved(t *testing.T) {
 	t.Parallel()
-	g, _, run := widenRepo(t, "[programs]\nenabled = true\n")
+	g, dirs, _, run := widenRepo(t, "[programs]\nenabled = true\n")
 	if r := run(writeStep("s1", "autocoder.toml", "")); r.Status != step.StatusApplied {
 		t.Fatalf("autocoder.toml, which the user's deny list leaves writable: %s %s", r.Status, r.Error)
 	}
@@ -213,6 +213,14 @@ func TestRunKeepsTheDenyAndLimitsAStepRemoved(t *testing.T) {
 	}
 	if r := run(writeStep("s3", "big.txt", strings.Repeat("x", 200)+"\n")); r.Status != step.StatusFailed || r.Class != step.ClassRefused {
 		t.Errorf("a file over the 100 bytes the run began with: %s %s %s", r.Status, r.Class, r.Error)
+	}
+	// autocoder untrust (of the content trusted once) narrows: it does
+	// not let in what the step's file dropped.
+	if _, err := dirs.Untrust(filepath.Join(g.Dir, "autocoder.toml")); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(writeStep("s4", "secrets/key.txt", "k\n")); r.Status != step.StatusFailed || r.Class != step.ClassRefused {
+		t.Errorf("secrets/ after autocoder untrust: %s %s %s", r.Status, r.Class, r.Error)
 	}
 	g.AssertUnchanged(before)
 	g.Fsck()
@@ -224,7 +232,7 @@ func TestRunKeepsTheDenyAndLimitsAStepRemoved(t *testing.T) {
 func TestRunDoesNotTakeATrustedContentAStepWroteBack(t *testing.T) {
 	t.Parallel()
 	trusted := "[programs]\nenabled = true\nallow = [\"touch\"]\n[verify]\ncommand = \"touch verified.txt\"\n"
-	g, log, run := widenRepo(t, trusted)
+	g, _, log, run := widenRepo(t, trusted)
 	if r := run(writeStep("s1", "autocoder.toml", trusted)); r.Status != step.StatusApplied {
 		t.Fatalf("autocoder.toml: %s %s", r.Status, r.Error)
 	}
@@ -283,6 +291,53 @@ func TestRunKeepsTheCallersChoicesWhenItReadsTheSettingsAgain(t *testing.T) {
 	}
 	if out := g.Git("branch", "--list", "ai/*"); out != "" {
 		t.Errorf("a branch of the new prefix: %s", out)
+	}
+	g.Fsck()
+}
+
+// autocoder trust during a run is the user's word on the repository's
+// file as it is now: its programs count from the next answer, as an
+// untrust narrows at once. (A step cannot write a trust record: it lies
+// outside the repository, or is denied there.)
+func TestRunTakesATrustGivenDuringTheRun(t *testing.T) {
+	t.Parallel()
+	toml := "[programs]\nenabled = true\nallow = [\"touch\"]\n"
+	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n", "autocoder.toml": toml})
+	dirs := &config.Dirs{Config: t.TempDir(), State: t.TempDir()}
+	e, err := autocoder.Open(context.Background(), g.Dir, autocoder.Options{Dirs: dirs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	touch := func(id, file string) step.ProgramStatus {
+		t.Helper()
+		s := &step.Step{ID: id, Reason: "r", Dialect: "axon", Programs: []step.Program{{Command: "touch", Args: []string{file}}}}
+		r := e.Run(context.Background(), []step.Item{{Step: s}}, txn.RunOptions{})[0]
+		if len(r.Programs) != 1 {
+			t.Fatalf("%s: %+v", id, r)
+		}
+		return r.Programs[0].Status
+	}
+	if st := touch("p1", "one.txt"); st != step.ProgramRefused {
+		t.Fatalf("touch before the file is trusted: %s", st)
+	}
+	path := filepath.Join(g.Dir, "autocoder.toml")
+	if err := dirs.Trust(path, config.Sum([]byte(toml))); err != nil {
+		t.Fatal(err)
+	}
+	if st := touch("p2", "two.txt"); st != step.ProgramSuccess {
+		t.Fatalf("touch once the user trusted the file during the run: %s", st)
+	}
+	if _, err := dirs.Untrust(path); err != nil {
+		t.Fatal(err)
+	}
+	if st := touch("p3", "three.txt"); st != step.ProgramRefused {
+		t.Fatalf("touch after autocoder untrust: %s", st)
+	}
+	for f, want := range map[string]bool{"one.txt": false, "two.txt": true, "three.txt": false} {
+		if _, ok := g.Read(f); ok != want {
+			t.Errorf("%s made: %v, want %v", f, ok, want)
+		}
 	}
 	g.Fsck()
 }
