@@ -69,9 +69,12 @@ type Engine struct {
 	opts  Options       // as Open was given them, Log set
 	dirs  config.Dirs   // where the user's file and the trust records are
 	stamp []os.FileInfo // the policy files as Settings were read (policyFiles)
-	// first is the configuration Open read: what settings read again
-	// (Run) may narrow, never widen (config.Config.Within).
-	first config.Config
+	// first is the configuration Open read, or the one read when the
+	// user last trusted the repository's file: what settings read again
+	// (Run) may narrow, never widen (config.Config.Within). trustAt is the
+	// trust record's stat when first was read (nil: none).
+	first   config.Config
+	trustAt os.FileInfo
 }
 
 // Open opens the repository that contains dir with its settings and takes
@@ -85,7 +88,7 @@ func Open(ctx context.Context, dir string, o Options) (*Engine, error) {
 	if o.Dirs != nil {
 		dirs = *o.Dirs
 	}
-	stamp := policyFiles(repo.Root, dirs)
+	stamp, trustAt := policyFiles(repo.Root, dirs), statOrNil(dirs.TrustRecord(repo.Root))
 	s, err := config.Load(repo.Root, dirs)
 	if err != nil {
 		repo.Close()
@@ -103,7 +106,7 @@ func Open(ctx context.Context, dir string, o Options) (*Engine, error) {
 		repo.Close()
 		return nil, err
 	}
-	return &Engine{Engine: e, Settings: s, Programs: programs, opts: o, dirs: dirs, stamp: stamp, first: s.Config}, nil
+	return &Engine{Engine: e, Settings: s, Programs: programs, opts: o, dirs: dirs, stamp: stamp, first: s.Config, trustAt: trustAt}, nil
 }
 
 // engineOptions are the engine's options that the settings s and the
@@ -132,9 +135,24 @@ func policyFiles(root string, dirs config.Dirs) []os.FileInfo {
 	names := append([]string{filepath.Join(root, config.FileName)}, dirs.PolicyFiles(root)...)
 	out := make([]os.FileInfo, len(names))
 	for i, n := range names {
-		out[i], _ = os.Stat(n)
+		out[i] = statOrNil(n)
 	}
 	return out
+}
+
+// statOrNil is name's stat, nil where it is absent (or name is "").
+func statOrNil(name string) os.FileInfo {
+	if name == "" {
+		return nil
+	}
+	fi, _ := os.Stat(name)
+	return fi
+}
+
+// sameStat reports whether was and now, two stats of one path (nil:
+// absent), describe the same file unchanged.
+func sameStat(was, now os.FileInfo) bool {
+	return was == nil && now == nil || was != nil && now != nil && gitops.Unchanged(was, now)
 }
 
 // PolicyChanged reports whether the repository's autocoder.toml, the
@@ -148,7 +166,7 @@ func (e *Engine) PolicyChanged() bool {
 		return true
 	}
 	for i, was := range e.stamp {
-		if (was == nil) != (now[i] == nil) || was != nil && !gitops.Unchanged(was, now[i]) {
+		if !sameStat(was, now[i]) {
 			return true
 		}
 	}
@@ -177,14 +195,20 @@ func (e *Engine) Run(ctx context.Context, items []step.Item, o txn.RunOptions) [
 
 // readSettingsAgain loads the settings anew and gives the engine their
 // policy (txn.Engine.SetPolicy), kept within those Open read: a path
-// either denies is denied.
+// either denies is denied. A trust the user gave since (autocoder trust:
+// no step writes a trust record, which lies outside the repository or is
+// denied there) is their word on the file as it is now: the settings read
+// with it are the new bound.
 func (e *Engine) readSettingsAgain() error {
-	stamp := policyFiles(e.Root(), e.dirs)
+	stamp, trustAt := policyFiles(e.Root(), e.dirs), statOrNil(e.dirs.TrustRecord(e.Root()))
 	s, err := config.Load(e.Root(), e.dirs)
 	if err != nil {
 		return err
 	}
 	warnUntrusted(e.opts.Log, s)
+	if s.Trusted && !sameStat(e.trustAt, trustAt) {
+		e.first, e.trustAt = s.Config, trustAt
+	}
 	read := s.Config
 	s.Config = read.Within(e.first)
 	if !reflect.DeepEqual(s.Config, read) {

@@ -74,13 +74,17 @@ func (d Dirs) record(path string) string {
 // from the next call on).
 func (d Dirs) PolicyFiles(root string) []string {
 	var out []string
-	for _, p := range []string{d.UserFile(), d.record(filepath.Join(root, FileName))} {
+	for _, p := range []string{d.UserFile(), d.TrustRecord(root)} {
 		if p != "" {
 			out = append(out, p)
 		}
 	}
 	return out
 }
+
+// TrustRecord is the trust record of the repository at root's
+// autocoder.toml (see record), or "" where there is no state folder.
+func (d Dirs) TrustRecord(root string) string { return d.record(filepath.Join(root, FileName)) }
 
 // Sum is the SHA-256 of a file's content, in hex: what trust records.
 func Sum(data []byte) string {
