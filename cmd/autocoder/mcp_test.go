@@ -662,6 +662,45 @@ func TestMCPWrittenConfigurationDoesNotWiden(t *testing.T) {
 	}
 }
 
+// Nor does a write of autocoder.toml that drops what it restricted, or
+// that writes back a content the user trusted once: the next calls are
+// refused the path the file denied when the session began, and the
+// program that content allows. The user's own autocoder trust during the
+// session still counts from the next call.
+func TestMCPWrittenConfigurationDoesNotDropWhatItDenied(t *testing.T) {
+	home := gittest.Isolate(t)
+	must(t, os.MkdirAll(filepath.Join(home, ".config", "autocoder"), 0o755))
+	must(t, os.WriteFile(filepath.Join(home, ".config", "autocoder", "config.toml"), []byte("[paths]\ndeny = []\n"), 0o644))
+	trusted := "[programs]\nenabled = true\nallow = [\"touch\"]\n"
+	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n", "autocoder.toml": trusted})
+	if out, err := exec.Command("autocoder", "-C", g.Dir, "trust").CombinedOutput(); err != nil {
+		t.Fatalf("autocoder trust: %v\n%s", err, out)
+	}
+	g.Write("autocoder.toml", "[paths]\ndeny = [\"secrets/\"]\n[programs]\nenabled = false\n")
+	g.Git("commit", "-qam", "deny secrets, programs off")
+	m := startMCP(t, g.Dir, nil)
+	m.mustCall("fs_write", map[string]any{"path": "autocoder.toml", "mode": "overwrite", "content": ""})
+	before := g.Snapshot()
+	if text, isErr := m.call("fs_write", map[string]any{"path": "secrets/key.txt", "mode": "overwrite", "content": "k\n"}); !isErr || !strings.Contains(text, "secrets/") {
+		t.Errorf("secrets/, denied when the session began, after the session emptied autocoder.toml: %v %q", isErr, text)
+	}
+	g.AssertUnchanged(before)
+	m.mustCall("fs_write", map[string]any{"path": "autocoder.toml", "mode": "overwrite", "content": trusted})
+	if text, isErr := m.call("shell_exec", map[string]any{"command": "touch ran.txt"}); !isErr {
+		t.Errorf("a program of a content trusted once, written back by the session: %q", text)
+	}
+	if _, ok := g.Read("ran.txt"); ok {
+		t.Fatal("ran.txt was made: the content the session wrote took effect in it")
+	}
+	if out, err := exec.Command("autocoder", "-C", g.Dir, "trust").CombinedOutput(); err != nil {
+		t.Fatalf("autocoder trust: %v\n%s", err, out)
+	}
+	m.mustCall("shell_exec", map[string]any{"command": "touch trusted.txt"})
+	if _, ok := g.Read("trusted.txt"); !ok {
+		t.Fatal("the program of the file the user trusted during the session did not run")
+	}
+}
+
 // autocoder untrust during a session holds from the next call on, as a
 // changed autocoder.toml does: the trust record is part of the policy.
 // Before, a session opened while the file was trusted kept running its
