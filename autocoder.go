@@ -185,7 +185,7 @@ func (e *Engine) PolicyChanged() bool {
 // prefix and the model's settings stay as the run began.
 func (e *Engine) Run(ctx context.Context, items []step.Item, o txn.RunOptions) []step.Result {
 	if e.PolicyChanged() {
-		if err := e.readSettingsAgain(); err != nil {
+		if err := e.ReadSettingsAgain(); err != nil {
 			fmt.Fprintf(e.opts.Log, "autocoder: warning: the settings changed, and cannot be read again: %v\n", err)
 			fmt.Fprintf(e.opts.Log, "autocoder: hint: the settings read before still count; mend the file, and the next answer is applied with it\n")
 		}
@@ -193,13 +193,14 @@ func (e *Engine) Run(ctx context.Context, items []step.Item, o txn.RunOptions) [
 	return e.Engine.Run(ctx, items, o)
 }
 
-// readSettingsAgain loads the settings anew and gives the engine their
+// ReadSettingsAgain loads the settings anew and gives the engine their
 // policy (txn.Engine.SetPolicy), kept within those Open read: a path
-// either denies is denied. A trust the user gave since (autocoder trust:
+// either denies is denied. Run calls it when PolicyChanged; so does the
+// MCP server before a call. A trust the user gave since (autocoder trust:
 // no step writes a trust record, which lies outside the repository or is
 // denied there) is their word on the file as it is now: the settings read
 // with it are the new bound.
-func (e *Engine) readSettingsAgain() error {
+func (e *Engine) ReadSettingsAgain() error {
 	stamp, trustAt := policyFiles(e.Root(), e.dirs), statOrNil(e.dirs.TrustRecord(e.Root()))
 	s, err := config.Load(e.Root(), e.dirs)
 	if err != nil {
@@ -212,7 +213,7 @@ func (e *Engine) readSettingsAgain() error {
 	read := s.Config
 	s.Config = read.Within(e.first)
 	if !reflect.DeepEqual(s.Config, read) {
-		fmt.Fprintf(e.opts.Log, "autocoder: warning: the settings changed during the run; what they allow beyond the settings it began with, and a new branch prefix or model, count from the next run\n")
+		fmt.Fprintf(e.opts.Log, "autocoder: warning: the settings changed while autocoder works; what they allow beyond those it began with, and a new branch prefix or model, count from the next run or session\n")
 	}
 	to, programs := engineOptions(s, e.opts)
 	first := e.first

@@ -67,7 +67,13 @@ func (s *Server) engine(ctx context.Context, ss *sdk.ServerSession) (*txn.Engine
 		s.repo.close() // the client's roots changed: find the repository again
 	}
 	if s.repo.e != nil && s.repo.ae.PolicyChanged() {
-		s.repo.close() // the user changed autocoder.toml: read it again
+		// The user changed autocoder.toml, their own file or its trust:
+		// read them again, within what the session began with (a call of
+		// the session may have written autocoder.toml). Where they no
+		// longer load, the call says why and changes nothing.
+		if err := s.repo.ae.ReadSettingsAgain(); err != nil {
+			return nil, withHintErr(err)
+		}
 	}
 	if s.repo.e != nil {
 		return s.repo.e, nil
