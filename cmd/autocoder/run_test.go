@@ -94,3 +94,31 @@ func TestRunReadsTheSettingsAgainBetweenAnswers(t *testing.T) {
 		t.Errorf("git status after the run:\n%s", st)
 	}
 }
+
+// The hint printed for a program the policy refused is the policy's in
+// force at that answer, not the one the run began with: the user's own
+// file stops allowing a variable during the run, and the program that
+// sets it is refused for the variable, which --allow-programs would not
+// let through either, so the hint does not offer it.
+func TestRunHintsWithTheSettingsReadAgain(t *testing.T) {
+	t.Parallel()
+	r := newTrustRepo(t, "", false)
+	r.userConfig("[model]\nmodel = \"m\"\n[programs]\nenabled = true\nallow = [\"touch\"]\nenv = [\"FOO\"]\n")
+	srv := agenttest.New(
+		agenttest.Answer{Text: hMcpCall("process.run", hMcpArgs("command", "touch", "args", `["ran.txt"]`, "env", `{"FOO":"1"}`)), Before: func() {
+			r.userConfig("[model]\nmodel = \"m\"\n[programs]\nenabled = true\nallow = [\"touch\"]\nenv = []\n")
+		}},
+		agenttest.Answer{Text: "Done.\n"},
+	)
+	defer srv.Close()
+	out, code := r.autocoder([]string{"OPENAI_BASE_URL=" + srv.URL(), "OPENAI_API_KEY=k"}, "run", "touch")
+	if code != 4 || !strings.Contains(out, "FOO") {
+		t.Fatalf("exit %d, want 4 (the program refused for its variable)\n%s", code, out)
+	}
+	if strings.Contains(out, "--allow-programs") {
+		t.Errorf("the hint offers --allow-programs for a variable the user's file no longer allows:\n%s", out)
+	}
+	if _, ok := r.Read("ran.txt"); ok {
+		t.Errorf("ran.txt was made:\n%s", out)
+	}
+}
