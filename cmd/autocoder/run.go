@@ -90,7 +90,9 @@ func runRun(c *cli.Context) (err error) {
 	// whole runes (a decoded JSON string).
 	out := termsafe.Writer{W: c.App.Writer}
 	ac.Out, ac.Progress = out, c.App.ErrWriter
-	ac.RefusedHint = e.Programs.RefusedHint("run")
+	// The policy in force at each answer: Run reads the settings again
+	// when they change (autocoder.Engine.Run).
+	ac.RefusedHint = func(p step.Program) string { return e.Programs.RefusedHint("run")(p) }
 	_, base := e.Head()
 	rep, runErr := agent.Run(c.Context, e, ac, task)
 	if err := e.Flush(); err != nil && runErr == nil {
