@@ -341,3 +341,46 @@ func TestRunTakesATrustGivenDuringTheRun(t *testing.T) {
 	}
 	g.Fsck()
 }
+
+// A program that keeps running (a server) started while the repository's
+// file was trusted is stopped when the settings read again no longer
+// allow it (autocoder untrust): it does not go on running the file's code
+// for the rest of the run. The next report on the programs says it was
+// stopped, and why.
+func TestRunStopsALiveProgramTheSettingsNoLongerAllow(t *testing.T) {
+	t.Parallel()
+	toml := "[programs]\nenabled = true\nallow = [\"sleep\"]\n"
+	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n", "autocoder.toml": toml})
+	dirs := &config.Dirs{Config: t.TempDir(), State: t.TempDir()}
+	path := filepath.Join(g.Dir, "autocoder.toml")
+	if err := dirs.Trust(path, config.Sum([]byte(toml))); err != nil {
+		t.Fatal(err)
+	}
+	e, err := autocoder.Open(context.Background(), g.Dir, autocoder.Options{Dirs: dirs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	s := &step.Step{ID: "p1", Reason: "serve", Dialect: "axon", Programs: []step.Program{{Name: "server", Command: "sleep", Args: []string{"600"}, Live: true}}}
+	r := e.Run(context.Background(), []step.Item{{Step: s}}, txn.RunOptions{})[0]
+	if len(r.Programs) != 1 || r.Programs[0].Status != step.ProgramRunning {
+		t.Fatalf("the live program: %+v", r.Programs)
+	}
+	if _, err := dirs.Untrust(path); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.Run(context.Background(), []step.Item{{Step: writeStep("s2", "b.txt", "b\n")}}, txn.RunOptions{})[0]; r.Status != step.StatusApplied {
+		t.Fatalf("b.txt: %s %s", r.Status, r.Error)
+	}
+	live := e.Live(false, "")
+	if len(live) != 1 || len(live[0].Programs) != 1 {
+		t.Fatalf("the report on the live programs: %+v", live)
+	}
+	if p := live[0].Programs[0]; p.Status != step.ProgramTerminated || !strings.Contains(p.Error, "no longer allow") {
+		t.Fatalf("the live program after autocoder untrust: %s %q", p.Status, p.Error)
+	}
+	if again := e.Live(false, ""); len(again) != 0 {
+		t.Fatalf("the stopped program is reported again: %+v", again)
+	}
+	g.Fsck()
+}
