@@ -103,13 +103,15 @@ type Engine struct {
 // SetPolicy gives an engine kept across Runs the settings' part of o anew:
 // Deny, Programs, Verify and MaxFileBytes (0: the default), which the
 // next step applies; the other fields are left as Open set them. Programs
-// that keep running go on under the policy that started them.
+// that keep running are stopped where o.Programs no longer allows them
+// (revokeLive).
 func (e *Engine) SetPolicy(o Options) {
 	if o.MaxFileBytes == 0 {
 		o.MaxFileBytes = config.DefaultMaxFileBytes
 	}
 	e.opts.Deny, e.opts.Programs, e.opts.Verify, e.opts.MaxFileBytes = o.Deny, o.Programs, o.Verify, o.MaxFileBytes
 	e.Policy.Deny = o.Deny
+	e.revokeLive(o.Programs)
 }
 
 // BusyError is another autocoder process working in the same repository.

@@ -27,6 +27,33 @@ type liveProgram struct {
 	step *step.Step // the step that started it: its dialect answers for it
 	prog step.Program
 	h    *runner.LiveProgram
+	// revoked is its answer once stopped because the settings read
+	// again no longer allow it (SetPolicy), for the next Live to give.
+	revoked *step.ProgramResult
+}
+
+// revokeLive stops the live programs that programs (the policy of
+// settings read again) no longer allows: a server started while the
+// repository's file was trusted does not go on running its code after
+// autocoder untrust. The next Live reports each as stopped, and why.
+func (e *Engine) revokeLive(programs ProgramPolicy) {
+	for _, l := range e.live {
+		if l.revoked != nil {
+			continue
+		}
+		ok, why := false, "programs are off"
+		if programs != nil {
+			ok, why = programs.Allowed(l.prog)
+		}
+		if ok {
+			continue
+		}
+		r := l.h.Stop()
+		if r.Status == step.ProgramTerminated {
+			r.Error = strings.TrimSpace("stopped: the settings read again no longer allow it (" + why + "). " + r.Error)
+		}
+		l.revoked = &r
+	}
 }
 
 // startLive starts a live program of s, or answers why it did not start.
@@ -112,7 +139,9 @@ func (e *Engine) Live(stop bool, why string) []step.Result {
 	var keep []*liveProgram
 	for _, l := range e.live {
 		var r step.ProgramResult
-		if stop {
+		if l.revoked != nil {
+			r = *l.revoked // stopped already, and done
+		} else if stop {
 			r = l.h.Stop()
 			if r.Status == step.ProgramTerminated {
 				r.Error = strings.TrimSpace(why + " " + r.Error)
