@@ -83,11 +83,12 @@ func (r *Repo) ForgetIgnores() {
 // git reads the rules once: core.excludesFile and info/exclude when it
 // starts, a folder's .gitignore when it first looks into it. So the checker
 // keeps the stat of every rule file the process may have read (and of the
-// repository's config, where core.ignoreCase is), taken before git read
-// it, and the core.excludesFile it started with; before each question it
-// stats them again, and any difference (another file, size, mtime, ctime,
-// or one appearing or going; another core.excludesFile, set in any of
-// git's configuration files) stops the process, to start a new one.
+// repository's config), taken before git read it, and the
+// core.excludesFile and core.ignoreCase it started with; before each
+// question it stats them again, and any difference (another file, size,
+// mtime, ctime, or one appearing or going; another core.excludesFile or
+// core.ignoreCase, set in any of git's configuration files, the user's
+// global one or an include) stops the process, to start a new one.
 type ignoreChecker struct {
 	r        *Repo
 	cmd      *exec.Cmd
@@ -95,6 +96,7 @@ type ignoreChecker struct {
 	out      *bufio.Reader
 	stderr   *lockedBuffer
 	excludes string // core.excludesFile as git resolves it ("": none)
+	fold     string // core.ignoreCase as set ("": unset)
 	// seen are the rule files the process may have read, with their stat
 	// (nil: absent) before it started or first looked at them.
 	seen map[string]os.FileInfo
@@ -135,7 +137,7 @@ func (c *ignoreChecker) ask(paths []string) (map[string]*IgnoredError, error) {
 
 // stale reports whether a rule file the process may have read changed.
 func (c *ignoreChecker) stale() bool {
-	if c.excludesFile() != c.excludes {
+	if c.excludesFile() != c.excludes || c.r.configValue("core.ignoreCase") != c.fold {
 		return true
 	}
 	for p, was := range c.seen {
@@ -213,7 +215,7 @@ func (c *ignoreChecker) failed(err error) error {
 // start starts git check-ignore, stating the rule files it reads at once
 // first.
 func (c *ignoreChecker) start() error {
-	c.excludes = c.excludesFile()
+	c.excludes, c.fold = c.excludesFile(), c.r.configValue("core.ignoreCase")
 	c.seen = map[string]os.FileInfo{}
 	for _, p := range c.sources() {
 		if p != "" {

@@ -171,3 +171,32 @@ func TestIgnoredSeesExcludesFileChange(t *testing.T) {
 	os.WriteFile(inc, []byte("[core]\n\texcludesFile = "+tmps+"\n"), 0o666)
 	ask("x.tmp")
 }
+
+// core.ignoreCase set in a file the repository's config includes (the
+// user's global file, or an include: not the repository's own file,
+// whose stat the checker keeps) changes: the kept git check-ignore is
+// replaced, and "*.LOG" then ignores x.log, as git add would.
+func TestIgnoredSeesIgnoreCaseChange(t *testing.T) {
+	t.Parallel()
+	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
+	inc := filepath.Join(t.TempDir(), "inc.conf")
+	os.WriteFile(inc, []byte("[core]\n\tignoreCase = false\n"), 0o666)
+	g.Git("config", "include.path", inc)
+	if err := os.WriteFile(filepath.Join(g.Dir, ".git", "info", "exclude"), []byte("*.LOG\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	r := openIn(t, g.Dir)
+	ask := func(want int) {
+		t.Helper()
+		got, err := r.Ignored([]string{"x.log"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != want {
+			t.Fatalf("Ignored(x.log) under *.LOG: %v, want %d", got, want)
+		}
+	}
+	ask(0)
+	os.WriteFile(inc, []byte("[core]\n\tignoreCase = true\n"), 0o666)
+	ask(1)
+}

@@ -206,6 +206,18 @@ func (r *Repo) checkAlternates() error {
 	return nil
 }
 
+// FormatStill checks the repository's format again (checkFormat: Open's
+// refusals) where .git/config changed since it was last checked (git refs
+// migrate, git config core.bare): a stat per use. Refresh does it for a
+// session's call; an engine kept across the answers of `autocoder run`
+// does it at each answer.
+func (r *Repo) FormatStill() error {
+	if sameStat(r.format, filepath.Join(r.CommonDir, "config")) {
+		return nil
+	}
+	return r.checkFormat()
+}
+
 // Refresh reopens the object store when git wrote or removed packs since it
 // was opened (git gc, fetch, repack): go-git reads the list of packs once,
 // and keeps the files open. A long-lived process calls it before each use.
@@ -220,12 +232,8 @@ func (r *Repo) Refresh() error {
 	r.cfgPerUse = true
 	r.cfgMu.Unlock()
 	r.ConfigMayHaveChanged()
-	// The format is checked again when the file changed (git refs
-	// migrate, git config core.bare): a stat per use.
-	if !sameStat(r.format, filepath.Join(r.CommonDir, "config")) {
-		if err := r.checkFormat(); err != nil {
-			return err
-		}
+	if err := r.FormatStill(); err != nil {
+		return err
 	}
 	fi, _ := os.Stat(filepath.Join(r.CommonDir, "objects", "pack"))
 	if fi == nil || (r.packDir != nil && fi.ModTime().Equal(r.packDir.ModTime()) && fi.Size() == r.packDir.Size()) {

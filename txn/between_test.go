@@ -434,6 +434,29 @@ func TestAFormatChangedBetweenCallsIsCheckedAgain(t *testing.T) {
 	g.Fsck()
 }
 
+// The same between two answers of `autocoder run` (two Runs of one
+// engine, which holds its lock throughout): the second answer's step is
+// refused, nothing written, once git would no longer read loose refs.
+// Before, only a session's call checked the format again.
+func TestAFormatChangedBetweenRunsIsCheckedAgain(t *testing.T) {
+	t.Parallel()
+	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
+	e := open(t, g.Dir, txn.Options{SplitIndex: true})
+	defer e.Close()
+	mustRun(t, e, mkStep("s1", write("b", "b\n")))
+	g.Git("config", "extensions.refStorage", "reftable")
+	before := g.Snapshot()
+	rs := e.Run(context.Background(), []step.Item{{Step: mkStep("s2", write("c", "c\n"))}, {Step: mkStep("s3", write("d", "d\n"))}}, txn.RunOptions{})
+	if rs[0].Status != step.StatusFailed || !strings.Contains(rs[0].Error, "refStorage") || rs[1].Status != step.StatusSkipped {
+		t.Fatalf("the answer after extensions.refStorage=reftable was set: %s %s; %s", rs[0].Status, rs[0].Error, rs[1].Status)
+	}
+	g.AssertUnchanged(before)
+	g.Git("config", "--unset", "extensions.refStorage")
+	mustRun(t, e, mkStep("s4", write("e", "e\n")))
+	g.AssertClean()
+	g.Fsck()
+}
+
 // The branch and parent of a session's commit are read at each call: the
 // user who switched branches or committed between two calls has the next
 // step committed where a new engine would commit it, never on the

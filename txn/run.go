@@ -31,11 +31,21 @@ func (e *Engine) Run(ctx context.Context, items []step.Item, o RunOptions) (resu
 	return results
 }
 
+// refused is s's result when it was refused before anything of it was
+// read or written, for err.
+func refused(s *step.Step, err error) step.Result {
+	r := step.Result{Step: s, StepID: s.ID}
+	return failed(&r, err, false)
+}
+
 func (e *Engine) run(ctx context.Context, items []step.Item, o RunOptions) (results []step.Result, patch string) {
 	// Between two Runs of one engine (the answers of `autocoder run`), the
 	// user, or a program that keeps running, may have added a submodule or
 	// changed a .gitattributes.
 	e.forgetChanged()
+	// And the repository's format (a session's call checks it in Refresh):
+	// the steps of an answer given after git refs migrate are refused.
+	formatErr := e.repo.FormatStill()
 	overlay := map[string]*file{}
 	p := &dryPlan{base: map[string]*file{}, movedFrom: map[string]string{}}
 	failed := false
@@ -72,6 +82,8 @@ func (e *Engine) run(ctx context.Context, items []step.Item, o RunOptions) (resu
 			// Among readable blocks, an unreadable one is a failed step
 			// (exit code 1); it is no_block only when no block is readable.
 			r = step.Unreadable(it.Err, false)
+		case formatErr != nil:
+			r = refused(it.Step, formatErr)
 		case o.DryRun:
 			r = e.dryRun(it.Step, overlay, p)
 		default:
