@@ -384,3 +384,42 @@ func TestRunStopsALiveProgramTheSettingsNoLongerAllow(t *testing.T) {
 	}
 	g.Fsck()
 }
+
+// The verify command the user trusted is a gate a step cannot take away:
+// a step that rewrites the trusted autocoder.toml (untrusted from then on)
+// leaves the run's verify command in force, so the next step that fails
+// it is rolled back. autocoder untrust, the user's word, still stops it.
+func TestRunKeepsTheVerifyAStepTookAway(t *testing.T) {
+	t.Parallel()
+	toml := "[paths]\ndeny = []\n[verify]\ncommand = \"test ! -e bad.txt\"\n"
+	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n", "autocoder.toml": toml})
+	dirs := &config.Dirs{Config: t.TempDir(), State: t.TempDir()}
+	path := filepath.Join(g.Dir, "autocoder.toml")
+	if err := dirs.Trust(path, config.Sum([]byte(toml))); err != nil {
+		t.Fatal(err)
+	}
+	e, err := autocoder.Open(context.Background(), g.Dir, autocoder.Options{Dirs: dirs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	run := func(s *step.Step) step.Result {
+		t.Helper()
+		return e.Run(context.Background(), []step.Item{{Step: s}}, txn.RunOptions{})[0]
+	}
+	if r := run(writeStep("s1", "autocoder.toml", "")); r.Status != step.StatusApplied {
+		t.Fatalf("autocoder.toml, which the trusted file's deny list leaves writable: %s %s", r.Status, r.Error)
+	}
+	before := g.Snapshot()
+	if r := run(writeStep("s2", "bad.txt", "bad\n")); r.Status != step.StatusFailed {
+		t.Fatalf("bad.txt, which the run's verify command fails, after a step emptied autocoder.toml: %s %s", r.Status, r.Error)
+	}
+	g.AssertUnchanged(before)
+	if _, err := dirs.Untrust(path); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(writeStep("s3", "bad.txt", "bad\n")); r.Status != step.StatusApplied {
+		t.Fatalf("bad.txt after autocoder untrust, which stops the file's verify command: %s %s", r.Status, r.Error)
+	}
+	g.Fsck()
+}
