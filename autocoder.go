@@ -212,6 +212,13 @@ func (e *Engine) ReadSettingsAgain() error {
 	}
 	read := s.Config
 	s.Config = read.Within(e.first)
+	if sameStat(e.trustAt, trustAt) {
+		// No untrust since: a verify command gone or changed is a write
+		// to autocoder.toml (a step's, maybe) or the user's own file, and
+		// the one the run began with still gates its steps; a step must
+		// not lift it.
+		s.Config.Verify.Command = e.first.Verify.Command
+	}
 	if !reflect.DeepEqual(s.Config, read) {
 		fmt.Fprintf(e.opts.Log, "autocoder: warning: the settings changed while autocoder works; what they allow beyond those it began with, and a new branch prefix or model, count from the next run or session\n")
 	}
