@@ -100,15 +100,10 @@ func TestRunReadsChangedSettingsAndKeepsThemWhereTheyNoLongerLoad(t *testing.T) 
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
 	dirs := &config.Dirs{Config: t.TempDir(), State: t.TempDir()}
 	var log bytes.Buffer
-	e, err := autocoder.Open(context.Background(), g.Dir, autocoder.Options{Log: &log, Dirs: dirs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := openEngine(t, g.Dir, autocoder.Options{Log: &log, Dirs: dirs})
 	write := func(id, path string) step.Result {
 		t.Helper()
-		s := &step.Step{ID: id, Reason: "r", Dialect: "axon", Ops: []step.Op{{Kind: step.OpWrite, Path: path, Content: []byte(id + "\n")}}}
-		return e.Run(context.Background(), []step.Item{{Step: s}}, txn.RunOptions{})[0]
+		return runOne(t, e, writeStep(id, path, id+"\n"))
 	}
 	refused := func(r step.Result, path string) {
 		t.Helper()
@@ -177,23 +172,45 @@ func widenRepo(t *testing.T, trusted string) (*gittest.Repo, *config.Dirs, *byte
 		t.Fatal(err)
 	}
 	dirs := &config.Dirs{Config: user, State: t.TempDir()}
-	if err := dirs.Trust(filepath.Join(g.Dir, "autocoder.toml"), config.Sum([]byte(trusted))); err != nil {
-		t.Fatal(err)
-	}
+	trust(t, dirs, g.Dir, trusted)
 	log := new(bytes.Buffer)
-	e, err := autocoder.Open(context.Background(), g.Dir, autocoder.Options{Dirs: dirs, Log: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
+	e := openEngine(t, g.Dir, autocoder.Options{Dirs: dirs, Log: log})
 	return g, dirs, log, func(s *step.Step) step.Result {
 		t.Helper()
-		return e.Run(context.Background(), []step.Item{{Step: s}}, txn.RunOptions{})[0]
+		return runOne(t, e, s)
 	}
 }
 
 func writeStep(id, path, content string) *step.Step {
 	return &step.Step{ID: id, Reason: "r", Dialect: "axon", Ops: []step.Op{{Kind: step.OpWrite, Path: path, Content: []byte(content)}}}
+}
+
+// openEngine opens the repository at dir with o, closed when the test ends.
+func openEngine(t *testing.T, dir string, o autocoder.Options) *autocoder.Engine {
+	t.Helper()
+	e, err := autocoder.Open(context.Background(), dir, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+// runOne is e's Run of s alone (an answer of one step), and its result.
+func runOne(t *testing.T, e *autocoder.Engine, s *step.Step) step.Result {
+	t.Helper()
+	return e.Run(context.Background(), []step.Item{{Step: s}}, txn.RunOptions{})[0]
+}
+
+// trust has the user trust the repository at dir's autocoder.toml with
+// content toml (autocoder trust), and returns the file's path.
+func trust(t *testing.T, dirs *config.Dirs, dir, toml string) string {
+	t.Helper()
+	path := filepath.Join(dir, "autocoder.toml")
+	if err := dirs.Trust(path, config.Sum([]byte(toml))); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // A step that rewrites the repository's autocoder.toml never widens what
@@ -261,14 +278,10 @@ func TestRunKeepsTheCallersChoicesWhenItReadsTheSettingsAgain(t *testing.T) {
 	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
 	dirs := &config.Dirs{Config: t.TempDir(), State: t.TempDir()}
-	e, err := autocoder.Open(context.Background(), g.Dir, autocoder.Options{Dirs: dirs, AllowPrograms: true, Branch: "feat"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := openEngine(t, g.Dir, autocoder.Options{Dirs: dirs, AllowPrograms: true, Branch: "feat"})
 	run := func(s *step.Step) step.Result {
 		t.Helper()
-		return e.Run(context.Background(), []step.Item{{Step: s}}, txn.RunOptions{})[0]
+		return runOne(t, e, s)
 	}
 	if r := run(writeStep("s1", "b.txt", "b\n")); r.Status != step.StatusApplied {
 		t.Fatalf("b.txt: %s %s", r.Status, r.Error)
@@ -304,15 +317,10 @@ func TestRunTakesATrustGivenDuringTheRun(t *testing.T) {
 	toml := "[programs]\nenabled = true\nallow = [\"touch\"]\n"
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n", "autocoder.toml": toml})
 	dirs := &config.Dirs{Config: t.TempDir(), State: t.TempDir()}
-	e, err := autocoder.Open(context.Background(), g.Dir, autocoder.Options{Dirs: dirs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := openEngine(t, g.Dir, autocoder.Options{Dirs: dirs})
 	touch := func(id, file string) step.ProgramStatus {
 		t.Helper()
-		s := &step.Step{ID: id, Reason: "r", Dialect: "axon", Programs: []step.Program{{Command: "touch", Args: []string{file}}}}
-		r := e.Run(context.Background(), []step.Item{{Step: s}}, txn.RunOptions{})[0]
+		r := runOne(t, e, &step.Step{ID: id, Reason: "r", Dialect: "axon", Programs: []step.Program{{Command: "touch", Args: []string{file}}}})
 		if len(r.Programs) != 1 {
 			t.Fatalf("%s: %+v", id, r)
 		}
@@ -321,10 +329,7 @@ func TestRunTakesATrustGivenDuringTheRun(t *testing.T) {
 	if st := touch("p1", "one.txt"); st != step.ProgramRefused {
 		t.Fatalf("touch before the file is trusted: %s", st)
 	}
-	path := filepath.Join(g.Dir, "autocoder.toml")
-	if err := dirs.Trust(path, config.Sum([]byte(toml))); err != nil {
-		t.Fatal(err)
-	}
+	path := trust(t, dirs, g.Dir, toml)
 	if st := touch("p2", "two.txt"); st != step.ProgramSuccess {
 		t.Fatalf("touch once the user trusted the file during the run: %s", st)
 	}
@@ -352,24 +357,17 @@ func TestRunStopsALiveProgramTheSettingsNoLongerAllow(t *testing.T) {
 	toml := "[programs]\nenabled = true\nallow = [\"sleep\"]\n"
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n", "autocoder.toml": toml})
 	dirs := &config.Dirs{Config: t.TempDir(), State: t.TempDir()}
-	path := filepath.Join(g.Dir, "autocoder.toml")
-	if err := dirs.Trust(path, config.Sum([]byte(toml))); err != nil {
-		t.Fatal(err)
-	}
-	e, err := autocoder.Open(context.Background(), g.Dir, autocoder.Options{Dirs: dirs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	path := trust(t, dirs, g.Dir, toml)
+	e := openEngine(t, g.Dir, autocoder.Options{Dirs: dirs})
 	s := &step.Step{ID: "p1", Reason: "serve", Dialect: "axon", Programs: []step.Program{{Name: "server", Command: "sleep", Args: []string{"600"}, Live: true}}}
-	r := e.Run(context.Background(), []step.Item{{Step: s}}, txn.RunOptions{})[0]
+	r := runOne(t, e, s)
 	if len(r.Programs) != 1 || r.Programs[0].Status != step.ProgramRunning {
 		t.Fatalf("the live program: %+v", r.Programs)
 	}
 	if _, err := dirs.Untrust(path); err != nil {
 		t.Fatal(err)
 	}
-	if r := e.Run(context.Background(), []step.Item{{Step: writeStep("s2", "b.txt", "b\n")}}, txn.RunOptions{})[0]; r.Status != step.StatusApplied {
+	if r := runOne(t, e, writeStep("s2", "b.txt", "b\n")); r.Status != step.StatusApplied {
 		t.Fatalf("b.txt: %s %s", r.Status, r.Error)
 	}
 	live := e.Live(false, "")
@@ -394,18 +392,11 @@ func TestRunKeepsTheVerifyAStepTookAway(t *testing.T) {
 	toml := "[paths]\ndeny = []\n[verify]\ncommand = \"test ! -e bad.txt\"\n"
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n", "autocoder.toml": toml})
 	dirs := &config.Dirs{Config: t.TempDir(), State: t.TempDir()}
-	path := filepath.Join(g.Dir, "autocoder.toml")
-	if err := dirs.Trust(path, config.Sum([]byte(toml))); err != nil {
-		t.Fatal(err)
-	}
-	e, err := autocoder.Open(context.Background(), g.Dir, autocoder.Options{Dirs: dirs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	path := trust(t, dirs, g.Dir, toml)
+	e := openEngine(t, g.Dir, autocoder.Options{Dirs: dirs})
 	run := func(s *step.Step) step.Result {
 		t.Helper()
-		return e.Run(context.Background(), []step.Item{{Step: s}}, txn.RunOptions{})[0]
+		return runOne(t, e, s)
 	}
 	if r := run(writeStep("s1", "autocoder.toml", "")); r.Status != step.StatusApplied {
 		t.Fatalf("autocoder.toml, which the trusted file's deny list leaves writable: %s %s", r.Status, r.Error)
