@@ -149,24 +149,18 @@ func statOrNil(name string) os.FileInfo {
 	return fi
 }
 
-// sameStat reports whether was and now, two stats of one path (nil:
-// absent), describe the same file unchanged.
-func sameStat(was, now os.FileInfo) bool {
-	return was == nil && now == nil || was != nil && now != nil && gitops.Unchanged(was, now)
-}
-
 // PolicyChanged reports whether the repository's autocoder.toml, the
 // user's own file or the trust record changed since the engine's settings
 // were read: its policy (denied paths, programs, verify, limits) is then
-// the user's old one. An engine kept across calls reads them again (Run;
-// the MCP server opens its engine again).
+// the user's old one. An engine kept across calls reads them again
+// (ReadSettingsAgain: Run does, and the MCP server before a call).
 func (e *Engine) PolicyChanged() bool {
 	now := policyFiles(e.Root(), e.dirs)
 	if len(now) != len(e.stamp) {
 		return true
 	}
 	for i, was := range e.stamp {
-		if !sameStat(was, now[i]) {
+		if !gitops.SameStat(was, now[i]) {
 			return true
 		}
 	}
@@ -207,12 +201,12 @@ func (e *Engine) ReadSettingsAgain() error {
 		return err
 	}
 	warnUntrusted(e.opts.Log, s)
-	if s.Trusted && !sameStat(e.trustAt, trustAt) {
+	if s.Trusted && !gitops.SameStat(e.trustAt, trustAt) {
 		e.first, e.trustAt = s.Config, trustAt
 	}
 	read := s.Config
 	s.Config = read.Within(e.first)
-	if sameStat(e.trustAt, trustAt) {
+	if gitops.SameStat(e.trustAt, trustAt) {
 		// No untrust since: a verify command gone or changed is a write
 		// to autocoder.toml (a step's, maybe) or the user's own file, and
 		// the one the run began with still gates its steps; a step must

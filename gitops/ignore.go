@@ -249,7 +249,7 @@ func (c *ignoreChecker) start() error {
 // Symbolic links are followed: a user's excludes file is often one.
 func sameStat(was os.FileInfo, p string) bool {
 	now, _ := os.Stat(p)
-	return (was == nil) == (now == nil) && (was == nil || Unchanged(was, now))
+	return SameStat(was, now)
 }
 
 // stop ends the process: at the end of its input git exits; one that does

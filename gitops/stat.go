@@ -6,6 +6,13 @@ import (
 	"github.com/autocoder/autocoder/gitops/index"
 )
 
+// SameStat reports whether was and now, two stats of one path where nil
+// is absent, say the same: both absent, or the same file unchanged
+// (Unchanged).
+func SameStat(was, now os.FileInfo) bool {
+	return (was == nil) == (now == nil) && (was == nil || Unchanged(was, now))
+}
+
 // Unchanged reports whether a and b, two stats of one path, describe the
 // same file, unchanged: the same file (os.SameFile: device and inode on
 // unix, volume and file index on Windows), the same size and mtime, and the

@@ -21,20 +21,19 @@ import (
 // Only the call holding Server.turn touches it.
 type repoState struct {
 	ae        *autocoder.Engine
-	e         *txn.Engine // ae's
 	fromRoots bool
 }
 
 func (r *repoState) close() {
-	if r.e != nil {
-		r.e.Close()
-		r.ae, r.e = nil, nil
+	if r.ae != nil {
+		r.ae.Close()
+		r.ae = nil
 	}
 }
 
 // set keeps ae as the session's engine.
 func (r *repoState) set(ae *autocoder.Engine, fromRoots bool) {
-	r.ae, r.e, r.fromRoots = ae, ae.Engine, fromRoots
+	r.ae, r.fromRoots = ae, fromRoots
 }
 
 // NotConfiguredError is a session without a repository: the server was
@@ -66,7 +65,7 @@ func (s *Server) engine(ctx context.Context, ss *sdk.ServerSession) (*txn.Engine
 	if s.rootsStale.Swap(false) && s.repo.fromRoots {
 		s.repo.close() // the client's roots changed: find the repository again
 	}
-	if s.repo.e != nil && s.repo.ae.PolicyChanged() {
+	if s.repo.ae != nil && s.repo.ae.PolicyChanged() {
 		// The user changed autocoder.toml, their own file or its trust:
 		// read them again, within what the session began with (a call of
 		// the session may have written autocoder.toml). Where they no
@@ -75,8 +74,8 @@ func (s *Server) engine(ctx context.Context, ss *sdk.ServerSession) (*txn.Engine
 			return nil, withHintErr(err)
 		}
 	}
-	if s.repo.e != nil {
-		return s.repo.e, nil
+	if s.repo.ae != nil {
+		return s.repo.ae.Engine, nil
 	}
 	open := func(dir string) (*autocoder.Engine, error) {
 		o := s.opts.Engine
