@@ -98,7 +98,7 @@ func TestOpenRefusesAFolderOutsideARepository(t *testing.T) {
 func TestRunReadsChangedSettingsAndKeepsThemWhereTheyNoLongerLoad(t *testing.T) {
 	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
-	dirs := &config.Dirs{Config: t.TempDir(), State: t.TempDir()}
+	dirs := ownDirs(t)
 	var log bytes.Buffer
 	e := openEngine(t, g.Dir, autocoder.Options{Log: &log, Dirs: dirs})
 	write := func(id, path string) step.Result {
@@ -202,6 +202,21 @@ func runOne(t *testing.T, e *autocoder.Engine, s *step.Step) step.Result {
 	return e.Run(context.Background(), []step.Item{{Step: s}}, txn.RunOptions{})[0]
 }
 
+// ownDirs are user folders of the test's own, empty.
+func ownDirs(t *testing.T) *config.Dirs {
+	return &config.Dirs{Config: t.TempDir(), State: t.TempDir()}
+}
+
+// trustedRepo is a repository whose autocoder.toml is toml, which the user
+// trusts, and the engine opened there; path is the file's.
+func trustedRepo(t *testing.T, toml string) (g *gittest.Repo, dirs *config.Dirs, path string, e *autocoder.Engine) {
+	t.Helper()
+	g = gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n", "autocoder.toml": toml})
+	dirs = ownDirs(t)
+	path = trust(t, dirs, g.Dir, toml)
+	return g, dirs, path, openEngine(t, g.Dir, autocoder.Options{Dirs: dirs})
+}
+
 // trust has the user trust the repository at dir's autocoder.toml with
 // content toml (autocoder trust), and returns the file's path.
 func trust(t *testing.T, dirs *config.Dirs, dir, toml string) string {
@@ -277,7 +292,7 @@ func TestRunDoesNotTakeATrustedContentAStepWroteBack(t *testing.T) {
 func TestRunKeepsTheCallersChoicesWhenItReadsTheSettingsAgain(t *testing.T) {
 	t.Parallel()
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n"})
-	dirs := &config.Dirs{Config: t.TempDir(), State: t.TempDir()}
+	dirs := ownDirs(t)
 	e := openEngine(t, g.Dir, autocoder.Options{Dirs: dirs, AllowPrograms: true, Branch: "feat"})
 	run := func(s *step.Step) step.Result {
 		t.Helper()
@@ -316,7 +331,7 @@ func TestRunTakesATrustGivenDuringTheRun(t *testing.T) {
 	t.Parallel()
 	toml := "[programs]\nenabled = true\nallow = [\"touch\"]\n"
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n", "autocoder.toml": toml})
-	dirs := &config.Dirs{Config: t.TempDir(), State: t.TempDir()}
+	dirs := ownDirs(t)
 	e := openEngine(t, g.Dir, autocoder.Options{Dirs: dirs})
 	touch := func(id, file string) step.ProgramStatus {
 		t.Helper()
@@ -355,10 +370,7 @@ func TestRunTakesATrustGivenDuringTheRun(t *testing.T) {
 func TestRunStopsALiveProgramTheSettingsNoLongerAllow(t *testing.T) {
 	t.Parallel()
 	toml := "[programs]\nenabled = true\nallow = [\"sleep\"]\n"
-	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n", "autocoder.toml": toml})
-	dirs := &config.Dirs{Config: t.TempDir(), State: t.TempDir()}
-	path := trust(t, dirs, g.Dir, toml)
-	e := openEngine(t, g.Dir, autocoder.Options{Dirs: dirs})
+	g, dirs, path, e := trustedRepo(t, toml)
 	s := &step.Step{ID: "p1", Reason: "serve", Dialect: "axon", Programs: []step.Program{{Name: "server", Command: "sleep", Args: []string{"600"}, Live: true}}}
 	r := runOne(t, e, s)
 	if len(r.Programs) != 1 || r.Programs[0].Status != step.ProgramRunning {
@@ -390,10 +402,7 @@ func TestRunStopsALiveProgramTheSettingsNoLongerAllow(t *testing.T) {
 func TestRunKeepsTheVerifyAStepTookAway(t *testing.T) {
 	t.Parallel()
 	toml := "[paths]\ndeny = []\n[verify]\ncommand = \"test ! -e bad.txt\"\n"
-	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "a\n", "autocoder.toml": toml})
-	dirs := &config.Dirs{Config: t.TempDir(), State: t.TempDir()}
-	path := trust(t, dirs, g.Dir, toml)
-	e := openEngine(t, g.Dir, autocoder.Options{Dirs: dirs})
+	g, dirs, path, e := trustedRepo(t, toml)
 	run := func(s *step.Step) step.Result {
 		t.Helper()
 		return runOne(t, e, s)
