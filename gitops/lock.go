@@ -41,6 +41,9 @@ type LockFile struct {
 	own  string // our private name for the same file, or ""
 	f    *os.File
 	done bool
+	// off is how much has been written; reserved, how much of the file
+	// has its blocks (see Reserve): a spare's, made between calls.
+	off, reserved int64
 	// spares keeps the file that Commit replaces (see Spares.Keep), or nil.
 	spares *Spares
 }
@@ -150,8 +153,9 @@ func Lock(path string) (*LockFile, error) {
 // inode there, volume and file index here: the proof works on both.
 func LockVia(path, own string) (*LockFile, error) {
 	f, err := OpenOwn(own, os.O_RDWR)
+	var reserved int64
 	if err == nil {
-		err = emptied(f)
+		reserved, err = emptied(f)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
@@ -170,7 +174,7 @@ func LockVia(path, own string) (*LockFile, error) {
 		// as one git leaves.
 		return Lock(path)
 	}
-	return &LockFile{path: path, lock: path + ".lock", own: own, f: f}, nil
+	return &LockFile{path: path, lock: path + ".lock", own: own, f: f, reserved: reserved}, nil
 }
 
 // ReleaseStale removes "<path>.lock" if it is the same file as own (a lock
@@ -197,8 +201,17 @@ func ReleaseStale(path, own string) (bool, error) {
 // Path is the file the lock protects.
 func (l *LockFile) Path() string { return l.path }
 
-// Write writes into the lock file.
-func (l *LockFile) Write(p []byte) (int, error) { return l.f.Write(p) }
+// Write writes into the lock file, whose blocks are reserved first (see
+// Reserve): Commit renames it over the target.
+func (l *LockFile) Write(p []byte) (int, error) {
+	if end := l.off + int64(len(p)); end > l.reserved {
+		Reserve(l.f, max(l.off, l.reserved), end-max(l.off, l.reserved))
+		l.reserved = end
+	}
+	n, err := l.f.Write(p)
+	l.off += int64(n)
+	return n, err
+}
 
 // Commit renames the lock file over the target. Like git (core.fsync's
 // default), it does not fsync: the rename makes the new content visible

@@ -189,6 +189,11 @@ func (s *Spares) Keep(path string) {
 // no time for Fill between them: past it, a replaced file is freed at once.
 const maxGone = 64
 
+// spareReserve is how many bytes of each spare file Fill reserves (see
+// Reserve): a file system block, which the file takes however little it
+// holds, so nothing is reserved that it would not use.
+const spareReserve = 4096
+
 // fillDelay is how long Fill waits before it starts: a client that sends
 // its next call at once (a script, not a model) finds nothing running
 // that its call would wait for or compete with on the disk.
@@ -250,6 +255,9 @@ func (s *Spares) Fill(n int) {
 			if err != nil {
 				return
 			}
+			// A lock's file, renamed over its target: a small index or
+			// a ref is written into blocks it has (see Reserve).
+			Reserve(f, 0, spareReserve)
 			f.Close()
 			s.mu.Lock()
 			s.names = append(s.names, name)
@@ -424,7 +432,7 @@ func openEmpty(name string, flag int) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := emptied(f); err != nil {
+	if _, err := emptied(f); err != nil {
 		f.Close()
 		return nil, err
 	}
@@ -438,12 +446,17 @@ func openEmpty(name string, flag int) (*os.File, error) {
 // the file's blocks and starts writing them back, 80 µs of each file a
 // call writes under .git on the benchmark machine (a third of writing an
 // object into a spare); a look at the size (fstat) costs a microsecond.
-func emptied(f *os.File) error {
+// reserved is how many bytes of the empty file have their blocks (see
+// Reserve): those of a spare Fill made.
+func emptied(f *os.File) (reserved int64, err error) {
 	fi, err := f.Stat()
-	if err != nil || fi.Size() == 0 {
-		return err
+	if err != nil {
+		return 0, err
 	}
-	return f.Truncate(0)
+	if fi.Size() == 0 {
+		return allocated(fi), nil
+	}
+	return 0, f.Truncate(0)
 }
 
 // soleName reports whether name is a regular file and its one name: one

@@ -20,3 +20,11 @@ func OnFirstBusy(t testing.TB, f func()) {
 // waits for it to end: a test that changes autocoder's folder between
 // two calls does it while nothing else writes there.
 func StopFilling(e *Engine) { e.spares.Stop() }
+
+// BeforeReplace runs f with each temporary file about to be renamed over
+// a work tree file, during the test t (which cannot be parallel).
+func BeforeReplace(t testing.TB, f func(tmp string)) {
+	old := beforeReplace
+	beforeReplace = f
+	t.Cleanup(func() { beforeReplace = old })
+}

@@ -62,6 +62,10 @@ func (e *ObstacleError) Hint() string {
 // Class is refused: what autocoder did not create is never removed.
 func (e *ObstacleError) Class() step.Class { return step.ClassRefused }
 
+// beforeReplace is called with the temporary file that is about to be
+// renamed over a work tree file: the tests look at it there.
+var beforeReplace = func(tmp string) {}
+
 // placeFile makes the worktree file rel hold t: its content and mode, or
 // nothing. Content goes to a temporary file that is renamed over the path,
 // so no reader ever sees half a file.
@@ -153,6 +157,8 @@ func (e *Engine) placeFile(p *plan, rel string, t entry, forward bool) error {
 	}
 	if keep {
 		f.Chmod(perm) // OpenFile's mode passed through the umask
+		// Renamed over the file below: written into blocks it has.
+		gitops.Reserve(f, 0, int64(len(data)))
 	}
 	if _, err := f.Write(data); err != nil {
 		f.Close()
@@ -165,6 +171,7 @@ func (e *Engine) placeFile(p *plan, rel string, t entry, forward bool) error {
 	}
 	if keep {
 		e.spares.Keep(full) // freed between calls, not during this one
+		beforeReplace(tmp)
 	}
 	if err := gitops.Rename(tmp, full); err != nil {
 		os.Remove(tmp)
