@@ -65,6 +65,9 @@ type Repo struct {
 	// kept until one does (gc.go).
 	pendMu  sync.Mutex
 	pending []pendingObject
+	// behind writes the objects WriteObject names while WriteBehind is on,
+	// or is nil.
+	behind *behindWriter
 }
 
 // UnsupportedError is a repository that autocoder refuses rather than risk
@@ -404,6 +407,7 @@ func unsupportedExtension(key, v string) error {
 // Close releases the object store's open files and stops the git
 // check-ignore that Ignored kept.
 func (r *Repo) Close() error {
+	r.ObjectsWritten()
 	r.ForgetIgnores()
 	if r.packs != nil {
 		r.packs.close()

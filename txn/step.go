@@ -217,11 +217,19 @@ func (e *Engine) treeOf(commit gitops.Hash) (gitops.Hash, error) {
 
 // buildCommit writes the step's blobs, trees and commit object (objects
 // nobody references yet, harmless if the step fails) and returns the plan.
-func (e *Engine) buildCommit(s *step.Step, head gitops.Head, headTree gitops.Hash, w *workspace, ch []pathChange) (gitops.Hash, *plan, error) {
+func (e *Engine) buildCommit(s *step.Step, head gitops.Head, headTree gitops.Hash, w *workspace, ch []pathChange) (_ gitops.Hash, _ *plan, err error) {
 	ref, oldRef, newHEAD, err := e.workBranch(head)
 	if err != nil {
 		return gitops.ZeroHash, nil, err
 	}
+	// The step's objects are written behind it (gitops.WriteBehind):
+	// moveTo waits for them before the ref names them.
+	e.repo.WriteBehind()
+	defer func() {
+		if err != nil {
+			e.repo.ObjectsWritten() // the step failed: its objects name nothing
+		}
+	}()
 	if ref != head.Branch && !head.Hash.IsZero() {
 		// A new work branch: where it starts is recorded before its first
 		// commit, so that a crash cannot leave a branch without it.

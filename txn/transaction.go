@@ -18,6 +18,7 @@ import (
 // failure move back and clear. held is an index lock the caller already
 // holds (with the index read under it), or nil.
 func (e *Engine) execute(p *plan, held *heldIndex) error {
+	defer e.repo.ObjectsWritten() // the plan's objects (buildCommit), whatever happens
 	if _, err := os.Stat(e.journalPath()); err == nil {
 		// A rollback that failed kept its journal: a new one must not
 		// overwrite it. The next Open recovers it.
@@ -209,6 +210,11 @@ func (e *Engine) moveTo(p *plan, forward bool, held *heldIndex) (wrote bool, err
 			release()
 			return true, err
 		}
+	}
+	// The plan's objects are on disk before HEAD or the ref names them.
+	if err := e.repo.ObjectsWritten(); err != nil {
+		release()
+		return true, err
 	}
 	// HEAD before the ref, in both directions: HEAD's reflog then reads in
 	// order (the checkout, then the commit), and a crash between the two
