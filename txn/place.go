@@ -85,13 +85,13 @@ func (e *Engine) placeFile(p *plan, rel string, t entry, forward bool) error {
 		}
 		return nil
 	}
-	var data []byte
+	// The step's own content, an empty one too: its blob may not be on
+	// disk yet (gitops.WriteBehind).
+	data, known := []byte(nil), false
 	if forward && p.content != nil {
-		if c, ok := p.content[rel]; ok {
-			data = c
-		}
+		data, known = p.content[rel]
 	}
-	if data == nil {
+	if !known {
 		var err error
 		if data, err = e.repo.ReadBlob(t.Hash); err != nil {
 			return err
