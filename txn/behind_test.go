@@ -53,3 +53,78 @@ func TestAnObjectThatCannotBeWrittenBehindFailsTheStepWithNothingChanged(t *test
 	g.AssertClean()
 	g.Fsck()
 }
+
+// A step that empties a file, or makes an empty one, writes it from the
+// step's own content: its blob (the empty one) may not be on disk yet when
+// the work tree file is written. It was read back from the object store,
+// and a step that emptied autocoder.toml failed with "object not found"
+// when the writer behind had not written it yet. Here the blob cannot be
+// written at all: the step fails for that, having written the file, and
+// changes nothing; once it can, the step is applied.
+func TestAStepThatEmptiesAFileWritesItsOwnContent(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "one\n", "b.txt": "b\n"})
+	e := open(t, g.Dir, txn.Options{})
+	hex := gitops.BlobHash(nil).String()
+	blocker := filepath.Join(g.Dir, ".git", "objects", hex[:2])
+	if _, err := os.Stat(blocker); err == nil {
+		t.Skipf("the fixture already has objects/%s", hex[:2])
+	}
+	if err := os.WriteFile(blocker, []byte("not a folder\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	before := g.Snapshot()
+	r := e.Apply(context.Background(), mkStep("s1", write("a.txt", "")))
+	if r.Status != step.StatusFailed || !strings.Contains(r.Error, "write blob object") || strings.Contains(r.Error, "read blob") {
+		t.Fatalf("status %s: %s; want failed writing the empty blob, not reading it", r.Status, r.Error)
+	}
+	g.AssertUnchanged(before)
+	if err := os.Remove(blocker); err != nil {
+		t.Fatal(err)
+	}
+	r = mustApply(t, e, mkStep("s2", write("a.txt", ""), write("empty.txt", "")))
+	for _, f := range []string{"a.txt", "empty.txt"} {
+		if got := g.MustRead(f); got != "" {
+			t.Errorf("%s holds %q, want nothing", f, got)
+		}
+		if got := g.Git("cat-file", "-s", r.Commit+":"+f); strings.TrimSpace(got) != "0" {
+			t.Errorf("git reads %s at the commit as %s bytes", f, got)
+		}
+	}
+	g.AssertClean()
+	g.Fsck()
+}
+
+// A step that fails before it waits for its objects (here: cancelled
+// while it writes its work tree file) rolls back without them: their
+// failure is not the rollback's. It was: the rollback waited for the
+// objects, took their error for its own, and left the journal for the
+// next command.
+func TestARollbackDoesNotWaitForTheObjectsWrittenBehind(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "one\n", "b.txt": "b\n"})
+	e := open(t, g.Dir, txn.Options{})
+	content := "cancelled behind\n"
+	hex := gitops.BlobHash([]byte(content)).String()
+	blocker := filepath.Join(g.Dir, ".git", "objects", hex[:2])
+	if _, err := os.Stat(blocker); err == nil {
+		t.Skipf("the fixture already has objects/%s", hex[:2])
+	}
+	if err := os.WriteFile(blocker, []byte("not a folder\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	txn.BeforeReplace(t, func(string) { cancel() })
+	before := g.Snapshot()
+	r := e.Apply(ctx, mkStep("s1", write("a.txt", content)))
+	if r.Status == step.StatusApplied || strings.Contains(r.Error, "rolling back failed") {
+		t.Fatalf("status %s: %s; want a clean rollback", r.Status, r.Error)
+	}
+	if _, err := os.Stat(filepath.Join(g.Dir, ".git", "autocoder", "journal.json")); err == nil {
+		t.Error("the journal was kept: the rollback failed")
+	}
+	g.AssertUnchanged(before)
+	os.Remove(blocker)
+	g.Fsck()
+}

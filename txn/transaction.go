@@ -212,9 +212,13 @@ func (e *Engine) moveTo(p *plan, forward bool, held *heldIndex) (wrote bool, err
 		}
 	}
 	// The plan's objects are on disk before HEAD or the ref names them.
-	if err := e.repo.ObjectsWritten(); err != nil {
-		release()
-		return true, err
+	// Going back names none of them: their failure is not the rollback's
+	// (execute waits for them at its end).
+	if forward {
+		if err := e.repo.ObjectsWritten(); err != nil {
+			release()
+			return true, err
+		}
 	}
 	// HEAD before the ref, in both directions: HEAD's reflog then reads in
 	// order (the checkout, then the commit), and a crash between the two
