@@ -63,8 +63,7 @@ func (r *Repo) keepObjects() error {
 	}
 	reopened := false
 	for _, o := range pending {
-		hex := o.h.String()
-		if _, err := os.Lstat(filepath.Join(r.CommonDir, "objects", hex[:2], hex[2:])); err == nil {
+		if r.looseExists(o.h) {
 			continue
 		}
 		if !reopened {

@@ -242,7 +242,7 @@ func (r *Repo) writeLoose(h Hash, typ plumbing.ObjectType, data []byte) error {
 	}
 	if err != nil {
 		os.Remove(t.name)
-		if _, serr := os.Lstat(final); serr == nil {
+		if r.looseExists(h) {
 			return nil // written meanwhile by someone else: the same bytes
 		}
 		return err

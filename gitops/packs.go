@@ -319,11 +319,13 @@ func (r *Repo) readLoose(typ plumbing.ObjectType, h plumbing.Hash) ([]byte, bool
 	return data, ok
 }
 
-// looseExists reports whether h has a loose file.
+// looseExists reports whether h has a loose file: a regular file at its
+// name. A folder there (planted in a repository received whole) is no
+// object: taken for one, a step committed a blob that git cannot read.
 func (r *Repo) looseExists(h plumbing.Hash) bool {
 	hex := h.String()
-	_, err := os.Lstat(filepath.Join(r.CommonDir, "objects", hex[:2], hex[2:]))
-	return err == nil
+	fi, err := os.Lstat(filepath.Join(r.CommonDir, "objects", hex[:2], hex[2:]))
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // hasObject reports whether the repository holds h: packed (packSet),
