@@ -15,8 +15,7 @@ import (
 
 // A step's objects are written behind it, while it writes its journal, its
 // work tree files and its index (gitops.WriteBehind). One that cannot be
-// written (its fan-out folder's name is taken by a file) fails the step
-// before its ref names it: the work tree file it had already written is
+// written (a folder has its name) fails the step before its ref names it: the work tree file it had already written is
 // put back, and the repository is as before, by git's reading. The next
 // step, once the name is free, is applied, and git reads its objects.
 func TestAnObjectThatCannotBeWrittenBehindFailsTheStepWithNothingChanged(t *testing.T) {
@@ -24,14 +23,7 @@ func TestAnObjectThatCannotBeWrittenBehindFailsTheStepWithNothingChanged(t *test
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "one\n", "dir/b.txt": "b\n"})
 	e := open(t, g.Dir, txn.Options{})
 	content := "written behind\n"
-	hex := gitops.BlobHash([]byte(content)).String()
-	blocker := filepath.Join(g.Dir, ".git", "objects", hex[:2])
-	if _, err := os.Stat(blocker); err == nil {
-		t.Skipf("the fixture already has objects/%s", hex[:2])
-	}
-	if err := os.WriteFile(blocker, []byte("not a folder\n"), 0o666); err != nil {
-		t.Fatal(err)
-	}
+	unblock := blockBlob(t, g, content)
 	replaced := 0
 	txn.BeforeReplace(t, func(string) { replaced++ })
 	before := g.Snapshot()
@@ -43,9 +35,7 @@ func TestAnObjectThatCannotBeWrittenBehindFailsTheStepWithNothingChanged(t *test
 		t.Errorf("a.txt was replaced %d times, want twice: written while the objects were, then put back", replaced)
 	}
 	g.AssertUnchanged(before)
-	if err := os.Remove(blocker); err != nil {
-		t.Fatal(err)
-	}
+	unblock()
 	r = mustApply(t, e, mkStep("s2", write("a.txt", content)))
 	if got := g.Git("cat-file", "-p", r.Commit+":a.txt"); got != content {
 		t.Fatalf("git reads a.txt at the commit as %q", got)
@@ -65,23 +55,14 @@ func TestAStepThatEmptiesAFileWritesItsOwnContent(t *testing.T) {
 	gittest.Isolate(t)
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "one\n", "b.txt": "b\n"})
 	e := open(t, g.Dir, txn.Options{})
-	hex := gitops.BlobHash(nil).String()
-	blocker := filepath.Join(g.Dir, ".git", "objects", hex[:2])
-	if _, err := os.Stat(blocker); err == nil {
-		t.Skipf("the fixture already has objects/%s", hex[:2])
-	}
-	if err := os.WriteFile(blocker, []byte("not a folder\n"), 0o666); err != nil {
-		t.Fatal(err)
-	}
+	unblock := blockBlob(t, g, "")
 	before := g.Snapshot()
 	r := e.Apply(context.Background(), mkStep("s1", write("a.txt", "")))
 	if r.Status != step.StatusFailed || !strings.Contains(r.Error, "write blob object") || strings.Contains(r.Error, "read blob") {
 		t.Fatalf("status %s: %s; want failed writing the empty blob, not reading it", r.Status, r.Error)
 	}
 	g.AssertUnchanged(before)
-	if err := os.Remove(blocker); err != nil {
-		t.Fatal(err)
-	}
+	unblock()
 	r = mustApply(t, e, mkStep("s2", write("a.txt", ""), write("empty.txt", "")))
 	for _, f := range []string{"a.txt", "empty.txt"} {
 		if got := g.MustRead(f); got != "" {
@@ -105,14 +86,7 @@ func TestARollbackDoesNotWaitForTheObjectsWrittenBehind(t *testing.T) {
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "one\n", "b.txt": "b\n"})
 	e := open(t, g.Dir, txn.Options{})
 	content := "cancelled behind\n"
-	hex := gitops.BlobHash([]byte(content)).String()
-	blocker := filepath.Join(g.Dir, ".git", "objects", hex[:2])
-	if _, err := os.Stat(blocker); err == nil {
-		t.Skipf("the fixture already has objects/%s", hex[:2])
-	}
-	if err := os.WriteFile(blocker, []byte("not a folder\n"), 0o666); err != nil {
-		t.Fatal(err)
-	}
+	unblock := blockBlob(t, g, content)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	txn.BeforeReplace(t, func(string) { cancel() })
@@ -125,6 +99,25 @@ func TestARollbackDoesNotWaitForTheObjectsWrittenBehind(t *testing.T) {
 		t.Error("the journal was kept: the rollback failed")
 	}
 	g.AssertUnchanged(before)
-	os.Remove(blocker)
+	unblock()
 	g.Fsck()
+}
+
+// blockBlob makes a folder, not empty, where content's blob would be
+// written, so that it cannot be, and returns what removes it.
+func blockBlob(t *testing.T, g *gittest.Repo, content string) (unblock func()) {
+	t.Helper()
+	hex := gitops.BlobHash([]byte(content)).String()
+	blocker := filepath.Join(g.Dir, ".git", "objects", hex[:2], hex[2:])
+	if err := os.MkdirAll(blocker, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(blocker, "x"), nil, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		if err := os.RemoveAll(blocker); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
