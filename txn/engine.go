@@ -290,10 +290,12 @@ func (e *Engine) isGitlink(rel string) bool {
 // at every point and check what the next command makes of it; with
 // AUTOCODER_TEST_FAIL_AT=N the N-th point returns an error instead, which
 // exercises the rollback at every point; with AUTOCODER_TEST_FAIL_FROM=N
-// the N-th and every later one does, the rollback's too. Unset, they cost
-// a comparison.
+// the N-th and every later one does, the rollback's too; with
+// AUTOCODER_TEST_FAIL_BACK=1 the journal cannot record that a failed step
+// goes back (a full disk: see execute). Unset, they cost a comparison.
 type crashPoint struct {
 	crashAt, failAt, failFrom, seen int
+	failBack                        bool
 }
 
 // errInjected is the failure AUTOCODER_TEST_FAIL_AT injects.
@@ -303,7 +305,7 @@ func crashFromEnv() crashPoint {
 	c, _ := strconv.Atoi(os.Getenv("AUTOCODER_TEST_CRASH_AT"))
 	f, _ := strconv.Atoi(os.Getenv("AUTOCODER_TEST_FAIL_AT"))
 	from, _ := strconv.Atoi(os.Getenv("AUTOCODER_TEST_FAIL_FROM"))
-	return crashPoint{crashAt: c, failAt: f, failFrom: from}
+	return crashPoint{crashAt: c, failAt: f, failFrom: from, failBack: os.Getenv("AUTOCODER_TEST_FAIL_BACK") == "1"}
 }
 
 func (c *crashPoint) point() error {

@@ -220,3 +220,71 @@ func TestAFailedRollbackIsFinishedByTheNextCommand(t *testing.T) {
 		t.Fatal("no point failed after the branch moved: the case this test is for was not reached")
 	}
 }
+
+// On a full disk the journal may not be able to record that a failed step
+// goes back (AUTOCODER_TEST_FAIL_BACK), and then its rollback fails too.
+// The next command goes by the branch, as after a kill: where the branch
+// already names the step's commit, it keeps the step. The error said it
+// would finish the rollback, and the model was told the step failed. It
+// now says which the next command does, and the next command does that.
+func TestAFailedRollbackThatCouldNotBeRecordedSaysWhatTheNextCommandDoes(t *testing.T) {
+	gittest.Isolate(t)
+	sawKept := false
+	for n := 1; ; n++ {
+		if n > 100 {
+			t.Fatal("the step never got past its last failure point")
+		}
+		t.Setenv("AUTOCODER_TEST_FAIL_FROM", "")
+		t.Setenv("AUTOCODER_TEST_FAIL_BACK", "")
+		g := gittest.NewWithCommit(t, map[string]string{"d/a.txt": "a\n", "u.txt": "u\n"})
+		g.Write("u.txt", "staged\n")
+		g.Git("add", "u.txt")
+		opts := txn.Options{SplitIndex: true}
+		e := open(t, g.Dir, opts)
+		mustApply(t, e, mkStep("s1", write("d/a.txt", "one\n")))
+		if err := e.Close(); err != nil {
+			t.Fatal(err)
+		}
+		before := g.Snapshot()
+		head := strings.TrimSpace(g.Git("rev-parse", "HEAD"))
+		t.Setenv("AUTOCODER_TEST_FAIL_FROM", fmt.Sprint(n))
+		t.Setenv("AUTOCODER_TEST_FAIL_BACK", "1")
+		e = open(t, g.Dir, opts)
+		r := e.Apply(context.Background(), mkStep("s2", write("d/a.txt", "two\n"), write("d/n.txt", "new\n")))
+		e.Close()
+		t.Setenv("AUTOCODER_TEST_FAIL_FROM", "")
+		t.Setenv("AUTOCODER_TEST_FAIL_BACK", "")
+		if r.Status != step.StatusFailed {
+			break
+		}
+		moved := strings.TrimSpace(g.Git("rev-parse", "HEAD")) != head
+		failedToo := strings.Contains(r.Error, "rolling back failed too")
+		kept := failedToo && moved
+		if failedToo && strings.Contains(r.Error, "keeps the step") != kept {
+			t.Fatalf("point %d (branch moved: %v): %s", n, moved, r.Error)
+		}
+		t.Logf("point %d: %s", n, r.Error)
+		open(t, g.Dir, opts).Close() // the next command
+		if _, serr := os.Stat(filepath.Join(g.Dir, ".git", "autocoder", "journal.json")); serr == nil {
+			t.Fatalf("point %d: the journal is left after the next command", n)
+		}
+		if kept {
+			sawKept = true
+			if a, nf := g.MustRead("d/a.txt"), g.MustRead("d/n.txt"); a != "two\n" || nf != "new\n" {
+				t.Fatalf("point %d: said kept, but d/a.txt %q, d/n.txt %q", n, a, nf)
+			}
+			if got := g.Git("log", "-1", "--format=%s"); !strings.HasPrefix(got, "Do s2") {
+				t.Fatalf("point %d: said kept, but HEAD is %q", n, got)
+			}
+		} else {
+			g.AssertRestored(before)
+		}
+		if got := g.Status(); got != "M  u.txt\n" {
+			t.Fatalf("point %d: git status:\n%s", n, got)
+		}
+		g.Fsck()
+	}
+	if !sawKept {
+		t.Fatal("no rollback failed after the branch moved: the case this test is for was not reached")
+	}
+}

@@ -48,15 +48,34 @@ func (e *Engine) execute(p *plan, held *heldIndex) error {
 		// next command finishes it (Back), even where the ref had moved.
 		// Where this write fails, recovery goes by the ref, as before.
 		p.Back = true
-		e.writeJournal(p)
+		backErr := errInjected
+		if !e.crash.failBack {
+			backErr = e.writeJournal(p)
+		}
 		if _, rb := e.moveTo(p, false, nil); rb != nil {
-			return fmt.Errorf("%w; rolling back failed too: %v; the journal %s is kept and the next autocoder command finishes the rollback", err, rb, e.journalPath())
+			return fmt.Errorf("%w; rolling back failed too: %v; the journal %s is kept and %s", err, rb, e.journalPath(), e.nextFinishes(p, backErr))
 		}
 		e.clearJournal()
 		return err
 	}
 	e.crash.point() // a failure here is past the commit point: ignored
 	return e.clearJournal()
+}
+
+// nextFinishes says what the next command makes of a failed step whose
+// rollback failed too. Where the journal says "back" (backErr is nil),
+// it finishes the rollback. Where it could not say so (a full disk),
+// recovery goes by the branch, as after a kill: a branch that names the
+// step's commit keeps the step, and the model must not be told that it
+// will not be there.
+func (e *Engine) nextFinishes(p *plan, backErr error) string {
+	if backErr == nil {
+		return "the next autocoder command finishes the rollback"
+	}
+	if cur, _, err := e.repo.ResolveRef(p.Ref); err == nil && cur == p.NewRef && p.NewRef != p.OldRef {
+		return fmt.Sprintf("could not record the rollback (%v): the branch names the step's commit, so the next autocoder command keeps the step, as after a crash past its commit point", backErr)
+	}
+	return fmt.Sprintf("could not record the rollback (%v): the branch does not name the step's commit, so the next autocoder command finishes the rollback", backErr)
 }
 
 // moveTo brings the worktree files, the index entries, the ref and HEAD of
