@@ -121,3 +121,21 @@ func blockBlob(t *testing.T, g *gittest.Repo, content string) (unblock func()) {
 		}
 	}
 }
+
+// A file that vanishes while the step is written (git prune removing a
+// temporary file beside us; here the work tree file's, before its rename)
+// is autocoder's failure, not the model's: it was classed as the path not
+// found (FlyCode's NOT_FOUND), which tells the model its path is wrong.
+func TestAFileThatVanishesWhileTheStepIsWrittenIsNoPathNotFound(t *testing.T) {
+	gittest.Isolate(t)
+	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "one\n", "b.txt": "b\n"})
+	e := open(t, g.Dir, txn.Options{})
+	txn.BeforeReplace(t, func(tmp string) { os.Remove(tmp) })
+	before := g.Snapshot()
+	r := e.Apply(context.Background(), mkStep("s1", write("a.txt", "two\n")))
+	if r.Status != step.StatusFailed || r.Reason == step.ReasonNotFound {
+		t.Fatalf("status %s, reason %s: %s; want failed, and not for a path not found", r.Status, r.Reason, r.Error)
+	}
+	g.AssertUnchanged(before)
+	g.Fsck()
+}

@@ -329,8 +329,11 @@ func (c *crashPoint) point() error {
 
 // reasonOf is the finer class of a failed step's error for the feedback
 // writers (Result.Reason; FlyCode's app codes need it): read from the
-// error's type, never from its wording.
-func reasonOf(err error) string {
+// error's type, never from its wording. written: the step was being
+// written; a file missing then (a temporary one a git prune removed
+// beside us) is autocoder's failure, not a path of the model's that is
+// not there.
+func reasonOf(err error, written bool) string {
 	var nf *NotFoundError
 	var rnf *reads.NotFoundError
 	var ex *ExistsError
@@ -350,7 +353,7 @@ func reasonOf(err error) string {
 		return step.ReasonIgnored
 	case c == step.ClassRefused:
 		return step.ReasonRefused
-	case errors.As(err, &nf), errors.As(err, &rnf), errors.Is(err, fs.ErrNotExist):
+	case errors.As(err, &nf), errors.As(err, &rnf), !written && errors.Is(err, fs.ErrNotExist):
 		return step.ReasonNotFound
 	case errors.As(err, &ex):
 		return step.ReasonExists

@@ -21,7 +21,7 @@ import (
 // while the step was being written, which took every op of it back.
 func failed(r *step.Result, err error, written bool) step.Result {
 	r.Status, r.Error, r.Hint = step.StatusFailed, err.Error(), step.HintOf(err)
-	r.Class, r.Reason = step.ClassOf(err), reasonOf(err)
+	r.Class, r.Reason = step.ClassOf(err), reasonOf(err, written)
 	if r.Step != nil {
 		r.Line = r.Step.Pos.Line
 	}

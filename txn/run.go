@@ -99,7 +99,7 @@ func (e *Engine) run(ctx context.Context, items []step.Item, o RunOptions) (resu
 	}
 	var flushFailed *step.Result
 	if err := e.Flush(); err != nil {
-		flushFailed = &step.Result{StepID: "index", Status: step.StatusFailed, Error: err.Error(), Hint: step.HintOf(err), Class: step.ClassOf(err), Reason: reasonOf(err)}
+		flushFailed = &step.Result{StepID: "index", Status: step.StatusFailed, Error: err.Error(), Hint: step.HintOf(err), Class: step.ClassOf(err), Reason: reasonOf(err, true)}
 		failed = true // the run did not complete: --atomic takes it back
 	}
 	defer func() {
