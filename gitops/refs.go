@@ -323,22 +323,22 @@ func (t *RefTxn) Commit() error {
 		t.lock.Rollback()
 		return fmt.Errorf("update %s: %w", u.Name, err)
 	}
-	if err := t.lock.Commit(); err != nil {
+	// The reflog lines before the move, as git writes them
+	// (files_transaction_finish): one that cannot be written (a full
+	// disk) fails the update before the ref moved, so that the step can
+	// still be taken back; the lines are taken back with it.
+	line := reflogLine(u.Old, u.New, u.Who, u.Message)
+	names := []string{u.Name}
+	if u.AlsoLogHEAD {
+		names = append(names, "HEAD")
+	}
+	if err := r.appendLogs(names, line, t.lock.Commit); err != nil {
+		t.lock.Rollback() // the ref stays as it was (a no-op after a failed rename)
 		return err
 	}
 	// The ref names the new objects now: a git gc that looked before may
 	// have removed them (gc.go).
-	if err := r.keepObjects(); err != nil {
-		return err
-	}
-	line := reflogLine(u.Old, u.New, u.Who, u.Message)
-	if err := r.appendLog(u.Name, line); err != nil {
-		return err
-	}
-	if u.AlsoLogHEAD {
-		return r.appendLog("HEAD", line)
-	}
-	return nil
+	return r.keepObjects()
 }
 
 // deletePacked removes a ref from packed-refs, if it is there, under
@@ -381,20 +381,52 @@ func reflogLine(old, new Hash, who Signature, msg string) string {
 	return fmt.Sprintf("%s %s %s\t%s\n", old, new, who, msg)
 }
 
-func (r *Repo) appendLog(name, line string) error {
+func (r *Repo) appendLog(name, line string) (undo func(), err error) {
 	p := r.logFile(name)
 	if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
-		return err
+		return nil, fmt.Errorf("append reflog of %s: %w", name, err)
 	}
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
 	if err != nil {
-		return fmt.Errorf("append reflog of %s: %w", name, err)
+		return nil, fmt.Errorf("append reflog of %s: %w", name, err)
 	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("append reflog of %s: %w", name, err)
+	}
+	size := fi.Size()
+	undo = func() { os.Truncate(p, size) }
 	if _, err := f.WriteString(line); err != nil {
-		f.Close()
-		return fmt.Errorf("append reflog of %s: %w", name, err)
+		undo() // a line cut short by a full disk is no line
+		return nil, fmt.Errorf("append reflog of %s: %w", name, err)
 	}
-	return f.Close()
+	return undo, nil
+}
+
+// appendLogs appends line to the reflogs of names, then runs move (the
+// rename that moves the ref or HEAD). Where a line or the move fails, the
+// lines appended are taken back and the error returned.
+func (r *Repo) appendLogs(names []string, line string, move func() error) error {
+	var undos []func()
+	takeBack := func() {
+		for _, undo := range undos {
+			undo()
+		}
+	}
+	for _, name := range names {
+		undo, err := r.appendLog(name, line)
+		if err != nil {
+			takeBack()
+			return err
+		}
+		undos = append(undos, undo)
+	}
+	if err := move(); err != nil {
+		takeBack()
+		return err
+	}
+	return nil
 }
 
 // HEADTxn is a HEAD change whose lock is held with the new content written:
@@ -424,15 +456,17 @@ func (r *Repo) BeginSetHEAD(raw string, p *Private, from, to Hash, who Signature
 // Rollback releases HEAD.lock; HEAD stays as it was.
 func (t *HEADTxn) Rollback() { t.lock.Rollback() }
 
-// Commit moves the new HEAD into place and logs it (when it names a commit).
+// Commit logs the new HEAD (when it names a commit) and moves it into
+// place, in git's order (see RefTxn.Commit).
 func (t *HEADTxn) Commit() error {
-	if err := t.lock.Commit(); err != nil {
-		return err
-	}
 	if t.msg == "" || t.to.IsZero() {
-		return nil
+		return t.lock.Commit()
 	}
-	return t.r.appendLog("HEAD", reflogLine(t.from, t.to, t.who, t.msg))
+	err := t.r.appendLogs([]string{"HEAD"}, reflogLine(t.from, t.to, t.who, t.msg), t.lock.Commit)
+	if err != nil {
+		t.lock.Rollback() // HEAD stays as it was (a no-op after a failed rename)
+	}
+	return err
 }
 
 // BranchExists reports whether refs/heads/<name> exists.
