@@ -2,6 +2,7 @@ package txn
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path"
 	"sort"
@@ -29,7 +30,10 @@ func (e *Engine) Apply(ctx context.Context, s *step.Step) step.Result {
 		if err := e.Flush(); err != nil && r.Status != step.StatusFailed {
 			// The step is committed (past its commit point); only the index
 			// file lags, and the next command or Flush sets its entries.
-			r.Error, r.Hint = "committed, but the index was not written: "+err.Error(), step.HintOf(err)
+			if r.Error != "" { // committed, with its files left to the next command
+				r.Error += "; "
+			}
+			r.Error, r.Hint = r.Error+"committed, but the index was not written: "+err.Error(), step.HintOf(err)
 		}
 	}
 	return r
@@ -97,7 +101,14 @@ func (e *Engine) apply(ctx context.Context, s *step.Step) step.Result {
 		}
 	}
 	p.ctx = ctx
-	if err := e.execute(p, held); err != nil {
+	var kept *keptError
+	if err := e.execute(p, held); errors.As(err, &kept) {
+		// Committed: the branch names the step's commit, and the next
+		// command puts the files the failed rollback left in place. Its
+		// programs do not run on those files.
+		res.Error, res.Hint = "committed, but its files are not all in place: "+err.Error(), step.HintOf(err)
+		notAttempted(&res, "the step's files are not all in place until the next autocoder command")
+	} else if err != nil {
 		return failed(&res, err, true)
 	}
 	e.clearRedo(p.Ref)
@@ -114,7 +125,7 @@ func (e *Engine) apply(ctx context.Context, s *step.Step) step.Result {
 	}
 	res.Status, res.Commit = step.StatusApplied, commit.String()
 	e.addNote(commit, s)
-	if len(s.Programs) > 0 {
+	if len(s.Programs) > 0 && kept == nil {
 		e.runPrograms(ctx, s, &res)
 	}
 	return res

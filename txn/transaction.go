@@ -53,7 +53,12 @@ func (e *Engine) execute(p *plan, held *heldIndex) error {
 			backErr = e.writeJournal(p)
 		}
 		if _, rb := e.moveTo(p, false, nil); rb != nil {
-			return fmt.Errorf("%w; rolling back failed too: %v; the journal %s is kept and %s", err, rb, e.journalPath(), e.nextFinishes(p, backErr))
+			next, kept := e.nextFinishes(p, backErr)
+			err = fmt.Errorf("%w; rolling back failed too: %v; the journal %s is kept and %s", err, rb, e.journalPath(), next)
+			if kept {
+				return &keptError{err}
+			}
+			return err
 		}
 		e.clearJournal()
 		return err
@@ -63,20 +68,30 @@ func (e *Engine) execute(p *plan, held *heldIndex) error {
 }
 
 // nextFinishes says what the next command makes of a failed step whose
-// rollback failed too. Where the journal says "back" (backErr is nil),
-// it finishes the rollback. Where it could not say so (a full disk),
-// recovery goes by the branch, as after a kill: a branch that names the
-// step's commit keeps the step, and the model must not be told that it
-// will not be there.
-func (e *Engine) nextFinishes(p *plan, backErr error) string {
+// rollback failed too, and whether it keeps the step. Where the journal
+// says "back" (backErr is nil), it finishes the rollback. Where it could
+// not say so (a full disk), recovery goes by the branch, as after a kill:
+// a branch that names the step's commit keeps the step, and the model
+// must not be told that it will not be there.
+func (e *Engine) nextFinishes(p *plan, backErr error) (next string, kept bool) {
 	if backErr == nil {
-		return "the next autocoder command finishes the rollback"
+		return "the next autocoder command finishes the rollback", false
 	}
 	if cur, _, err := e.repo.ResolveRef(p.Ref); err == nil && cur == p.NewRef && p.NewRef != p.OldRef {
-		return fmt.Sprintf("could not record the rollback (%v): the branch names the step's commit, so the next autocoder command keeps the step, as after a crash past its commit point", backErr)
+		return fmt.Sprintf("could not record the rollback (%v): the branch names the step's commit, so the next autocoder command keeps the step, as after a crash past its commit point", backErr), true
 	}
-	return fmt.Sprintf("could not record the rollback (%v): the branch does not name the step's commit, so the next autocoder command finishes the rollback", backErr)
+	return fmt.Sprintf("could not record the rollback (%v): the branch does not name the step's commit, so the next autocoder command finishes the rollback", backErr), false
 }
+
+// keptError is a failed move whose rollback failed too, past its commit
+// point, which the next command finishes forward (nextFinishes): the step
+// is committed, not failed, and its result must say so (apply), or the
+// model, told that nothing of it remains, sends it again onto a branch
+// that has it.
+type keptError struct{ err error }
+
+func (e *keptError) Error() string { return e.err.Error() }
+func (e *keptError) Unwrap() error { return e.err }
 
 // moveTo brings the worktree files, the index entries, the ref and HEAD of
 // the plan to its New state (forward) or its Old state. It is idempotent,
