@@ -320,7 +320,7 @@ func (t *RefTxn) Commit() error {
 		return err
 	}
 	if _, err := t.lock.Write([]byte(u.New.String() + "\n")); err != nil {
-		t.lock.Rollback()
+		t.Rollback()
 		return fmt.Errorf("update %s: %w", u.Name, err)
 	}
 	// The reflog lines before the move, as git writes them
@@ -333,7 +333,9 @@ func (t *RefTxn) Commit() error {
 		names = append(names, "HEAD")
 	}
 	if err := r.appendLogs(names, line, t.lock.Commit); err != nil {
-		t.lock.Rollback() // the ref stays as it was (a no-op after a failed rename)
+		// The ref stays as it was, and the folders made for a new one
+		// go (the lock's release is a no-op after a failed rename).
+		t.Rollback()
 		return err
 	}
 	// The ref names the new objects now: a git gc that looked before may
@@ -381,13 +383,39 @@ func reflogLine(old, new Hash, who Signature, msg string) string {
 	return fmt.Sprintf("%s %s %s\t%s\n", old, new, who, msg)
 }
 
+// appendLog appends line to the reflog of name and returns what takes it
+// back: the file cut to its old size, or, where the line made the file
+// (a ref's first), the file and the folders made for it removed, so that
+// a ref not created has no reflog (git reflog exists) and no file stands
+// where a folder of other refs' reflogs would go.
 func (r *Repo) appendLog(name, line string) (undo func(), err error) {
 	p := r.logFile(name)
+	var made []string // the folders made for the file, deepest first
+	for d := filepath.Dir(p); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil || filepath.Dir(d) == d {
+			break
+		}
+		made = append(made, d)
+	}
+	removeMade := func() {
+		for _, d := range made {
+			if os.Remove(d) != nil {
+				return
+			}
+		}
+	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
+		removeMade()
 		return nil, fmt.Errorf("append reflog of %s: %w", name, err)
 	}
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
+	created := false
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		f, err = os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o666)
+		created = err == nil
+	}
 	if err != nil {
+		removeMade()
 		return nil, fmt.Errorf("append reflog of %s: %w", name, err)
 	}
 	defer f.Close()
@@ -397,6 +425,12 @@ func (r *Repo) appendLog(name, line string) (undo func(), err error) {
 	}
 	size := fi.Size()
 	undo = func() { os.Truncate(p, size) }
+	if created {
+		undo = func() {
+			os.Remove(p)
+			removeMade()
+		}
+	}
 	if _, err := f.WriteString(line); err != nil {
 		undo() // a line cut short by a full disk is no line
 		return nil, fmt.Errorf("append reflog of %s: %w", name, err)
