@@ -424,14 +424,26 @@ func (r *Repo) appendLog(name, line string) (undo func(), err error) {
 		return nil, fmt.Errorf("append reflog of %s: %w", name, err)
 	}
 	size := fi.Size()
-	undo = func() { os.Truncate(p, size) }
-	if created {
-		undo = func() {
+	n, err := f.WriteString(line)
+	// Only a file that still ends with what was written here is cut:
+	// HEAD's reflog gets the line of a move of the branch HEAD is on
+	// without HEAD.lock (git takes it; we do not), and a line another
+	// writer appended after ours (a git checkout beside us) must stay.
+	// Ours then stays too, as git leaves one after a kill between line
+	// and rename.
+	end := size + int64(n)
+	undo = func() {
+		if fi, err := os.Stat(p); err != nil || fi.Size() != end {
+			return
+		}
+		if created {
 			os.Remove(p)
 			removeMade()
+			return
 		}
+		os.Truncate(p, size)
 	}
-	if _, err := f.WriteString(line); err != nil {
+	if err != nil {
 		undo() // a line cut short by a full disk is no line
 		return nil, fmt.Errorf("append reflog of %s: %w", name, err)
 	}
