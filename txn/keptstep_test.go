@@ -88,3 +88,67 @@ func TestAStepTheNextCommandKeepsIsNotReportedRolledBack(t *testing.T) {
 		t.Fatalf("kept %v, taken back %v: a case this test is for was not reached", sawKept, sawBack)
 	}
 }
+
+// The same for an undo: where its rollback failed and could not be
+// recorded, and the branch is where the undo moves it, the next command
+// finishes the undo. The error said "the branch names the step's
+// commit, so the next autocoder command keeps the step", which reads as
+// the step undone being kept; it names the undo, and the next command
+// does what it says.
+func TestAnUndoTheNextCommandFinishesSaysSo(t *testing.T) {
+	gittest.Isolate(t)
+	sawFinished := false
+	for n := 1; ; n++ {
+		if n > 100 {
+			t.Fatal("the undo never got past its last failure point")
+		}
+		t.Setenv("AUTOCODER_TEST_FAIL_FROM", "")
+		t.Setenv("AUTOCODER_TEST_FAIL_BACK", "")
+		g := gittest.NewWithCommit(t, map[string]string{"d/a.txt": "a\n"})
+		e := open(t, g.Dir, txn.Options{})
+		mustApply(t, e, mkStep("s1", write("d/a.txt", "one\n")))
+		s1 := strings.TrimSpace(g.Git("rev-parse", "HEAD"))
+		mustApply(t, e, mkStep("s2", write("d/a.txt", "two\n"), write("d/n.txt", "new\n")))
+		s2 := strings.TrimSpace(g.Git("rev-parse", "HEAD"))
+		if err := e.Close(); err != nil {
+			t.Fatal(err)
+		}
+		before := g.Snapshot()
+		t.Setenv("AUTOCODER_TEST_FAIL_FROM", fmt.Sprint(n))
+		t.Setenv("AUTOCODER_TEST_FAIL_BACK", "1")
+		e = open(t, g.Dir, txn.Options{})
+		_, err := e.Undo(1)
+		e.Close()
+		t.Setenv("AUTOCODER_TEST_FAIL_FROM", "")
+		t.Setenv("AUTOCODER_TEST_FAIL_BACK", "")
+		if err == nil {
+			break
+		}
+		moved := strings.TrimSpace(g.Git("rev-parse", "HEAD")) == s1
+		failedToo := strings.Contains(err.Error(), "rolling back failed too")
+		finished := failedToo && moved
+		if failedToo && (strings.Contains(err.Error(), "finishes the undo of s2") != finished || strings.Contains(err.Error(), "keeps the step")) {
+			t.Fatalf("point %d (branch moved: %v): %v", n, moved, err)
+		}
+		open(t, g.Dir, txn.Options{}).Close() // the next command
+		if finished {
+			sawFinished = true
+			if got := strings.TrimSpace(g.Git("rev-parse", "HEAD")); got != s1 {
+				t.Fatalf("point %d: said the undo is finished, but HEAD is %s (s2 %s)", n, got, s2)
+			}
+			_, nerr := os.Lstat(filepath.Join(g.Dir, "d", "n.txt"))
+			if a := g.MustRead("d/a.txt"); a != "one\n" || nerr == nil {
+				t.Fatalf("point %d: said the undo is finished, but d/a.txt %q, d/n.txt there: %v", n, a, nerr == nil)
+			}
+			if got := g.Status(); got != "" {
+				t.Fatalf("point %d: git status:\n%s", n, got)
+			}
+		} else {
+			g.AssertRestored(before)
+		}
+		g.Fsck()
+	}
+	if !sawFinished {
+		t.Fatal("no rollback of the undo failed after the branch moved: the case this test is for was not reached")
+	}
+}

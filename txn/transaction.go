@@ -77,10 +77,19 @@ func (e *Engine) nextFinishes(p *plan, backErr error) (next string, kept bool) {
 	if backErr == nil {
 		return "the next autocoder command finishes the rollback", false
 	}
-	if cur, _, err := e.repo.ResolveRef(p.Ref); err == nil && cur == p.NewRef && p.NewRef != p.OldRef {
+	cur, _, err := e.repo.ResolveRef(p.Ref)
+	moved := err == nil && cur == p.NewRef && p.NewRef != p.OldRef
+	switch {
+	case moved && p.Kind == "apply":
 		return fmt.Sprintf("could not record the rollback (%v): the branch names the step's commit, so the next autocoder command keeps the step, as after a crash past its commit point", backErr), true
+	case moved:
+		// An undo, a redo, --atomic's rollback (which may delete the
+		// branch): "keeps the step" would read as the step it moves.
+		return fmt.Sprintf("could not record the rollback (%v): the branch is where the %s of %s takes it, so the next autocoder command finishes the %s of %s, as after a crash past its commit point", backErr, p.Kind, p.StepID, p.Kind, p.StepID), true
+	case p.Kind == "apply":
+		return fmt.Sprintf("could not record the rollback (%v): the branch does not name the step's commit, so the next autocoder command finishes the rollback", backErr), false
 	}
-	return fmt.Sprintf("could not record the rollback (%v): the branch does not name the step's commit, so the next autocoder command finishes the rollback", backErr), false
+	return fmt.Sprintf("could not record the rollback (%v): the branch has not moved, so the next autocoder command finishes taking the %s of %s back", backErr, p.Kind, p.StepID), false
 }
 
 // keptError is a failed move whose rollback failed too, past its commit
