@@ -31,8 +31,11 @@ func TestARefNotCreatedLeavesNoReflog(t *testing.T) {
 	if err := os.Rename(headLog, headLog+".aside"); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Mkdir(headLog, 0o777); err != nil {
+	if err := os.MkdirAll(filepath.Join(headLog, "x"), 0o777); err != nil {
 		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(headLog, "x", "f"), nil, 0o666); err != nil {
+		t.Fatal(err) // a folder that holds a file: git refuses it too
 	}
 	before := g.Snapshot()
 	who, _ := gitops.ParseSignature("T <t@example.com> 1700000000 +0000")
@@ -49,7 +52,7 @@ func TestARefNotCreatedLeavesNoReflog(t *testing.T) {
 	if out, err := g.GitErr("reflog", "exists", "refs/heads/autocoder/new"); err == nil {
 		t.Errorf("git reflog exists: %q, want none", out)
 	}
-	os.Remove(headLog)
+	os.RemoveAll(headLog)
 	if err := os.Rename(headLog+".aside", headLog); err != nil {
 		t.Fatal(err)
 	}

@@ -40,8 +40,11 @@ func TestARefMovesOnlyAfterItsReflogLines(t *testing.T) {
 	if err := os.Rename(headLog, headLog+".aside"); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Mkdir(headLog, 0o777); err != nil {
+	if err := os.MkdirAll(filepath.Join(headLog, "x"), 0o777); err != nil {
 		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(headLog, "x", "f"), nil, 0o666); err != nil {
+		t.Fatal(err) // a folder that holds a file: git refuses it too
 	}
 	before := g.Snapshot()
 	u := gitops.RefUpdate{Name: "refs/heads/w", Old: head, New: next, Message: "move", Who: who, AlsoLogHEAD: true}
@@ -58,7 +61,7 @@ func TestARefMovesOnlyAfterItsReflogLines(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(g.Dir, ".git", "refs", "heads", "w.lock")); err == nil {
 		t.Fatal("the ref's lock was left")
 	}
-	os.Remove(headLog)
+	os.RemoveAll(headLog)
 	if err := os.Rename(headLog+".aside", headLog); err != nil {
 		t.Fatal(err)
 	}

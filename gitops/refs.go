@@ -410,6 +410,12 @@ func (r *Repo) appendLog(name, line string) (undo func(), err error) {
 	}
 	created := false
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil && removeEmptyFolder(p) {
+		// An empty folder at the name (left by the reflogs of refs
+		// inside it, removed without their folders): git removes it too
+		// (log_ref_setup). One that holds reflogs stays and refuses.
+		err = os.ErrNotExist
+	}
 	if errors.Is(err, os.ErrNotExist) {
 		f, err = os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o666)
 		created = err == nil
@@ -448,6 +454,36 @@ func (r *Repo) appendLog(name, line string) (undo func(), err error) {
 		return nil, fmt.Errorf("append reflog of %s: %w", name, err)
 	}
 	return undo, nil
+}
+
+// removeEmptyFolder removes dir and the folders inside it when dir is a
+// folder that holds no file, and reports whether it did.
+func removeEmptyFolder(dir string) bool {
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+		return false
+	}
+	var dirs []string
+	held := false
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			held = true
+			return filepath.SkipAll
+		}
+		dirs = append(dirs, p)
+		return nil
+	})
+	if err != nil || held {
+		return false
+	}
+	for i := len(dirs) - 1; i >= 0; i-- {
+		if os.Remove(dirs[i]) != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // appendLogs appends line to the reflogs of names, then runs move (the
