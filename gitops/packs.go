@@ -340,7 +340,17 @@ func (r *Repo) hasObject(h plumbing.Hash) bool {
 // look for it), which go-git's answer may still find.
 func (r *Repo) hasUnlessLoose(h plumbing.Hash) bool {
 	found, complete := r.packs.has(h)
-	return found || (!complete || r.alternates) && r.objects.HasEncodedObject(h) == nil
+	if found {
+		return true
+	}
+	if complete && !r.alternates || r.objects.HasEncodedObject(h) != nil {
+		return false
+	}
+	// go-git opens the loose name first, and a folder planted there
+	// opens: its yes is then no object (see looseExists).
+	hex := h.String()
+	fi, err := os.Lstat(filepath.Join(r.CommonDir, "objects", hex[:2], hex[2:]))
+	return err != nil || fi.Mode().IsRegular()
 }
 
 // encodedObject reads h: from a pack (packSet), or loose through go-git,
