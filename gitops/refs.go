@@ -391,22 +391,12 @@ func reflogLine(old, new Hash, who Signature, msg string) string {
 func (r *Repo) appendLog(name, line string) (undo func(), err error) {
 	p := r.logFile(name)
 	var made []string // the folders made for the file, deepest first
-	for d := filepath.Dir(p); ; d = filepath.Dir(d) {
-		if _, err := os.Lstat(d); err == nil || filepath.Dir(d) == d {
-			break
-		}
-		made = append(made, d)
-	}
 	removeMade := func() {
 		for _, d := range made {
 			if os.Remove(d) != nil {
 				return
 			}
 		}
-	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
-		removeMade()
-		return nil, fmt.Errorf("append reflog of %s: %w", name, err)
 	}
 	created := false
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
@@ -417,8 +407,22 @@ func (r *Repo) appendLog(name, line string) (undo func(), err error) {
 		err = os.ErrNotExist
 	}
 	if errors.Is(err, os.ErrNotExist) {
-		f, err = os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o666)
-		created = err == nil
+		for d := filepath.Dir(p); ; d = filepath.Dir(d) {
+			if _, err := os.Lstat(d); err == nil || filepath.Dir(d) == d {
+				break
+			}
+			made = append(made, d)
+		}
+		if err = os.MkdirAll(filepath.Dir(p), 0o777); err == nil {
+			f, err = os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o666)
+			created = err == nil
+			if errors.Is(err, os.ErrExist) {
+				// Made meanwhile by another writer (HEAD's reflog,
+				// whose lock we do not hold): appended to, not ours
+				// to remove.
+				f, err = os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+			}
+		}
 	}
 	if err != nil {
 		removeMade()
