@@ -428,13 +428,18 @@ func (r *Repo) appendLog(name, line string) (undo func(), err error) {
 		removeMade()
 		return nil, fmt.Errorf("append reflog of %s: %w", name, err)
 	}
-	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
+		f.Close()
+		if created {
+			os.Remove(p)
+			removeMade()
+		}
 		return nil, fmt.Errorf("append reflog of %s: %w", name, err)
 	}
 	size := fi.Size()
 	n, err := f.WriteString(line)
+	f.Close() // before the undo: Windows removes no file held open
 	// Only a file that still ends with what was written here is cut:
 	// HEAD's reflog gets the line of a move of the branch HEAD is on
 	// without HEAD.lock (git takes it; we do not), and a line another
