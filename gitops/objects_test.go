@@ -131,14 +131,7 @@ func TestCommitObjectsAndTrailers(t *testing.T) {
 
 func TestRefsReflogAndPackedRefs(t *testing.T) {
 	t.Parallel()
-	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
-	r := openRepo(t, g.Dir)
-	head := plumbing.NewHash(strings.TrimSpace(g.Git("rev-parse", "HEAD")))
-	own, err := r.Private()
-	if err != nil {
-		t.Fatal(err)
-	}
-	who, _ := gitops.ParseSignature("T <t@example.com> 1700000000 +0000")
+	g, r, own, head, who := refRepo(t)
 	if err := r.UpdateRef(gitops.RefUpdate{Name: "refs/heads/w/x", New: head, Message: "create", Who: who}, own); err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +139,7 @@ func TestRefsReflogAndPackedRefs(t *testing.T) {
 		t.Fatalf("reflog %q", got)
 	}
 	// A stale old value is refused under the lock, and nothing moves.
-	err = r.UpdateRef(gitops.RefUpdate{Name: "refs/heads/w/x", Old: gitops.ZeroHash, New: head, Who: who}, own)
+	err := r.UpdateRef(gitops.RefUpdate{Name: "refs/heads/w/x", Old: gitops.ZeroHash, New: head, Who: who}, own)
 	if _, ok := err.(*gitops.RefChangedError); !ok {
 		t.Fatalf("stale old value: %v", err)
 	}

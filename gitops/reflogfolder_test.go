@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	"github.com/autocoder/autocoder/gitops"
-	"github.com/autocoder/autocoder/gitops/gittest"
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // An empty folder where a ref's reflog goes (left by a tool that removed
@@ -19,14 +17,7 @@ import (
 // update, as git's does, with the ref and the folder as they were.
 func TestAnEmptyFolderAtAReflogsNameIsNoReflog(t *testing.T) {
 	t.Parallel()
-	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
-	r := openRepo(t, g.Dir)
-	head := plumbing.NewHash(strings.TrimSpace(g.Git("rev-parse", "HEAD")))
-	own, err := r.Private()
-	if err != nil {
-		t.Fatal(err)
-	}
-	who, _ := gitops.ParseSignature("T <t@example.com> 1700000000 +0000")
+	g, r, own, head, who := refRepo(t)
 	logs := filepath.Join(g.Dir, ".git", "logs", "refs", "heads")
 	if err := os.MkdirAll(filepath.Join(logs, "w", "x", "y"), 0o777); err != nil {
 		t.Fatal(err)
@@ -46,7 +37,7 @@ func TestAnEmptyFolderAtAReflogsNameIsNoReflog(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := g.Snapshot()
-	err = r.UpdateRef(gitops.RefUpdate{Name: "refs/heads/v", New: head, Message: "create", Who: who}, own)
+	err := r.UpdateRef(gitops.RefUpdate{Name: "refs/heads/v", New: head, Message: "create", Who: who}, own)
 	if err == nil || !strings.Contains(err.Error(), "reflog of refs/heads/v") {
 		t.Fatalf("a folder of reflogs at the reflog's name: %v, want the update refused", err)
 	}

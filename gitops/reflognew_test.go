@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	"github.com/autocoder/autocoder/gitops"
-	"github.com/autocoder/autocoder/gitops/gittest"
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // A ref created with HEAD's reflog line that cannot be written (a full
@@ -20,25 +18,9 @@ import (
 // HEAD's reflog can be written, git reads the one line.
 func TestARefNotCreatedLeavesNoReflog(t *testing.T) {
 	t.Parallel()
-	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
-	r := openRepo(t, g.Dir)
-	head := plumbing.NewHash(strings.TrimSpace(g.Git("rev-parse", "HEAD")))
-	own, err := r.Private()
-	if err != nil {
-		t.Fatal(err)
-	}
-	headLog := filepath.Join(g.Dir, ".git", "logs", "HEAD")
-	if err := os.Rename(headLog, headLog+".aside"); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(headLog, "x"), 0o777); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(headLog, "x", "f"), nil, 0o666); err != nil {
-		t.Fatal(err) // a folder that holds a file: git refuses it too
-	}
+	g, r, own, head, who := refRepo(t)
+	unblock := blockHEADLog(t, g)
 	before := g.Snapshot()
-	who, _ := gitops.ParseSignature("T <t@example.com> 1700000000 +0000")
 	u := gitops.RefUpdate{Name: "refs/heads/autocoder/new", New: head, Message: "create", Who: who, AlsoLogHEAD: true}
 	if err := r.UpdateRef(u, own); err == nil || !strings.Contains(err.Error(), "reflog of HEAD") {
 		t.Fatalf("HEAD's reflog cannot be written: %v, want the update refused", err)
@@ -52,10 +34,7 @@ func TestARefNotCreatedLeavesNoReflog(t *testing.T) {
 	if out, err := g.GitErr("reflog", "exists", "refs/heads/autocoder/new"); err == nil {
 		t.Errorf("git reflog exists: %q, want none", out)
 	}
-	os.RemoveAll(headLog)
-	if err := os.Rename(headLog+".aside", headLog); err != nil {
-		t.Fatal(err)
-	}
+	unblock()
 	if err := r.UpdateRef(u, own); err != nil {
 		t.Fatal(err)
 	}

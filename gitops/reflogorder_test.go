@@ -21,14 +21,7 @@ import (
 // both reflogs.
 func TestARefMovesOnlyAfterItsReflogLines(t *testing.T) {
 	t.Parallel()
-	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
-	r := openRepo(t, g.Dir)
-	head := plumbing.NewHash(strings.TrimSpace(g.Git("rev-parse", "HEAD")))
-	own, err := r.Private()
-	if err != nil {
-		t.Fatal(err)
-	}
-	who, _ := gitops.ParseSignature("T <t@example.com> 1700000000 +0000")
+	g, r, own, head, who := refRepo(t)
 	if err := r.UpdateRef(gitops.RefUpdate{Name: "refs/heads/w", New: head, Message: "create", Who: who}, own); err != nil {
 		t.Fatal(err)
 	}
@@ -37,15 +30,7 @@ func TestARefMovesOnlyAfterItsReflogLines(t *testing.T) {
 	headLog := filepath.Join(g.Dir, ".git", "logs", "HEAD")
 	headLogBytes, _ := os.ReadFile(headLog)
 	refLogBytes, _ := os.ReadFile(filepath.Join(g.Dir, ".git", "logs", "refs", "heads", "w"))
-	if err := os.Rename(headLog, headLog+".aside"); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(headLog, "x"), 0o777); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(headLog, "x", "f"), nil, 0o666); err != nil {
-		t.Fatal(err) // a folder that holds a file: git refuses it too
-	}
+	unblock := blockHEADLog(t, g)
 	before := g.Snapshot()
 	u := gitops.RefUpdate{Name: "refs/heads/w", Old: head, New: next, Message: "move", Who: who, AlsoLogHEAD: true}
 	if err := r.UpdateRef(u, own); err == nil || !strings.Contains(err.Error(), "reflog of HEAD") {
@@ -61,10 +46,7 @@ func TestARefMovesOnlyAfterItsReflogLines(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(g.Dir, ".git", "refs", "heads", "w.lock")); err == nil {
 		t.Fatal("the ref's lock was left")
 	}
-	os.RemoveAll(headLog)
-	if err := os.Rename(headLog+".aside", headLog); err != nil {
-		t.Fatal(err)
-	}
+	unblock()
 	if err := r.UpdateRef(u, own); err != nil {
 		t.Fatal(err)
 	}
@@ -75,4 +57,42 @@ func TestARefMovesOnlyAfterItsReflogLines(t *testing.T) {
 		t.Fatalf("HEAD's reflog:\n%s", b)
 	}
 	g.Fsck()
+}
+
+// refRepo is a repository of one commit (head), opened, with its private
+// folder and an identity for reflog lines.
+func refRepo(t *testing.T) (g *gittest.Repo, r *gitops.Repo, own *gitops.Private, head plumbing.Hash, who gitops.Signature) {
+	t.Helper()
+	g = gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
+	r = openRepo(t, g.Dir)
+	head = plumbing.NewHash(strings.TrimSpace(g.Git("rev-parse", "HEAD")))
+	own, err := r.Private()
+	if err != nil {
+		t.Fatal(err)
+	}
+	who, _ = gitops.ParseSignature("T <t@example.com> 1700000000 +0000")
+	return g, r, own, head, who
+}
+
+// blockHEADLog puts a folder that holds a file (git refuses it too) where
+// HEAD's reflog is, so that no line can be appended to it (as on a full
+// disk), and returns what puts the reflog back.
+func blockHEADLog(t *testing.T, g *gittest.Repo) (unblock func()) {
+	t.Helper()
+	headLog := filepath.Join(g.Dir, ".git", "logs", "HEAD")
+	if err := os.Rename(headLog, headLog+".aside"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(headLog, "x"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(headLog, "x", "f"), nil, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		os.RemoveAll(headLog)
+		if err := os.Rename(headLog+".aside", headLog); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -170,23 +170,7 @@ func TestAFailedRollbackIsFinishedByTheNextCommand(t *testing.T) {
 		if n > 100 {
 			t.Fatal("the step never got past its last failure point")
 		}
-		t.Setenv("AUTOCODER_TEST_FAIL_FROM", "")
-		g := gittest.NewWithCommit(t, map[string]string{"d/a.txt": "a\n", "u.txt": "u\n"})
-		g.Write("u.txt", "staged\n")
-		g.Git("add", "u.txt")
-		opts := txn.Options{SplitIndex: true}
-		e := open(t, g.Dir, opts)
-		mustApply(t, e, mkStep("s1", write("d/a.txt", "one\n")))
-		if err := e.Close(); err != nil {
-			t.Fatal(err)
-		}
-		before := g.Snapshot()
-		head := strings.TrimSpace(g.Git("rev-parse", "HEAD"))
-		t.Setenv("AUTOCODER_TEST_FAIL_FROM", fmt.Sprint(n))
-		e = open(t, g.Dir, opts)
-		r := e.Apply(context.Background(), mkStep("s2", write("d/a.txt", "two\n"), write("d/n.txt", "new\n")))
-		e.Close()
-		t.Setenv("AUTOCODER_TEST_FAIL_FROM", "")
+		g, opts, before, head, r := secondStepFailingFrom(t, n, false)
 		if r.Status != step.StatusFailed {
 			if n < 4 {
 				t.Fatalf("point %d: no failure injected", n)
@@ -234,26 +218,7 @@ func TestAFailedRollbackThatCouldNotBeRecordedSaysWhatTheNextCommandDoes(t *test
 		if n > 100 {
 			t.Fatal("the step never got past its last failure point")
 		}
-		t.Setenv("AUTOCODER_TEST_FAIL_FROM", "")
-		t.Setenv("AUTOCODER_TEST_FAIL_BACK", "")
-		g := gittest.NewWithCommit(t, map[string]string{"d/a.txt": "a\n", "u.txt": "u\n"})
-		g.Write("u.txt", "staged\n")
-		g.Git("add", "u.txt")
-		opts := txn.Options{SplitIndex: true}
-		e := open(t, g.Dir, opts)
-		mustApply(t, e, mkStep("s1", write("d/a.txt", "one\n")))
-		if err := e.Close(); err != nil {
-			t.Fatal(err)
-		}
-		before := g.Snapshot()
-		head := strings.TrimSpace(g.Git("rev-parse", "HEAD"))
-		t.Setenv("AUTOCODER_TEST_FAIL_FROM", fmt.Sprint(n))
-		t.Setenv("AUTOCODER_TEST_FAIL_BACK", "1")
-		e = open(t, g.Dir, opts)
-		r := e.Apply(context.Background(), mkStep("s2", write("d/a.txt", "two\n"), write("d/n.txt", "new\n")))
-		e.Close()
-		t.Setenv("AUTOCODER_TEST_FAIL_FROM", "")
-		t.Setenv("AUTOCODER_TEST_FAIL_BACK", "")
+		g, opts, before, head, r := secondStepFailingFrom(t, n, true)
 		if r.Status == step.StatusApplied && r.Error == "" {
 			break // a step the next command keeps is applied, with an error
 		}
@@ -287,4 +252,35 @@ func TestAFailedRollbackThatCouldNotBeRecordedSaysWhatTheNextCommandDoes(t *test
 	if !sawKept {
 		t.Fatal("no rollback failed after the branch moved: the case this test is for was not reached")
 	}
+}
+
+// secondStepFailingFrom makes a repository with a staged change of the
+// user's (u.txt), applies a step s1, then a step s2 with every failure
+// point from the n-th on failing (AUTOCODER_TEST_FAIL_FROM) and, with
+// failBack, the journal's "back" too (AUTOCODER_TEST_FAIL_BACK). It
+// returns the repository, the options its engines open with, the
+// snapshot and HEAD before s2, and s2's result.
+func secondStepFailingFrom(t *testing.T, n int, failBack bool) (g *gittest.Repo, opts txn.Options, before gittest.Snapshot, head string, r step.Result) {
+	t.Helper()
+	g = gittest.NewWithCommit(t, map[string]string{"d/a.txt": "a\n", "u.txt": "u\n"})
+	g.Write("u.txt", "staged\n")
+	g.Git("add", "u.txt")
+	opts = txn.Options{SplitIndex: true}
+	e := open(t, g.Dir, opts)
+	mustApply(t, e, mkStep("s1", write("d/a.txt", "one\n")))
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	before = g.Snapshot()
+	head = strings.TrimSpace(g.Git("rev-parse", "HEAD"))
+	t.Setenv("AUTOCODER_TEST_FAIL_FROM", fmt.Sprint(n))
+	if failBack {
+		t.Setenv("AUTOCODER_TEST_FAIL_BACK", "1")
+	}
+	e = open(t, g.Dir, opts)
+	r = e.Apply(context.Background(), mkStep("s2", write("d/a.txt", "two\n"), write("d/n.txt", "new\n")))
+	e.Close()
+	t.Setenv("AUTOCODER_TEST_FAIL_FROM", "")
+	t.Setenv("AUTOCODER_TEST_FAIL_BACK", "")
+	return g, opts, before, head, r
 }
