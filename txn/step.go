@@ -109,7 +109,7 @@ func (e *Engine) apply(ctx context.Context, s *step.Step) step.Result {
 		res.Error, res.Hint = "committed, but its files are not all in place: "+err.Error(), step.HintOf(err)
 		notAttempted(&res, "the step's files are not all in place until the next autocoder command")
 	} else if err != nil {
-		return failed(&res, err, true)
+		return failed(&res, err, !errors.As(err, new(*unwrittenError)))
 	}
 	e.clearRedo(p.Ref)
 	for _, c := range ch {

@@ -22,11 +22,11 @@ func (e *Engine) execute(p *plan, held *heldIndex) error {
 	if _, err := os.Stat(e.journalPath()); err == nil {
 		// A rollback that failed kept its journal: a new one must not
 		// overwrite it. The next Open recovers it.
-		return &step.Error{Msg: "an interrupted transaction's journal is still in " + e.journalPath(),
-			Fix: "run any autocoder command again: it finishes that transaction first"}
+		return &unwrittenError{&step.Error{Msg: "an interrupted transaction's journal is still in " + e.journalPath(),
+			Fix: "run any autocoder command again: it finishes that transaction first"}}
 	}
 	if err := e.writeJournal(p); err != nil {
-		return err
+		return &unwrittenError{err}
 	}
 	if err := e.crash.point(); err != nil {
 		e.clearJournal()
@@ -37,7 +37,7 @@ func (e *Engine) execute(p *plan, held *heldIndex) error {
 			// Refused before the first write (a lock held by git, a moved
 			// ref): there is nothing to take back.
 			e.clearJournal()
-			return err
+			return &unwrittenError{err}
 		}
 		p.only = p.reached
 		if p.only == nil {
@@ -91,6 +91,14 @@ func (e *Engine) nextFinishes(p *plan, backErr error) (next string, kept bool) {
 	}
 	return fmt.Sprintf("could not record the rollback (%v): the branch has not moved, so the next autocoder command finishes taking the %s of %s back", backErr, p.Kind, p.StepID), false
 }
+
+// unwrittenError is a plan that execute refused before it wrote anything
+// of it: its ops were not attempted, and its result must not say they
+// were taken back.
+type unwrittenError struct{ err error }
+
+func (e *unwrittenError) Error() string { return e.err.Error() }
+func (e *unwrittenError) Unwrap() error { return e.err }
 
 // keptError is a failed move whose rollback failed too, past its commit
 // point, which the next command finishes forward (nextFinishes): the step
