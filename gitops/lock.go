@@ -205,7 +205,8 @@ func (l *LockFile) Path() string { return l.path }
 // Reserve): Commit renames it over the target.
 func (l *LockFile) Write(p []byte) (int, error) {
 	if end := l.off + int64(len(p)); end > l.reserved {
-		Reserve(l.f, max(l.off, l.reserved), end-max(l.off, l.reserved))
+		from := max(l.off, l.reserved)
+		Reserve(l.f, from, end-from)
 		l.reserved = end
 	}
 	n, err := l.f.Write(p)

@@ -125,9 +125,8 @@ func (r *Repo) ObjectsWritten() error {
 // long ago (a step undone, then made again) must not be pruned under the
 // commit that is about to name it. A packed object is left as it is.
 func (r *Repo) freshen(h Hash) {
-	hex := h.String()
 	now := time.Now()
-	os.Chtimes(filepath.Join(r.CommonDir, "objects", hex[:2], hex[2:]), now, now)
+	os.Chtimes(r.looseFile(h), now, now)
 }
 
 // tmpObject is a new temporary file in an object folder, open for
@@ -206,10 +205,9 @@ func (r *Repo) writeLoose(h Hash, typ plumbing.ObjectType, data []byte) error {
 		}
 		stream = buf.Bytes()
 	}
-	hex := h.String()
-	dir := filepath.Join(r.CommonDir, "objects", hex[:2])
-	final := filepath.Join(dir, hex[2:])
-	if r.spares.lacks(hex[:2]) {
+	final := r.looseFile(h)
+	dir := filepath.Dir(final)
+	if r.spares.lacks(filepath.Base(dir)) {
 		r.spares.takeDir(dir) // if it fails, placeObject or tmpObjectFile finds out
 	}
 	if o, ok := r.spares.takeObject(); ok {

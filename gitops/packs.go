@@ -286,8 +286,7 @@ func readExactly(zr io.Reader, size uint64) ([]byte, bool) {
 // typ (AnyObject: any): the zlib stream of "<type> <size>\x00" and the
 // content (git's unpack_loose_header, then the rest).
 func (r *Repo) readLoose(typ plumbing.ObjectType, h plumbing.Hash) ([]byte, bool) {
-	hex := h.String()
-	f, err := os.Open(filepath.Join(r.CommonDir, "objects", hex[:2], hex[2:]))
+	f, err := os.Open(r.looseFile(h))
 	if err != nil {
 		return nil, false
 	}
@@ -323,9 +322,14 @@ func (r *Repo) readLoose(typ plumbing.ObjectType, h plumbing.Hash) ([]byte, bool
 // name. A folder there (planted in a repository received whole) is no
 // object: taken for one, a step committed a blob that git cannot read.
 func (r *Repo) looseExists(h plumbing.Hash) bool {
-	hex := h.String()
-	fi, err := os.Lstat(filepath.Join(r.CommonDir, "objects", hex[:2], hex[2:]))
+	fi, err := os.Lstat(r.looseFile(h))
 	return err == nil && fi.Mode().IsRegular()
+}
+
+// looseFile is the name of h's loose file: objects/ab/cdef….
+func (r *Repo) looseFile(h plumbing.Hash) string {
+	hex := h.String()
+	return filepath.Join(r.CommonDir, "objects", hex[:2], hex[2:])
 }
 
 // hasObject reports whether the repository holds h: packed (packSet),
@@ -348,8 +352,7 @@ func (r *Repo) hasUnlessLoose(h plumbing.Hash) bool {
 	}
 	// go-git opens the loose name first, and a folder planted there
 	// opens: its yes is then no object (see looseExists).
-	hex := h.String()
-	fi, err := os.Lstat(filepath.Join(r.CommonDir, "objects", hex[:2], hex[2:]))
+	fi, err := os.Lstat(r.looseFile(h))
 	return err != nil || fi.Mode().IsRegular()
 }
 

@@ -181,14 +181,8 @@ func (r *Repo) BeginRefUpdate(u RefUpdate, p *Private) (*RefTxn, error) {
 	if in, ok := r.RefInTheWay(u.Name); ok {
 		return nil, &RefInTheWayError{Ref: u.Name, Other: in}
 	}
-	var made []string
-	for d := filepath.Dir(file); ; d = filepath.Dir(d) {
-		if _, err := os.Lstat(d); err == nil || filepath.Dir(d) == d {
-			break
-		}
-		made = append(made, d)
-	}
-	if err := os.MkdirAll(filepath.Dir(file), 0o777); err != nil {
+	made, err := makeFolders(file)
+	if err != nil {
 		return nil, fmt.Errorf("update %s: %w", u.Name, err)
 	}
 	t := &RefTxn{r: r, u: u, file: file, priv: p, made: made}
@@ -218,8 +212,24 @@ func (t *RefTxn) Rollback() {
 }
 
 // removeMade removes the folders BeginRefUpdate made, if still empty.
-func (t *RefTxn) removeMade() {
-	for _, d := range t.made {
+func (t *RefTxn) removeMade() { removeFolders(t.made) }
+
+// makeFolders makes the folder of file and those above it that are
+// missing, and returns the ones it made, deepest first (for
+// removeFolders; also where it fails).
+func makeFolders(file string) (made []string, err error) {
+	for d := filepath.Dir(file); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil || filepath.Dir(d) == d {
+			break
+		}
+		made = append(made, d)
+	}
+	return made, os.MkdirAll(filepath.Dir(file), 0o777)
+}
+
+// removeFolders removes folders, deepest first, while they are empty.
+func removeFolders(folders []string) {
+	for _, d := range folders {
 		if os.Remove(d) != nil {
 			return
 		}
@@ -391,13 +401,6 @@ func reflogLine(old, new Hash, who Signature, msg string) string {
 func (r *Repo) appendLog(name, line string) (undo func(), err error) {
 	p := r.logFile(name)
 	var made []string // the folders made for the file, deepest first
-	removeMade := func() {
-		for _, d := range made {
-			if os.Remove(d) != nil {
-				return
-			}
-		}
-	}
 	created := false
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil && removeEmptyFolder(p) {
@@ -407,13 +410,7 @@ func (r *Repo) appendLog(name, line string) (undo func(), err error) {
 		err = os.ErrNotExist
 	}
 	if errors.Is(err, os.ErrNotExist) {
-		for d := filepath.Dir(p); ; d = filepath.Dir(d) {
-			if _, err := os.Lstat(d); err == nil || filepath.Dir(d) == d {
-				break
-			}
-			made = append(made, d)
-		}
-		if err = os.MkdirAll(filepath.Dir(p), 0o777); err == nil {
+		if made, err = makeFolders(p); err == nil {
 			f, err = os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o666)
 			created = err == nil
 			if errors.Is(err, os.ErrExist) {
@@ -425,7 +422,7 @@ func (r *Repo) appendLog(name, line string) (undo func(), err error) {
 		}
 	}
 	if err != nil {
-		removeMade()
+		removeFolders(made)
 		return nil, fmt.Errorf("append reflog of %s: %w", name, err)
 	}
 	fi, err := f.Stat()
@@ -433,7 +430,7 @@ func (r *Repo) appendLog(name, line string) (undo func(), err error) {
 		f.Close()
 		if created {
 			os.Remove(p)
-			removeMade()
+			removeFolders(made)
 		}
 		return nil, fmt.Errorf("append reflog of %s: %w", name, err)
 	}
@@ -453,7 +450,7 @@ func (r *Repo) appendLog(name, line string) (undo func(), err error) {
 		}
 		if created {
 			os.Remove(p)
-			removeMade()
+			removeFolders(made)
 			return
 		}
 		os.Truncate(p, size)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/autocoder/autocoder/gitops"
 	"github.com/autocoder/autocoder/gitops/gittest"
@@ -20,7 +21,7 @@ import (
 func TestAStepRefusedBeforeItsFirstWriteSaysItsOpsWereNotAttempted(t *testing.T) {
 	gittest.Isolate(t)
 	old := gitops.LockWait
-	gitops.LockWait = 50 * 1e6 // 50 ms: what is tested is what the result says
+	gitops.LockWait = 50 * time.Millisecond // what is tested is what the result says
 	t.Cleanup(func() { gitops.LockWait = old })
 	g := gittest.NewWithCommit(t, map[string]string{"a.txt": "one\n", "b.txt": "b\n"})
 	e := open(t, g.Dir, txn.Options{})

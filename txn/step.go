@@ -226,8 +226,9 @@ func (e *Engine) treeOf(commit gitops.Hash) (gitops.Hash, error) {
 	return e.repo.CommitTree(commit)
 }
 
-// buildCommit writes the step's blobs, trees and commit object (objects
-// nobody references yet, harmless if the step fails) and returns the plan.
+// buildCommit names the step's blobs, trees and commit object, which are
+// written behind it (objects nobody references yet, harmless if the step
+// fails), and returns the plan.
 func (e *Engine) buildCommit(s *step.Step, head gitops.Head, headTree gitops.Hash, w *workspace, ch []pathChange) (_ gitops.Hash, _ *plan, err error) {
 	ref, oldRef, newHEAD, err := e.workBranch(head)
 	if err != nil {
