@@ -64,6 +64,7 @@ func (e *Engine) execute(p *plan, held *heldIndex) error {
 		return err
 	}
 	e.crash.point() // a failure here is past the commit point: ignored
+	e.settleRedo(p)
 	return e.clearJournal()
 }
 

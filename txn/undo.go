@@ -202,19 +202,16 @@ func (e *Engine) Undo(n int, o ...UndoOptions) ([]LogEntry, error) {
 		}
 	}
 	target := oldest.Parents[0]
-	if err := e.move("undo", steps[0], head, target, oldest.Trailer("Autocoder-Step")); err != nil {
-		return nil, err
-	}
-	if err := e.Flush(); err != nil {
-		return nil, err
-	}
 	var undone []LogEntry
 	stack := e.readRedo(head.Branch)
 	for _, c := range steps {
 		undone = append(undone, logEntry(c))
 		stack = append(stack, c.Hash.String()) // the oldest undone ends on top
 	}
-	return undone, e.writeRedo(head.Branch, stack)
+	if err := e.move("undo", steps[0], head, target, oldest.Trailer("Autocoder-Step"), stack); err != nil {
+		return nil, err
+	}
+	return undone, e.Flush()
 }
 
 // Redo puts back the most recently undone step, if the branch is still
@@ -246,13 +243,10 @@ func (e *Engine) Redo() (LogEntry, error) {
 		e.writeRedo(head.Branch, nil)
 		return LogEntry{}, nothing
 	}
-	if err := e.move("redo", c, head, top, c.Trailer("Autocoder-Step")); err != nil {
+	if err := e.move("redo", c, head, top, c.Trailer("Autocoder-Step"), stack[:len(stack)-1]); err != nil {
 		return LogEntry{}, err
 	}
-	if err := e.Flush(); err != nil {
-		return LogEntry{}, err
-	}
-	return logEntry(c), e.writeRedo(head.Branch, stack[:len(stack)-1])
+	return logEntry(c), e.Flush()
 }
 
 // published refuses an undo whose oldest step (and so every newer one)
@@ -334,10 +328,13 @@ func (e *Engine) current() (gitops.Head, error) {
 // move moves the work branch head from its tip to target: with its files
 // when HEAD is on it (moveBranch), the ref alone when no worktree has it
 // checked out (View). One checked out in another worktree is refused:
-// its files are there, and so is the lock of whoever works in it.
-func (e *Engine) move(kind string, about *gitops.Commit, head gitops.Head, target gitops.Hash, stepID string) error {
+// its files are there, and so is the lock of whoever works in it. redo is
+// the branch's redo stack once the move is whole: the journal carries it,
+// so that a move that a kill interrupted and the next command finished
+// leaves what undo took away on the stack, as a whole one does.
+func (e *Engine) move(kind string, about *gitops.Commit, head gitops.Head, target gitops.Hash, stepID string, redo []string) error {
 	if head.Raw != "" {
-		return e.moveBranch(kind, about, head, target, stepID)
+		return e.moveBranch(kind, about, head, target, stepID, redo)
 	}
 	branch := strings.TrimPrefix(head.Branch, "refs/heads/")
 	if wt, ok, err := e.repo.WorktreeOf(context.Background(), branch); err != nil {
@@ -350,13 +347,16 @@ func (e *Engine) move(kind string, about *gitops.Commit, head gitops.Head, targe
 	if err != nil {
 		committer = e.recoveryIdentity()
 	}
-	return e.repo.UpdateRef(gitops.RefUpdate{Name: head.Branch, Old: head.Hash, New: target,
-		Message: "autocoder " + kind + ": " + about.Subject(), Who: committer}, e.priv)
+	if err := e.repo.UpdateRef(gitops.RefUpdate{Name: head.Branch, Old: head.Hash, New: target,
+		Message: "autocoder " + kind + ": " + about.Subject(), Who: committer}, e.priv); err != nil {
+		return err
+	}
+	return e.writeRedo(head.Branch, redo)
 }
 
 // moveBranch moves the current work branch from HEAD to target, bringing
 // the files that differ between the two (and only those) along.
-func (e *Engine) moveBranch(kind string, about *gitops.Commit, head gitops.Head, target gitops.Hash, stepID string) error {
+func (e *Engine) moveBranch(kind string, about *gitops.Commit, head gitops.Head, target gitops.Hash, stepID string, redo []string) error {
 	from, err := e.treeOf(head.Hash)
 	if err != nil {
 		return err
@@ -399,7 +399,7 @@ func (e *Engine) moveBranch(kind string, about *gitops.Commit, head gitops.Head,
 		committer = e.recoveryIdentity()
 	}
 	p := &plan{Kind: kind, StepID: stepID, Ref: head.Branch, OldRef: head.Hash, NewRef: target,
-		OldHEAD: head.Raw, NewHEAD: head.Raw, Paths: ch,
+		OldHEAD: head.Raw, NewHEAD: head.Raw, Paths: ch, Redo: &redo,
 		Message: "autocoder " + kind + ": " + about.Subject(), who: committer}
 	return e.execute(p, held)
 }
@@ -435,6 +435,20 @@ func (e *Engine) writeRedo(branch string, stack []string) error {
 }
 
 func (e *Engine) clearRedo(branch string) { os.Remove(e.redoFile(branch)) }
+
+// settleRedo writes the redo stack of a plan that moved forward (undo,
+// redo): past the commit point and before the journal goes, so that the
+// recovery of a killed move writes it too. The move stands where this
+// fails; the stack is then what it was, and a warning says so.
+func (e *Engine) settleRedo(p *plan) {
+	if p.Redo == nil {
+		return
+	}
+	if err := e.writeRedo(p.Ref, *p.Redo); err != nil {
+		fmt.Fprintf(e.opts.Log, "autocoder: warning: the %s of step %s is done, but the list of steps redo puts back could not be written: %v\nhint: autocoder log and git reflog %s show the steps; git reset --hard <commit> on the branch brings one back\n",
+			p.Kind, p.StepID, err, strings.TrimPrefix(p.Ref, "refs/heads/"))
+	}
+}
 
 // rollbackTo takes back every step applied since start (--atomic): the
 // files, the index entries, the branch, and HEAD as they were.

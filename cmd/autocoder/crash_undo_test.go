@@ -77,6 +77,7 @@ func crashUndoRedo(t *testing.T, split bool) {
 						t.Fatalf("apply: %v\n%s", err, out)
 					}
 				}
+				tip := g.Git("rev-parse", "HEAD")
 				if c.setup != nil {
 					if out, err := autocoder(t, g.Dir, nil, c.setup...); err != nil {
 						t.Fatalf("%v: %v\n%s", c.setup, err, out)
@@ -122,6 +123,25 @@ func crashUndoRedo(t *testing.T, split bool) {
 				if c.name == "atomic" {
 					continue
 				}
+				// What undo took away stays on the redo stack wherever it was
+				// killed, as does what redo has not put back yet: redo until
+				// there is nothing left brings the branch back to its tip.
+				for k := 0; ; k++ {
+					out, err := autocoder(t, g.Dir, nil, "redo")
+					if err != nil {
+						if !strings.Contains(out, "nothing to redo") {
+							t.Fatalf("point %d: redo after the crash: %v\n%s", n, err, out)
+						}
+						break
+					}
+					if k == 2 {
+						t.Fatalf("point %d: redo put back a third step of two", n)
+					}
+				}
+				if got := g.Git("rev-parse", "HEAD"); got != tip {
+					t.Fatalf("point %d: redo ends at %s, not at the tip %s the two steps made: the %s lost a step from the redo stack", n, strings.TrimSpace(got), strings.TrimSpace(tip), c.name)
+				}
+				checkConsistent(t, g, n, want, userBefore)
 				// The branch is at a whole step: undo and redo go on from it.
 				if out, err := autocoder(t, g.Dir, nil, "undo"); err != nil {
 					t.Fatalf("point %d: undo after the crash: %v\n%s", n, err, out)
