@@ -398,6 +398,22 @@ func reflogLine(old, new Hash, who Signature, msg string) string {
 // (a ref's first), the file and the folders made for it removed, so that
 // a ref not created has no reflog (git reflog exists) and no file stands
 // where a folder of other refs' reflogs would go.
+// autocreateReflog reports whether git makes a reflog for ref name where
+// it has none (should_autocreate_reflog): core.logAllRefUpdates "always",
+// every ref; false, none; true or unset (a repository with a worktree),
+// branches, remote-tracking refs, notes and HEAD. A value git does not
+// read as a boolean is taken as unset.
+func (r *Repo) autocreateReflog(name string) bool {
+	v := r.configValue("core.logAllRefUpdates")
+	if strings.EqualFold(v, "always") {
+		return true
+	}
+	if on, ok := r.ConfigBool("core", "logAllRefUpdates"); ok && !on {
+		return false
+	}
+	return name == "HEAD" || strings.HasPrefix(name, "refs/heads/") || strings.HasPrefix(name, "refs/remotes/") || strings.HasPrefix(name, "refs/notes/")
+}
+
 func (r *Repo) appendLog(name, line string) (undo func(), err error) {
 	p := r.logFile(name)
 	var made []string // the folders made for the file, deepest first
@@ -410,6 +426,9 @@ func (r *Repo) appendLog(name, line string) (undo func(), err error) {
 		err = os.ErrNotExist
 	}
 	if errors.Is(err, os.ErrNotExist) {
+		if !r.autocreateReflog(name) {
+			return func() {}, nil
+		}
 		if made, err = makeFolders(p); err == nil {
 			f, err = os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o666)
 			created = err == nil
