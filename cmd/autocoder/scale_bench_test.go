@@ -303,12 +303,16 @@ func benchSessions(b *testing.B, mine, theirs string, files, first, sessions, st
 		// git worktree add fails now and then when another is being
 		// added at the same moment ("failed to read
 		// .git/worktrees/…/commondir"): a script tries again, as
-		// autocoder does (gitops.AddSession).
-		for try := 1; !run("worktree", "add", "-q", "-b", fmt.Sprintf("s%d", first+s+1), wt, "main"); try++ {
+		// autocoder does (gitops.AddSession). The failed one may have
+		// made the branch already: the next try takes it (-B; it is
+		// still at main).
+		create := "-b"
+		for try := 1; !run("worktree", "add", "-q", create, fmt.Sprintf("s%d", first+s+1), wt, "main"); try++ {
 			if _, err := os.Lstat(wt); err == nil || try == 5 {
 				return
 			}
 			fails[s] = ""
+			create = "-B"
 			time.Sleep(time.Duration(try) * 20 * time.Millisecond)
 		}
 		for i, e := range edits[s] {
