@@ -3,6 +3,7 @@ package txn_test
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -45,6 +46,84 @@ func TestAnUndoOfABranchCheckedOutNowhereWhoseRedoStackCannotBeWrittenStands(t *
 	}
 	if w := log.String(); !strings.Contains(w, "could not be written") {
 		t.Fatalf("no warning:\n%s", w)
+	}
+	g.Fsck()
+}
+
+// Steps on top of the redo stack that the branch has already (an undo
+// --branch killed between writing its stack and moving its ref, a redo
+// whose stack could not be written, a stack a recovery wrote twice) are
+// not what redo puts back: it drops them and puts back the one below,
+// rather than dropping the whole stack.
+func TestRedoDropsStepsOnTopOfTheStackThatTheBranchHas(t *testing.T) {
+	t.Parallel()
+	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
+	e := open(t, g.Dir, txn.Options{})
+	mustApply(t, e, mkStep("1", write("b", "b\n")))
+	mustApply(t, e, mkStep("2", write("c", "c\n")))
+	mustApply(t, e, mkStep("3", write("d", "d\n")))
+	rev := func(r string) string { return strings.TrimSpace(g.Git("rev-parse", r)) }
+	s1, s2, s3 := rev("HEAD~2"), rev("HEAD~1"), rev("HEAD")
+	if _, err := e.Undo(1); err != nil {
+		t.Fatal(err)
+	}
+	// As an undo of step 2 leaves it when killed after its stack was
+	// written and before its ref moved: step 2 (and 1, for an undo 2) on
+	// top, the branch still at step 2.
+	stack := filepath.Join(g.Dir, ".git", "autocoder", "redo", strings.ReplaceAll(strings.TrimSpace(g.Git("symbolic-ref", "--short", "HEAD")), "/", "%"))
+	b, err := os.ReadFile(stack)
+	if err != nil || strings.TrimSpace(string(b)) != s3 {
+		t.Fatalf("the stack after undo: %q %v", b, err)
+	}
+	if err := os.WriteFile(stack, []byte(s3+"\n"+s2+"\n"+s1+"\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	r, err := e.Redo()
+	if err != nil {
+		t.Fatalf("redo dropped step 3 with the steps the branch has: %v", err)
+	}
+	if r.StepID != "3" || rev("HEAD") != s3 {
+		t.Fatalf("redo put back %+v, HEAD at %s", r, rev("HEAD"))
+	}
+	if _, err := os.Stat(stack); !os.IsNotExist(err) {
+		t.Fatalf("the stack is left: %v", err)
+	}
+	g.Fsck()
+}
+
+// A redo whose stack cannot be written stands with a warning, and the
+// stack is what it was: the step it put back still on top. The next redo
+// must put back the step below it, not drop every step left because the
+// top one is on the branch. (The stack file is made immutable, which
+// only chattr and root can do; the test is skipped elsewhere.)
+func TestARedoWhoseRedoStackCannotBeWrittenLeavesTheNextRedoItsStep(t *testing.T) {
+	t.Parallel()
+	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
+	var log bytes.Buffer
+	e := open(t, g.Dir, txn.Options{Log: &log})
+	mustApply(t, e, mkStep("1", write("b", "b\n")))
+	mustApply(t, e, mkStep("2", write("c", "c\n")))
+	tip := strings.TrimSpace(g.Git("rev-parse", "HEAD"))
+	if _, err := e.Undo(2); err != nil {
+		t.Fatal(err)
+	}
+	stack := filepath.Join(g.Dir, ".git", "autocoder", "redo", strings.ReplaceAll(strings.TrimSpace(g.Git("symbolic-ref", "--short", "HEAD")), "/", "%"))
+	if out, err := exec.Command("chattr", "+i", stack).CombinedOutput(); err != nil {
+		t.Skipf("chattr +i: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("chattr", "-i", stack).Run() })
+	if r, err := e.Redo(); err != nil || r.StepID != "1" {
+		t.Fatalf("first redo: %+v %v", r, err)
+	}
+	if !strings.Contains(log.String(), "could not be written") {
+		t.Fatalf("no warning:\n%s", log.String())
+	}
+	r, err := e.Redo()
+	if err != nil || r.StepID != "2" {
+		t.Fatalf("the second redo did not put back step 2: %+v %v", r, err)
+	}
+	if got := strings.TrimSpace(g.Git("rev-parse", "HEAD")); got != tip {
+		t.Fatalf("HEAD at %s, not the tip %s", got, tip)
 	}
 	g.Fsck()
 }
