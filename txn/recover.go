@@ -84,6 +84,7 @@ func (e *Engine) recoverJournal() error {
 		fmt.Fprintf(e.opts.Log, "autocoder: left your changes to %s as they are\n", strings.Join(p.kept, ", "))
 	}
 	if forward {
+		e.recoverRedo(&p)
 		e.settleRedo(&p)
 		fmt.Fprintf(e.opts.Log, "autocoder: an earlier run was interrupted after step %s was committed (%s); finished it\n", p.StepID, p.Kind)
 	} else {

@@ -126,7 +126,7 @@ func (e *Engine) run(ctx context.Context, items []step.Item, o RunOptions) (resu
 	}
 	interrupted := o.UndoOnCancel && ctx != nil && ctx.Err() != nil
 	if (failed && o.Atomic || interrupted) && !o.DryRun && startErr == nil {
-		err := e.rollbackTo(start)
+		err := e.rollbackTo(start, savedRedo)
 		if err == nil {
 			err = e.Flush()
 		}

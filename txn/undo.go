@@ -230,7 +230,26 @@ func (e *Engine) Redo() (LogEntry, error) {
 	}
 	stack := e.readRedo(head.Branch)
 	nothing := &NothingError{Why: "nothing to redo", Fix: "redo puts back steps that autocoder undo took away, until a new apply"}
+	// Steps on top that the branch has already are not undone: an undo
+	// --branch killed between its stack and its ref (see move), a redo
+	// whose stack could not be written (settleRedo). They go; the
+	// steps below them are still the ones to put back.
+	var onBranch map[string]bool
+	for len(stack) > 0 && plumbing.IsHash(stack[len(stack)-1]) {
+		if onBranch == nil {
+			onBranch = map[string]bool{}
+			commits, _ := e.history(head, -1)
+			for _, c := range commits {
+				onBranch[c.Hash.String()] = true
+			}
+		}
+		if !onBranch[stack[len(stack)-1]] {
+			break
+		}
+		stack = stack[:len(stack)-1]
+	}
 	if len(stack) == 0 {
+		e.writeRedo(head.Branch, nil)
 		return LogEntry{}, nothing
 	}
 	if !plumbing.IsHash(stack[len(stack)-1]) {
@@ -347,11 +366,34 @@ func (e *Engine) move(kind string, about *gitops.Commit, head gitops.Head, targe
 	if err != nil {
 		committer = e.recoveryIdentity()
 	}
+	// No journal here: the stack an undo makes (longer) is written before
+	// the ref moves, the one a redo makes (shorter) after, so that a kill
+	// between the two leaves on it at most steps the branch has (which
+	// Redo drops), never loses one that is not on the branch. A stack that
+	// cannot be written leaves the move standing with a warning, as
+	// settleRedo does; one written for a move that then fails is put back
+	// as it was.
+	first := kind == "undo"
+	var old []string
+	var werr error
+	if first {
+		old = e.readRedo(head.Branch)
+		werr = e.writeRedo(head.Branch, redo)
+	}
 	if err := e.repo.UpdateRef(gitops.RefUpdate{Name: head.Branch, Old: head.Hash, New: target,
 		Message: "autocoder " + kind + ": " + about.Subject(), Who: committer}, e.priv); err != nil {
+		if first && werr == nil {
+			e.writeRedo(head.Branch, old)
+		}
 		return err
 	}
-	return e.writeRedo(head.Branch, redo)
+	if !first {
+		werr = e.writeRedo(head.Branch, redo)
+	}
+	if werr != nil {
+		e.warnRedo(kind, stepID, head.Branch, werr)
+	}
+	return nil
 }
 
 // moveBranch moves the current work branch from HEAD to target, bringing
@@ -379,6 +421,9 @@ func (e *Engine) moveBranch(kind string, about *gitops.Commit, head gitops.Head,
 			Old: entry{Exists: d.From.Mode != 0, Mode: d.From.Mode, Hash: d.From.Hash},
 			New: entry{Exists: d.To.Mode != 0, Mode: d.To.Mode, Hash: d.To.Hash}})
 	}
+	if redo == nil {
+		redo = []string{} // "redo": [] in the journal, not null (an old journal's)
+	}
 	held, err := e.lockIndex()
 	if err != nil {
 		return err
@@ -399,7 +444,7 @@ func (e *Engine) moveBranch(kind string, about *gitops.Commit, head gitops.Head,
 		committer = e.recoveryIdentity()
 	}
 	p := &plan{Kind: kind, StepID: stepID, Ref: head.Branch, OldRef: head.Hash, NewRef: target,
-		OldHEAD: head.Raw, NewHEAD: head.Raw, Paths: ch, Redo: &redo,
+		OldHEAD: head.Raw, NewHEAD: head.Raw, Paths: ch, Redo: &redo, // never null: see recoverRedo
 		Message: "autocoder " + kind + ": " + about.Subject(), who: committer}
 	return e.execute(p, held)
 }
@@ -445,14 +490,50 @@ func (e *Engine) settleRedo(p *plan) {
 		return
 	}
 	if err := e.writeRedo(p.Ref, *p.Redo); err != nil {
-		fmt.Fprintf(e.opts.Log, "autocoder: warning: the %s of step %s is done, but the list of steps redo puts back could not be written: %v\nhint: autocoder log and git reflog %s show the steps; git reset --hard <commit> on the branch brings one back\n",
-			p.Kind, p.StepID, err, strings.TrimPrefix(p.Ref, "refs/heads/"))
+		e.warnRedo(p.Kind, p.StepID, p.Ref, err)
 	}
+}
+
+func (e *Engine) warnRedo(kind, stepID, ref string, err error) {
+	fmt.Fprintf(e.opts.Log, "autocoder: warning: the %s of step %s is done, but the list of steps redo puts back could not be written: %v\nhint: autocoder log and git reflog %s show the steps; git reset --hard <commit> on the branch brings one back\n",
+		kind, stepID, err, strings.TrimPrefix(ref, "refs/heads/"))
+}
+
+// recoverRedo is the redo stack of an undo or redo that recovery finishes
+// from the journal of an autocoder older than the plan's Redo, which wrote
+// the stack only after its journal was gone: an undo puts the commits it
+// took away (from the old ref down to the new, the oldest on top) on the
+// stack, a redo takes the new ref off its top.
+func (e *Engine) recoverRedo(p *plan) {
+	if p.Redo != nil || (p.Kind != "undo" && p.Kind != "redo") {
+		return
+	}
+	stack := e.readRedo(p.Ref)
+	switch p.Kind {
+	case "undo":
+		var taken []string
+		for h := p.OldRef; h != p.NewRef; {
+			c, err := e.repo.ReadCommit(h)
+			if err != nil || len(c.Parents) == 0 || len(taken) > 10000 {
+				return // not a line of commits down to the new ref: leave it
+			}
+			taken = append(taken, h.String())
+			h = c.Parents[0]
+		}
+		if !hasSuffix(stack, taken) { // a recovery killed after it wrote them
+			stack = append(stack, taken...)
+		}
+	case "redo":
+		if len(stack) > 0 && stack[len(stack)-1] == p.NewRef.String() {
+			stack = stack[:len(stack)-1]
+		}
+	}
+	p.Redo = &stack
 }
 
 // rollbackTo takes back every step applied since start (--atomic): the
 // files, the index entries, the branch, and HEAD as they were.
-func (e *Engine) rollbackTo(start gitops.Head) error {
+func (e *Engine) rollbackTo(start gitops.Head, redo []string) error {
 	head, err := e.repo.ReadHEAD()
 	if err != nil {
 		return err
@@ -484,7 +565,28 @@ func (e *Engine) rollbackTo(start gitops.Head) error {
 	}
 	p := &plan{Kind: "rollback", StepID: "--atomic", Ref: head.Branch, OldRef: head.Hash, NewRef: newRef,
 		OldHEAD: head.Raw, NewHEAD: start.Raw, HeadFrom: head.Hash, HeadTo: start.Hash, Paths: ch, Message: "autocoder: --atomic rollback", who: e.recoveryIdentity()}
+	if head.Branch == start.Branch {
+		// The run's steps cleared the branch's redo stack; the journal
+		// carries it as it was, so that a rollback a kill interrupted and
+		// the next command finished puts it back too.
+		if redo == nil {
+			redo = []string{}
+		}
+		p.Redo = &redo
+	}
 	return e.execute(p, nil)
+}
+
+func hasSuffix(s, tail []string) bool {
+	if len(tail) > len(s) {
+		return false
+	}
+	for i, t := range tail {
+		if s[len(s)-len(tail)+i] != t {
+			return false
+		}
+	}
+	return true
 }
 
 func mkdirAll(p string) error { return os.MkdirAll(p, 0o777) }
