@@ -230,3 +230,60 @@ func TestAnUndoOfABranchCheckedOutNowhereKilledAfterItsRefMovedKeepsTheRedoStack
 	}
 	g.Fsck()
 }
+
+// An undo killed past its commit point (its ref moved, its journal kept)
+// whose user then switched branches with git before the next autocoder
+// command: recovery leaves the journal ("has moved since"), but the undo
+// is committed, its ref where it takes it; the steps it took away must
+// still be there for redo once the user is back on the branch.
+func TestAnUndoKilledPastItsCommitPointThenLeftByGitSwitchKeepsTheRedoStack(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills undo at each point")
+	}
+	t.Parallel()
+	tested := 0
+	for n := 1; n < 60; n++ {
+		g := crashRepo(t)
+		base := strings.TrimSpace(g.Git("symbolic-ref", "--short", "HEAD"))
+		plan := filepath.Join(t.TempDir(), "plan.md")
+		os.WriteFile(plan, []byte(crashPlan), 0o666)
+		if out, err := autocoder(t, g.Dir, nil, "apply", plan); err != nil {
+			t.Fatalf("apply: %v\n%s", err, out)
+		}
+		work := strings.TrimSpace(g.Git("symbolic-ref", "--short", "HEAD"))
+		tip := g.Git("rev-parse", "HEAD")
+		_, err := autocoder(t, g.Dir, []string{fmt.Sprintf("AUTOCODER_TEST_CRASH_AT=%d", n)}, "undo", "2")
+		if !killed(err) {
+			break
+		}
+		if _, err := os.Stat(filepath.Join(g.Dir, ".git", "autocoder", "journal.json")); err != nil || g.Git("rev-parse", "HEAD") == tip {
+			continue
+		}
+		if _, err := g.GitErr("switch", "-q", base); err != nil {
+			continue // git's locks still held: the user cannot switch
+		}
+		tested++
+		if out, err := autocoder(t, g.Dir, nil, "log", "--branch", work); err != nil {
+			t.Fatalf("point %d: log: %v\n%s", n, err, out)
+		}
+		g.Git("switch", "-q", work)
+		for k := 0; ; k++ {
+			out, err := autocoder(t, g.Dir, nil, "redo")
+			if err != nil {
+				if !strings.Contains(out, "nothing to redo") {
+					t.Fatalf("point %d: redo: %v\n%s", n, err, out)
+				}
+				break
+			}
+			if k == 2 {
+				t.Fatalf("point %d: redo put back a third step of two", n)
+			}
+		}
+		if got := g.Git("rev-parse", "HEAD"); got != tip {
+			t.Errorf("point %d: redo ends at %s, not at the tip %s: the undo's steps are lost for redo", n, strings.TrimSpace(got), strings.TrimSpace(tip))
+		}
+	}
+	if tested == 0 {
+		t.Fatal("no kill past the commit point let the user switch")
+	}
+}
