@@ -58,7 +58,16 @@ func (e *Engine) recoverJournal() error {
 	onOld := e.committedOnOldHEAD(&p, headNow)
 	if (cur != p.OldRef && cur != p.NewRef) || (headNow != p.OldHEAD && headNow != p.NewHEAD) || onOld {
 		// The user moved on (committed, switched branches) since the crash:
-		// the journal describes a state that is gone. Touch nothing.
+		// the journal describes a state that is gone. Touch nothing but
+		// the redo stack of a move that is committed.
+		// An undo or redo past its commit point (its ref where it takes
+		// it) is committed though HEAD moved on: its redo stack is the
+		// branch's, whichever branch HEAD is on now (written before the
+		// journal goes, as settleRedo is).
+		if cur == p.NewRef && p.NewRef != p.OldRef && !p.Back && !onOld {
+			e.recoverRedo(&p)
+			e.settleRedo(&p)
+		}
 		kept := e.journalPath() + fmt.Sprintf(".abandoned-%d", e.opts.Now().Unix())
 		if err := os.Rename(e.journalPath(), kept); err != nil {
 			return err
