@@ -230,37 +230,37 @@ func (e *Engine) Redo() (LogEntry, error) {
 	}
 	stack := e.readRedo(head.Branch)
 	nothing := &NothingError{Why: "nothing to redo", Fix: "redo puts back steps that autocoder undo took away, until a new apply"}
-	// Steps on top that the branch has already are not undone: an undo
-	// --branch killed between its stack and its ref (see move), a redo
-	// whose stack could not be written (settleRedo). They go; the
-	// steps below them are still the ones to put back.
+	// The top step is put back where the branch is at its parent. Steps
+	// on top that the branch has already are not undone: an undo --branch
+	// killed between its stack and its ref (see move), a redo whose stack
+	// could not be written (settleRedo). They go, and the step below is
+	// the one to put back; any other top means the branch moved on since
+	// the undo, and the stack goes.
 	var onBranch map[string]bool
-	for len(stack) > 0 && plumbing.IsHash(stack[len(stack)-1]) {
+	var top gitops.Hash
+	var c *gitops.Commit
+	for {
+		if len(stack) == 0 || !plumbing.IsHash(stack[len(stack)-1]) {
+			e.writeRedo(head.Branch, nil)
+			return LogEntry{}, nothing
+		}
+		top = plumbing.NewHash(stack[len(stack)-1])
+		c, err = e.repo.ReadCommit(top)
+		if err == nil && len(c.Parents) > 0 && c.Parents[0] == head.Hash {
+			break
+		}
 		if onBranch == nil {
 			onBranch = map[string]bool{}
 			commits, _ := e.history(head, -1)
-			for _, c := range commits {
-				onBranch[c.Hash.String()] = true
+			for _, h := range commits {
+				onBranch[h.Hash.String()] = true
 			}
 		}
-		if !onBranch[stack[len(stack)-1]] {
-			break
+		if !onBranch[top.String()] {
+			e.writeRedo(head.Branch, nil)
+			return LogEntry{}, nothing
 		}
 		stack = stack[:len(stack)-1]
-	}
-	if len(stack) == 0 {
-		e.writeRedo(head.Branch, nil)
-		return LogEntry{}, nothing
-	}
-	if !plumbing.IsHash(stack[len(stack)-1]) {
-		e.writeRedo(head.Branch, nil)
-		return LogEntry{}, nothing
-	}
-	top := plumbing.NewHash(stack[len(stack)-1])
-	c, err := e.repo.ReadCommit(top)
-	if err != nil || len(c.Parents) == 0 || c.Parents[0] != head.Hash {
-		e.writeRedo(head.Branch, nil)
-		return LogEntry{}, nothing
 	}
 	if err := e.move("redo", c, head, top, c.Trailer("Autocoder-Step"), stack[:len(stack)-1]); err != nil {
 		return LogEntry{}, err
