@@ -40,6 +40,25 @@ func (p *Private) Path(name string) string {
 	return filepath.Join(p.dir, filepath.FromSlash(name))
 }
 
+// InOthers is name (as in Path) in the other worktrees' own folders: the
+// main worktree's and every linked one's, this one's left out. Things
+// that belong to a branch rather than to a worktree (a redo stack kept by
+// whichever worktree moved the branch) are found there.
+func (p *Private) InOthers(name string) []string {
+	dirs := []string{filepath.Join(p.r.CommonDir, "autocoder")}
+	wts, _ := os.ReadDir(filepath.Join(p.r.CommonDir, "worktrees"))
+	for _, w := range wts {
+		dirs = append(dirs, filepath.Join(p.r.CommonDir, "worktrees", w.Name(), "autocoder"))
+	}
+	var out []string
+	for _, d := range dirs {
+		if d != p.dir {
+			out = append(out, filepath.Join(d, filepath.FromSlash(name)))
+		}
+	}
+	return out
+}
+
 // OpenOwn opens name, a file of autocoder's own folder (see Path), with
 // flag and os.O_CREATE, never through a symlink nor a hard link: a symlink
 // standing at that name, or a file with another name too (a hard link to a

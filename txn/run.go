@@ -125,7 +125,18 @@ func (e *Engine) run(ctx context.Context, items []step.Item, o RunOptions) (resu
 		}
 	}
 	interrupted := o.UndoOnCancel && ctx != nil && ctx.Err() != nil
-	if (failed && o.Atomic || interrupted) && !o.DryRun && startErr == nil {
+	rollback := (failed && o.Atomic || interrupted) && !o.DryRun && startErr == nil
+	if !rollback && !o.DryRun {
+		for _, r := range results {
+			if r.Status == step.StatusApplied {
+				if h, err := e.repo.ReadHEAD(); err == nil && h.Branch != "" {
+					e.clearOtherRedo(h.Branch)
+				}
+				break
+			}
+		}
+	}
+	if rollback {
 		err := e.rollbackTo(start, savedRedo)
 		if err == nil {
 			err = e.Flush()

@@ -112,6 +112,9 @@ func (e *Engine) apply(ctx context.Context, s *step.Step) step.Result {
 		return failed(&res, err, !errors.As(err, new(*unwrittenError)))
 	}
 	e.clearRedo(p.Ref)
+	if !e.batch {
+		e.clearOtherRedo(p.Ref)
+	}
 	for _, c := range ch {
 		switch path.Base(c.Path) {
 		case ".gitattributes":

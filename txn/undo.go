@@ -449,8 +449,10 @@ func (e *Engine) moveBranch(kind string, about *gitops.Commit, head gitops.Head,
 	return e.execute(p, held)
 }
 
-func (e *Engine) redoFile(branch string) string {
-	return e.priv.Path("redo/" + strings.ReplaceAll(strings.TrimPrefix(branch, "refs/heads/"), "/", "%"))
+func (e *Engine) redoFile(branch string) string { return e.priv.Path(e.redoName(branch)) }
+
+func (e *Engine) redoName(branch string) string {
+	return "redo/" + strings.ReplaceAll(strings.TrimPrefix(branch, "refs/heads/"), "/", "%")
 }
 
 func (e *Engine) readRedo(branch string) []string {
@@ -480,6 +482,18 @@ func (e *Engine) writeRedo(branch string, stack []string) error {
 }
 
 func (e *Engine) clearRedo(branch string) { os.Remove(e.redoFile(branch)) }
+
+// clearOtherRedo empties the branch's redo stack in the other worktrees'
+// folders, once a new apply on it stands. A stack is kept by the worktree
+// that moved the branch (undo --branch from the user's checkout keeps it
+// there, for a branch checked out nowhere), and one left there would have
+// redo put back a step the apply replaced, once the branch is back at its
+// parent. (A run does it at its end: --atomic's rollback leaves them.)
+func (e *Engine) clearOtherRedo(branch string) {
+	for _, p := range e.priv.InOthers(e.redoName(branch)) {
+		os.Remove(p)
+	}
+}
 
 // settleRedo writes the redo stack of a plan that moved forward (undo,
 // redo): past the commit point and before the journal goes, so that the
