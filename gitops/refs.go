@@ -393,11 +393,6 @@ func reflogLine(old, new Hash, who Signature, msg string) string {
 	return fmt.Sprintf("%s %s %s\t%s\n", old, new, who, msg)
 }
 
-// appendLog appends line to the reflog of name and returns what takes it
-// back: the file cut to its old size, or, where the line made the file
-// (a ref's first), the file and the folders made for it removed, so that
-// a ref not created has no reflog (git reflog exists) and no file stands
-// where a folder of other refs' reflogs would go.
 // autocreateReflog reports whether git makes a reflog for ref name where
 // it has none (should_autocreate_reflog): core.logAllRefUpdates "always",
 // every ref; false, none; true or unset (a repository with a worktree),
@@ -414,11 +409,24 @@ func (r *Repo) autocreateReflog(name string) bool {
 	return name == "HEAD" || strings.HasPrefix(name, "refs/heads/") || strings.HasPrefix(name, "refs/remotes/") || strings.HasPrefix(name, "refs/notes/")
 }
 
+// appendLog appends line to the reflog of name and returns what takes it
+// back: the file cut to its old size, or, where the line made the file
+// (a ref's first), the file and the folders made for it removed, so that
+// a ref not created has no reflog (git reflog exists) and no file stands
+// where a folder of other refs' reflogs would go.
+// A ref git would make no reflog for (autocreateReflog) gets none: the
+// line is dropped where its file does not exist, or a folder stands there.
 func (r *Repo) appendLog(name, line string) (undo func(), err error) {
 	p := r.logFile(name)
 	var made []string // the folders made for the file, deepest first
 	created := false
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil && !r.autocreateReflog(name) && (errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.EISDIR) || isDir(p)) {
+		// git opens it only to append, and takes a folder at the name
+		// (reflogs of refs inside it) as no file: no line, the folder
+		// left as it is (log_ref_setup).
+		return func() {}, nil
+	}
 	if err != nil && removeEmptyFolder(p) {
 		// An empty folder at the name (left by the reflogs of refs
 		// inside it, removed without their folders): git removes it too
@@ -426,9 +434,6 @@ func (r *Repo) appendLog(name, line string) (undo func(), err error) {
 		err = os.ErrNotExist
 	}
 	if errors.Is(err, os.ErrNotExist) {
-		if !r.autocreateReflog(name) {
-			return func() {}, nil
-		}
 		if made, err = makeFolders(p); err == nil {
 			f, err = os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o666)
 			created = err == nil
@@ -580,4 +585,9 @@ func (t *HEADTxn) Commit() error {
 func (r *Repo) BranchExists(name string) bool {
 	_, ok, _ := r.ResolveRef("refs/heads/" + name)
 	return ok
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
 }
