@@ -127,3 +127,40 @@ func TestARedoWhoseRedoStackCannotBeWrittenLeavesTheNextRedoItsStep(t *testing.T
 	}
 	g.Fsck()
 }
+
+// Two work branches whose names differ only in '/' against '%' (made from
+// feat/x and feat%x, both valid branch names) have one redo stack file
+// each: the undo of one must not be put back on the other by redo, nor be
+// dropped from its own stack by an apply on the other.
+func TestRedoStacksOfBranchesNamedWithSlashAndPercentAreApart(t *testing.T) {
+	t.Parallel()
+	g := gittest.NewWithCommit(t, map[string]string{"a": "a\n"})
+	g.Git("branch", "feat/x")
+	g.Git("branch", "feat%x")
+	g.Git("switch", "-q", "feat/x")
+	e := open(t, g.Dir, txn.Options{})
+	mustApply(t, e, mkStep("s1", write("b", "b\n")))
+	slash := strings.TrimSpace(g.Git("symbolic-ref", "--short", "HEAD"))
+	s1 := strings.TrimSpace(g.Git("rev-parse", "HEAD"))
+	if _, err := e.Undo(1); err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	g.Git("switch", "-q", "feat%x")
+	e = open(t, g.Dir, txn.Options{})
+	mustApply(t, e, mkStep("t1", write("c", "c\n")))
+	if _, err := e.Undo(1); err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	g.Git("switch", "-q", slash)
+	e = open(t, g.Dir, txn.Options{})
+	r, err := e.Redo()
+	if err != nil || r.StepID != "s1" {
+		t.Fatalf("redo on %s: %+v %v (want step s1 back)", slash, r, err)
+	}
+	if got := strings.TrimSpace(g.Git("rev-parse", "HEAD")); got != s1 {
+		t.Fatalf("HEAD at %s, want %s", got, s1)
+	}
+	g.Fsck()
+}
