@@ -451,8 +451,10 @@ func (e *Engine) moveBranch(kind string, about *gitops.Commit, head gitops.Head,
 
 func (e *Engine) redoFile(branch string) string { return e.priv.Path(e.redoName(branch)) }
 
+// redoName is the branch's stack file: '/' spelt '%', and a '%' of the
+// name '~', which no branch name has, so that feat/x and feat%x differ.
 func (e *Engine) redoName(branch string) string {
-	return "redo/" + strings.ReplaceAll(strings.TrimPrefix(branch, "refs/heads/"), "/", "%")
+	return "redo/" + strings.NewReplacer("%", "~", "/", "%").Replace(strings.TrimPrefix(branch, "refs/heads/"))
 }
 
 func (e *Engine) readRedo(branch string) []string {
