@@ -287,3 +287,52 @@ func TestAnUndoKilledPastItsCommitPointThenLeftByGitSwitchKeepsTheRedoStack(t *t
 		t.Fatal("no kill past the commit point let the user switch")
 	}
 }
+
+// An apply after an undo empties the redo stack ("until a new apply"); one
+// killed past its commit point and finished by the next command must too.
+// Else the stack still names the undone step, and once the branch is back
+// at its parent (the user drops the new step with git reset --hard
+// HEAD~1), redo puts back the step the apply replaced, which a whole apply
+// followed by the same reset does not.
+func TestAnApplyKilledPastItsCommitPointEmptiesTheRedoStack(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills apply at each point")
+	}
+	t.Parallel()
+	one := "~~~~~act\nwrite_file\n~~~~~\n~~~~~path\nsrc/new/other.txt\n~~~~~\n~~~~~text\nother\n~~~~~\n"
+	tested := 0
+	for n := 1; n < 60; n++ {
+		g := crashRepo(t)
+		plan := filepath.Join(t.TempDir(), "plan.md")
+		os.WriteFile(plan, []byte(crashPlan), 0o666)
+		if out, err := autocoder(t, g.Dir, nil, "apply", plan); err != nil {
+			t.Fatalf("apply: %v\n%s", err, out)
+		}
+		replaced := g.Git("rev-parse", "HEAD")
+		if out, err := autocoder(t, g.Dir, nil, "undo"); err != nil {
+			t.Fatalf("undo: %v\n%s", err, out)
+		}
+		parent := g.Git("rev-parse", "HEAD")
+		x := filepath.Join(t.TempDir(), "x.md")
+		os.WriteFile(x, []byte(one), 0o666)
+		_, err := autocoder(t, g.Dir, []string{fmt.Sprintf("AUTOCODER_TEST_CRASH_AT=%d", n)}, "apply", x)
+		if !killed(err) {
+			break
+		}
+		if out, err := autocoder(t, g.Dir, nil, "log"); err != nil {
+			t.Fatalf("point %d: log: %v\n%s", n, err, out)
+		}
+		if g.Git("rev-parse", "HEAD") == parent {
+			continue // the apply was taken back: the undone step is still redo's
+		}
+		tested++
+		g.Git("reset", "-q", "--hard", "HEAD~1")
+		out, err := autocoder(t, g.Dir, nil, "redo")
+		if g.Git("rev-parse", "HEAD") == replaced {
+			t.Errorf("point %d: redo put back the step the apply replaced (%v):\n%s", n, err, out)
+		}
+	}
+	if tested == 0 {
+		t.Fatal("no kill left the apply standing")
+	}
+}
