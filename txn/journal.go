@@ -64,8 +64,9 @@ type plan struct {
 	// failed, even where its ref had moved (a failure after the commit
 	// point), and must not be committed by the next command.
 	Back bool `json:"back,omitempty"`
-	// Redo is the branch's redo stack once an undo or redo is whole
-	// (see move); nil for the other plans, which leave it as it is.
+	// Redo is the branch's redo stack once the plan is whole: an undo's
+	// or redo's (see move), an apply's (empty), --atomic's rollback's (the
+	// stack the run found); nil leaves it as it is.
 	Redo *[]string `json:"redo,omitempty"`
 
 	content map[string][]byte // new contents in memory (apply), else read from blobs
