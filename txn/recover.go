@@ -59,11 +59,10 @@ func (e *Engine) recoverJournal() error {
 	if (cur != p.OldRef && cur != p.NewRef) || (headNow != p.OldHEAD && headNow != p.NewHEAD) || onOld {
 		// The user moved on (committed, switched branches) since the crash:
 		// the journal describes a state that is gone. Touch nothing but
-		// the redo stack of a move that is committed.
-		// An undo or redo past its commit point (its ref where it takes
-		// it) is committed though HEAD moved on: its redo stack is the
-		// branch's, whichever branch HEAD is on now (written before the
-		// journal goes, as settleRedo is).
+		// the redo stack of a plan past its commit point (its ref where
+		// it takes it): the move is committed though HEAD moved on, and
+		// the stack is the branch's, whichever branch HEAD is on now. It
+		// is written before the journal goes, as settleRedo is.
 		if cur == p.NewRef && p.NewRef != p.OldRef && !p.Back && !onOld {
 			e.recoverRedo(&p)
 			e.settleRedo(&p)

@@ -104,8 +104,8 @@ func (e *Engine) apply(ctx context.Context, s *step.Step) step.Result {
 	// A new apply empties the branch's redo stack: past the commit point,
 	// before the journal goes, so that the recovery of a killed one does
 	// too (settleRedo).
-	p.Redo = new([]string)
-	*p.Redo = []string{}
+	empty := []string{}
+	p.Redo = &empty
 	var kept *keptError
 	if err := e.execute(p, held); errors.As(err, &kept) {
 		// Committed: the branch names the step's commit, and the next

@@ -498,7 +498,7 @@ func (e *Engine) clearOtherRedo(branch string) {
 }
 
 // settleRedo writes the redo stack of a plan that moved forward (undo,
-// redo): past the commit point and before the journal goes, so that the
+// redo; apply and --atomic's rollback too, see plan.Redo): past the commit point and before the journal goes, so that the
 // recovery of a killed move writes it too. The move stands where this
 // fails; the stack is then what it was, and a warning says so.
 func (e *Engine) settleRedo(p *plan) {
