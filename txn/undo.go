@@ -498,9 +498,10 @@ func (e *Engine) clearOtherRedo(branch string) {
 }
 
 // settleRedo writes the redo stack of a plan that moved forward (undo,
-// redo; apply and --atomic's rollback too, see plan.Redo): past the commit point and before the journal goes, so that the
-// recovery of a killed move writes it too. The move stands where this
-// fails; the stack is then what it was, and a warning says so.
+// redo; apply and --atomic's rollback too, see plan.Redo): past the
+// commit point and before the journal goes, so that the recovery of a
+// killed move writes it too. The move stands where this fails; the stack
+// is then what it was, and a warning says so.
 func (e *Engine) settleRedo(p *plan) {
 	if p.Redo == nil {
 		return
