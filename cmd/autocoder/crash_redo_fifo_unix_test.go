@@ -81,19 +81,7 @@ func TestAnUndoOfABranchCheckedOutNowhereKilledAfterItsRefMovedKeepsTheRedoStack
 	must(t, os.Remove(fifo))
 	moved := g.Git("rev-parse", work) != tip
 
-	for k := 0; ; k++ {
-		out, err := autocoder(t, g.Dir, nil, "redo", "--branch", work)
-		if err != nil {
-			if !strings.Contains(out, "nothing to redo") {
-				t.Fatalf("redo --branch: %v\n%s", err, out)
-			}
-			break
-		}
-		if k == 2 {
-			t.Fatal("redo put back a third step of two")
-		}
-	}
-	if got := g.Git("rev-parse", work); got != tip {
+	if got := redoAll(t, g, "killed undo --branch", work, "--branch", work); got != tip {
 		t.Fatalf("killed after its ref moved (%v), undo --branch lost the steps it took away: redo ends at %s, not at the tip %s", moved, strings.TrimSpace(got), strings.TrimSpace(tip))
 	}
 	g.Fsck()

@@ -65,19 +65,7 @@ func TestAnOldJournalOfUndoOrRedoFinishedKeepsTheRedoStack(t *testing.T) {
 				if out, err := autocoder(t, g.Dir, nil, "log"); err != nil {
 					t.Fatalf("point %d: log: %v\n%s", n, err, out)
 				}
-				for k := 0; ; k++ {
-					out, err := autocoder(t, g.Dir, nil, "redo")
-					if err != nil {
-						if !strings.Contains(out, "nothing to redo") {
-							t.Fatalf("point %d: redo: %v\n%s", n, err, out)
-						}
-						break
-					}
-					if k == 2 {
-						t.Fatalf("point %d: redo put back a third step of two", n)
-					}
-				}
-				if got := g.Git("rev-parse", "HEAD"); got != tip {
+				if got := redoAll(t, g, fmt.Sprintf("point %d", n), "HEAD"); got != tip {
 					t.Errorf("point %d: redo ends at %s, not at the tip %s: the %s finished from an old journal lost a step from the redo stack", n, strings.TrimSpace(got), strings.TrimSpace(tip), c.name)
 				}
 			}
@@ -177,19 +165,7 @@ func TestAnUndoKilledPastItsCommitPointThenLeftByGitSwitchKeepsTheRedoStack(t *t
 			t.Fatalf("point %d: log: %v\n%s", n, err, out)
 		}
 		g.Git("switch", "-q", work)
-		for k := 0; ; k++ {
-			out, err := autocoder(t, g.Dir, nil, "redo")
-			if err != nil {
-				if !strings.Contains(out, "nothing to redo") {
-					t.Fatalf("point %d: redo: %v\n%s", n, err, out)
-				}
-				break
-			}
-			if k == 2 {
-				t.Fatalf("point %d: redo put back a third step of two", n)
-			}
-		}
-		if got := g.Git("rev-parse", "HEAD"); got != tip {
+		if got := redoAll(t, g, fmt.Sprintf("point %d", n), "HEAD"); got != tip {
 			t.Errorf("point %d: redo ends at %s, not at the tip %s: the undo's steps are lost for redo", n, strings.TrimSpace(got), strings.TrimSpace(tip))
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/autocoder/autocoder/gitops/gittest"
 )
 
 // `autocoder undo 2`, `autocoder redo` and the --atomic rollback of a run
@@ -126,19 +128,7 @@ func crashUndoRedo(t *testing.T, split bool) {
 				// What undo took away stays on the redo stack wherever it was
 				// killed, as does what redo has not put back yet: redo until
 				// there is nothing left brings the branch back to its tip.
-				for k := 0; ; k++ {
-					out, err := autocoder(t, g.Dir, nil, "redo")
-					if err != nil {
-						if !strings.Contains(out, "nothing to redo") {
-							t.Fatalf("point %d: redo after the crash: %v\n%s", n, err, out)
-						}
-						break
-					}
-					if k == 2 {
-						t.Fatalf("point %d: redo put back a third step of two", n)
-					}
-				}
-				if got := g.Git("rev-parse", "HEAD"); got != tip {
+				if got := redoAll(t, g, fmt.Sprintf("point %d", n), "HEAD"); got != tip {
 					t.Fatalf("point %d: redo ends at %s, not at the tip %s the two steps made: the %s lost a step from the redo stack", n, strings.TrimSpace(got), strings.TrimSpace(tip), c.name)
 				}
 				checkConsistent(t, g, n, want, userBefore)
@@ -149,5 +139,24 @@ func crashUndoRedo(t *testing.T, split bool) {
 				checkConsistent(t, g, n, want, userBefore)
 			}
 		})
+	}
+}
+
+// redoAll runs `autocoder redo` (args: --branch and its name) until it has
+// nothing left to put back, two steps at the most, and returns where ref
+// is then; at names the crash point in failures.
+func redoAll(t *testing.T, g *gittest.Repo, at, ref string, args ...string) string {
+	t.Helper()
+	for k := 0; ; k++ {
+		out, err := autocoder(t, g.Dir, nil, append([]string{"redo"}, args...)...)
+		if err != nil {
+			if !strings.Contains(out, "nothing to redo") {
+				t.Fatalf("%s: redo: %v\n%s", at, err, out)
+			}
+			return g.Git("rev-parse", ref)
+		}
+		if k == 2 {
+			t.Fatalf("%s: redo put back a third step of two", at)
+		}
 	}
 }
