@@ -22,15 +22,8 @@ import (
 // then blocks in the write of the new one until it is killed.
 func TestAnUndoOfABranchCheckedOutNowhereKilledAfterItsRefMovedKeepsTheRedoStack(t *testing.T) {
 	t.Parallel()
-	g := crashRepo(t)
-	base := strings.TrimSpace(g.Git("symbolic-ref", "--short", "HEAD"))
-	plan := filepath.Join(t.TempDir(), "plan.md")
-	os.WriteFile(plan, []byte(crashPlan), 0o666)
-	if out, err := autocoder(t, g.Dir, nil, "apply", plan); err != nil {
-		t.Fatalf("apply: %v\n%s", err, out)
-	}
-	work := strings.TrimSpace(g.Git("symbolic-ref", "--short", "HEAD"))
-	tip := g.Git("rev-parse", work)
+	g := crashRepoApplied(t)
+	base, work, tip := g.base, g.work, g.tip
 	g.Git("switch", "-q", base)
 	dir := filepath.Join(g.Dir, ".git", "autocoder", "redo")
 	must(t, os.MkdirAll(dir, 0o777))
@@ -81,7 +74,7 @@ func TestAnUndoOfABranchCheckedOutNowhereKilledAfterItsRefMovedKeepsTheRedoStack
 	must(t, os.Remove(fifo))
 	moved := g.Git("rev-parse", work) != tip
 
-	if got := redoAll(t, g, "killed undo --branch", work, "--branch", work); got != tip {
+	if got := redoAll(t, g.Repo, "killed undo --branch", work, "--branch", work); got != tip {
 		t.Fatalf("killed after its ref moved (%v), undo --branch lost the steps it took away: redo ends at %s, not at the tip %s", moved, strings.TrimSpace(got), strings.TrimSpace(tip))
 	}
 	g.Fsck()

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/autocoder/autocoder/gitops/gittest"
 )
 
 // An undo or a redo killed past its commit point by an autocoder older
@@ -31,13 +33,8 @@ func TestAnOldJournalOfUndoOrRedoFinishedKeepsTheRedoStack(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			tested := 0
 			for n := 1; n < 60; n++ {
-				g := crashRepo(t)
-				plan := filepath.Join(t.TempDir(), "plan.md")
-				os.WriteFile(plan, []byte(crashPlan), 0o666)
-				if out, err := autocoder(t, g.Dir, nil, "apply", plan); err != nil {
-					t.Fatalf("apply: %v\n%s", err, out)
-				}
-				tip := g.Git("rev-parse", "HEAD")
+				g := crashRepoApplied(t)
+				tip := g.tip
 				if c.setup != nil {
 					if out, err := autocoder(t, g.Dir, nil, c.setup...); err != nil {
 						t.Fatalf("%v: %v\n%s", c.setup, err, out)
@@ -65,7 +62,7 @@ func TestAnOldJournalOfUndoOrRedoFinishedKeepsTheRedoStack(t *testing.T) {
 				if out, err := autocoder(t, g.Dir, nil, "log"); err != nil {
 					t.Fatalf("point %d: log: %v\n%s", n, err, out)
 				}
-				if got := redoAll(t, g, fmt.Sprintf("point %d", n), "HEAD"); got != tip {
+				if got := redoAll(t, g.Repo, fmt.Sprintf("point %d", n), "HEAD"); got != tip {
 					t.Errorf("point %d: redo ends at %s, not at the tip %s: the %s finished from an old journal lost a step from the redo stack", n, strings.TrimSpace(got), strings.TrimSpace(tip), c.name)
 				}
 			}
@@ -92,13 +89,8 @@ func TestAnAtomicRollbackKilledAndFinishedLeavesTheRedoStackAsItWas(t *testing.T
 	failing := one + "~~~~~act\nreplace\n~~~~~\n~~~~~path\nREADME.md\n~~~~~\n~~~~~markdown\nno such text\n~~~~~\n~~~~~markdown\nx\n~~~~~\n"
 	tested := 0
 	for n := 1; n < 80; n++ {
-		g := crashRepo(t)
-		plan := filepath.Join(t.TempDir(), "plan.md")
-		os.WriteFile(plan, []byte(crashPlan), 0o666)
-		if out, err := autocoder(t, g.Dir, nil, "apply", plan); err != nil {
-			t.Fatalf("apply: %v\n%s", err, out)
-		}
-		tip := g.Git("rev-parse", "HEAD")
+		g := crashRepoApplied(t)
+		tip := g.tip
 		if out, err := autocoder(t, g.Dir, nil, "undo"); err != nil {
 			t.Fatalf("undo: %v\n%s", err, out)
 		}
@@ -141,15 +133,8 @@ func TestAnUndoKilledPastItsCommitPointThenLeftByGitSwitchKeepsTheRedoStack(t *t
 	t.Parallel()
 	tested := 0
 	for n := 1; n < 60; n++ {
-		g := crashRepo(t)
-		base := strings.TrimSpace(g.Git("symbolic-ref", "--short", "HEAD"))
-		plan := filepath.Join(t.TempDir(), "plan.md")
-		os.WriteFile(plan, []byte(crashPlan), 0o666)
-		if out, err := autocoder(t, g.Dir, nil, "apply", plan); err != nil {
-			t.Fatalf("apply: %v\n%s", err, out)
-		}
-		work := strings.TrimSpace(g.Git("symbolic-ref", "--short", "HEAD"))
-		tip := g.Git("rev-parse", "HEAD")
+		g := crashRepoApplied(t)
+		base, work, tip := g.base, g.work, g.tip
 		_, err := autocoder(t, g.Dir, []string{fmt.Sprintf("AUTOCODER_TEST_CRASH_AT=%d", n)}, "undo", "2")
 		if !killed(err) {
 			break
@@ -165,7 +150,7 @@ func TestAnUndoKilledPastItsCommitPointThenLeftByGitSwitchKeepsTheRedoStack(t *t
 			t.Fatalf("point %d: log: %v\n%s", n, err, out)
 		}
 		g.Git("switch", "-q", work)
-		if got := redoAll(t, g, fmt.Sprintf("point %d", n), "HEAD"); got != tip {
+		if got := redoAll(t, g.Repo, fmt.Sprintf("point %d", n), "HEAD"); got != tip {
 			t.Errorf("point %d: redo ends at %s, not at the tip %s: the undo's steps are lost for redo", n, strings.TrimSpace(got), strings.TrimSpace(tip))
 		}
 	}
@@ -188,13 +173,8 @@ func TestAnApplyKilledPastItsCommitPointEmptiesTheRedoStack(t *testing.T) {
 	one := "~~~~~act\nwrite_file\n~~~~~\n~~~~~path\nsrc/new/other.txt\n~~~~~\n~~~~~text\nother\n~~~~~\n"
 	tested := 0
 	for n := 1; n < 60; n++ {
-		g := crashRepo(t)
-		plan := filepath.Join(t.TempDir(), "plan.md")
-		os.WriteFile(plan, []byte(crashPlan), 0o666)
-		if out, err := autocoder(t, g.Dir, nil, "apply", plan); err != nil {
-			t.Fatalf("apply: %v\n%s", err, out)
-		}
-		replaced := g.Git("rev-parse", "HEAD")
+		g := crashRepoApplied(t)
+		replaced := g.tip
 		if out, err := autocoder(t, g.Dir, nil, "undo"); err != nil {
 			t.Fatalf("undo: %v\n%s", err, out)
 		}
@@ -221,4 +201,26 @@ func TestAnApplyKilledPastItsCommitPointEmptiesTheRedoStack(t *testing.T) {
 	if tested == 0 {
 		t.Fatal("no kill left the apply standing")
 	}
+}
+
+// appliedRepo is crashRepo with crashPlan applied (crashRepoApplied): base
+// is the branch HEAD was on, work the work branch it is on now, tip its
+// commit as git rev-parse prints it.
+type appliedRepo struct {
+	*gittest.Repo
+	base, work, tip string
+}
+
+func crashRepoApplied(t *testing.T) appliedRepo {
+	t.Helper()
+	g := appliedRepo{Repo: crashRepo(t)}
+	g.base = strings.TrimSpace(g.Git("symbolic-ref", "--short", "HEAD"))
+	plan := filepath.Join(t.TempDir(), "plan.md")
+	os.WriteFile(plan, []byte(crashPlan), 0o666)
+	if out, err := autocoder(t, g.Dir, nil, "apply", plan); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	g.work = strings.TrimSpace(g.Git("symbolic-ref", "--short", "HEAD"))
+	g.tip = g.Git("rev-parse", "HEAD")
+	return g
 }

@@ -15,15 +15,8 @@ import (
 // back steps that autocoder undo took away, until a new apply").
 func TestRedoAfterANewApplyInAnotherWorktreeDoesNotPutBackAReplacedStep(t *testing.T) {
 	t.Parallel()
-	g := crashRepo(t)
-	base := strings.TrimSpace(g.Git("symbolic-ref", "--short", "HEAD"))
-	plan := filepath.Join(t.TempDir(), "plan.md")
-	os.WriteFile(plan, []byte(crashPlan), 0o666)
-	if out, err := autocoder(t, g.Dir, nil, "apply", plan); err != nil {
-		t.Fatalf("apply: %v\n%s", err, out)
-	}
-	work := strings.TrimSpace(g.Git("symbolic-ref", "--short", "HEAD"))
-	replaced := strings.TrimSpace(g.Git("rev-parse", "HEAD"))
+	g := crashRepoApplied(t)
+	base, work, replaced := g.base, g.work, strings.TrimSpace(g.tip)
 	g.Git("switch", "-q", base)
 	if out, err := autocoder(t, g.Dir, nil, "undo", "--branch", work); err != nil {
 		t.Fatalf("undo --branch: %v\n%s", err, out)
