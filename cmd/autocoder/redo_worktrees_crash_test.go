@@ -1,0 +1,70 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The other worktrees' redo stacks of a branch are emptied by a new apply
+// on it (clearOtherRedo) only at the end of its run: an apply killed
+// anywhere past the commit point of its first step, and finished (or its
+// later step taken back) by the next command, must empty them too. Else,
+// after `undo --branch` from the user's checkout, a killed apply in a
+// worktree that has the branch, an undo of what it left there and that
+// worktree removed, `redo --branch` from the checkout puts back the step
+// the killed apply replaced.
+func TestAnApplyKilledInAnotherWorktreeEmptiesTheRedoStackOfTheCheckout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills apply at each point")
+	}
+	t.Parallel()
+	two := "~~~~~act\nwrite_file\n~~~~~\n~~~~~path\nx.txt\n~~~~~\n~~~~~text\nx\n~~~~~\n" +
+		"~~~~~act\nwrite_file\n~~~~~\n~~~~~path\ny.txt\n~~~~~\n~~~~~text\ny\n~~~~~\n"
+	tested := 0
+	for n := 1; n < 80; n++ {
+		g := crashRepo(t)
+		base := strings.TrimSpace(g.Git("symbolic-ref", "--short", "HEAD"))
+		plan := filepath.Join(t.TempDir(), "plan.md")
+		os.WriteFile(plan, []byte(crashPlan), 0o666)
+		if out, err := autocoder(t, g.Dir, nil, "apply", plan); err != nil {
+			t.Fatalf("apply: %v\n%s", err, out)
+		}
+		work := strings.TrimSpace(g.Git("symbolic-ref", "--short", "HEAD"))
+		replaced := strings.TrimSpace(g.Git("rev-parse", "HEAD"))
+		g.Git("switch", "-q", base)
+		if out, err := autocoder(t, g.Dir, nil, "undo", "--branch", work); err != nil {
+			t.Fatalf("undo --branch: %v\n%s", err, out)
+		}
+		parent := strings.TrimSpace(g.Git("rev-parse", work))
+		other := filepath.Join(t.TempDir(), "other")
+		g.Git("worktree", "add", "-q", other, work)
+		x := filepath.Join(t.TempDir(), "x.md")
+		os.WriteFile(x, []byte(two), 0o666)
+		_, err := autocoder(t, other, []string{fmt.Sprintf("AUTOCODER_TEST_CRASH_AT=%d", n)}, "apply", x)
+		if !killed(err) {
+			break
+		}
+		if out, err := autocoder(t, other, nil, "log"); err != nil {
+			t.Fatalf("point %d: log: %v\n%s", n, err, out)
+		}
+		steps := strings.TrimSpace(g.Git("rev-list", "--count", parent+".."+work))
+		if steps == "0" {
+			continue // the apply was taken back: the undone step is still redo's
+		}
+		tested++
+		if out, err := autocoder(t, other, nil, "undo", steps); err != nil {
+			t.Fatalf("point %d: undo %s in the other worktree: %v\n%s", n, steps, err, out)
+		}
+		g.Git("worktree", "remove", "--force", other)
+		out, err := autocoder(t, g.Dir, nil, "redo", "--branch", work)
+		if got := strings.TrimSpace(g.Git("rev-parse", work)); got == replaced {
+			t.Errorf("point %d: redo --branch put back the step the killed apply in the other worktree replaced (%v):\n%s", n, err, out)
+		}
+	}
+	if tested == 0 {
+		t.Fatal("no kill left the apply standing")
+	}
+}
