@@ -59,10 +59,16 @@ func (e *Engine) run(ctx context.Context, items []step.Item, o RunOptions) (resu
 		absent := e.absentOwnFiles()
 		defer func() { e.clearTraces(absent, results) }()
 	}
-	e.batch = true
-	defer func() { e.batch = false }()
-	// --atomic: a failed run must leave even the redo stack as it was.
+	e.batch, e.othersCleared = true, ""
+	defer func() { e.batch, e.othersCleared = false, "" }()
+	// --atomic: a failed run must leave even the redo stack as it was,
+	// the other worktrees' stacks of the branch too (its first step
+	// empties them: see clearOtherRedo).
 	savedRedo := e.readRedo(start.Branch)
+	var savedOthers map[string][]byte
+	if o.Atomic && !o.DryRun {
+		savedOthers = e.saveOtherRedo(start.Branch)
+	}
 	notesStart, _, _ := e.repo.ResolveRef(gitops.NotesRef)
 	for _, it := range items {
 		if failed {
@@ -126,16 +132,6 @@ func (e *Engine) run(ctx context.Context, items []step.Item, o RunOptions) (resu
 	}
 	interrupted := o.UndoOnCancel && ctx != nil && ctx.Err() != nil
 	rollback := (failed && o.Atomic || interrupted) && !o.DryRun && startErr == nil
-	if !rollback && !o.DryRun {
-		for _, r := range results {
-			if r.Status == step.StatusApplied {
-				if h, err := e.repo.ReadHEAD(); err == nil && h.Branch != "" {
-					e.clearOtherRedo(h.Branch)
-				}
-				break
-			}
-		}
-	}
 	if rollback {
 		err := e.rollbackTo(start, savedRedo)
 		if err == nil {
@@ -149,6 +145,7 @@ func (e *Engine) run(ctx context.Context, items []step.Item, o RunOptions) (resu
 		if start.Branch != "" {
 			e.writeRedo(start.Branch, savedRedo)
 		}
+		e.restoreOtherRedo(savedOthers)
 		e.resetNotes(notesStart)
 		for i := range results {
 			if results[i].Status == step.StatusApplied {

@@ -114,11 +114,9 @@ func (e *Engine) apply(ctx context.Context, s *step.Step) step.Result {
 		res.Error, res.Hint = "committed, but its files are not all in place: "+err.Error(), step.HintOf(err)
 		notAttempted(&res, "the step's files are not all in place until the next autocoder command")
 		e.clearRedo(p.Ref) // settleRedo did not run: the move did not end
+		e.clearOtherRedo(p.Ref)
 	} else if err != nil {
 		return failed(&res, err, !errors.As(err, new(*unwrittenError)))
-	}
-	if !e.batch {
-		e.clearOtherRedo(p.Ref)
 	}
 	for _, c := range ch {
 		switch path.Base(c.Path) {

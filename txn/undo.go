@@ -490,10 +490,44 @@ func (e *Engine) clearRedo(branch string) { os.Remove(e.redoFile(branch)) }
 // that moved the branch (undo --branch from the user's checkout keeps it
 // there, for a branch checked out nowhere), and one left there would have
 // redo put back a step the apply replaced, once the branch is back at its
-// parent. (A run does it at its end: --atomic's rollback leaves them.)
+// parent. It is done past the commit point of a run's first step on the
+// branch, before its journal goes (settleRedo), so that a kill anywhere
+// later, or the recovery of one past that point, leaves none behind; once
+// a run (--atomic's saves them first: see saveOtherRedo).
 func (e *Engine) clearOtherRedo(branch string) {
+	if e.othersCleared == branch {
+		return
+	}
 	for _, p := range e.priv.InOthers(e.redoName(branch)) {
 		os.Remove(p)
+	}
+	if e.batch {
+		e.othersCleared = branch
+	}
+}
+
+// saveOtherRedo reads the branch's redo stacks in the other worktrees'
+// folders, for --atomic's rollback to write back (restoreOtherRedo): the
+// run's first step emptied them.
+func (e *Engine) saveOtherRedo(branch string) map[string][]byte {
+	saved := map[string][]byte{}
+	if branch == "" {
+		return saved
+	}
+	for _, p := range e.priv.InOthers(e.redoName(branch)) {
+		if b, err := os.ReadFile(p); err == nil {
+			saved[p] = b
+		}
+	}
+	return saved
+}
+
+func (e *Engine) restoreOtherRedo(saved map[string][]byte) {
+	for p, b := range saved {
+		if f, err := gitops.OpenOwn(p, os.O_WRONLY|os.O_TRUNC); err == nil {
+			f.Write(b)
+			f.Close()
+		}
 	}
 }
 
@@ -508,6 +542,9 @@ func (e *Engine) settleRedo(p *plan) {
 	}
 	if err := e.writeRedo(p.Ref, *p.Redo); err != nil {
 		e.warnRedo(p.Kind, p.StepID, p.Ref, err)
+	}
+	if p.Kind == "apply" {
+		e.clearOtherRedo(p.Ref)
 	}
 }
 

@@ -68,3 +68,37 @@ func TestAnApplyKilledInAnotherWorktreeEmptiesTheRedoStackOfTheCheckout(t *testi
 		t.Fatal("no kill left the apply standing")
 	}
 }
+
+// An --atomic run whose last step fails takes its steps back, and the
+// other worktrees' redo stacks of the branch, which its first step emptied,
+// are as they were: redo --branch from the checkout puts back the step its
+// undo --branch took away.
+func TestAnAtomicRollbackInAnotherWorktreeKeepsTheRedoStackOfTheCheckout(t *testing.T) {
+	t.Parallel()
+	g := crashRepo(t)
+	base := strings.TrimSpace(g.Git("symbolic-ref", "--short", "HEAD"))
+	plan := filepath.Join(t.TempDir(), "plan.md")
+	os.WriteFile(plan, []byte(crashPlan), 0o666)
+	if out, err := autocoder(t, g.Dir, nil, "apply", plan); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	work := strings.TrimSpace(g.Git("symbolic-ref", "--short", "HEAD"))
+	tip := strings.TrimSpace(g.Git("rev-parse", "HEAD"))
+	g.Git("switch", "-q", base)
+	if out, err := autocoder(t, g.Dir, nil, "undo", "--branch", work); err != nil {
+		t.Fatalf("undo --branch: %v\n%s", err, out)
+	}
+	other := filepath.Join(t.TempDir(), "other")
+	g.Git("worktree", "add", "-q", other, work)
+	x := filepath.Join(t.TempDir(), "x.md")
+	os.WriteFile(x, []byte("~~~~~act\nwrite_file\n~~~~~\n~~~~~path\nx.txt\n~~~~~\n~~~~~text\nx\n~~~~~\n"+
+		"~~~~~act\nreplace\n~~~~~\n~~~~~path\nREADME.md\n~~~~~\n~~~~~markdown\nno such text\n~~~~~\n~~~~~markdown\nx\n~~~~~\n"), 0o666)
+	if out, _ := autocoder(t, other, nil, "apply", "--atomic", x); !strings.Contains(out, "took this one back") {
+		t.Fatalf("apply --atomic in the other worktree was not rolled back:\n%s", out)
+	}
+	g.Git("worktree", "remove", "--force", other)
+	out, err := autocoder(t, g.Dir, nil, "redo", "--branch", work)
+	if got := strings.TrimSpace(g.Git("rev-parse", work)); got != tip {
+		t.Fatalf("redo --branch did not put back the step undo --branch took away (%v):\n%s", err, out)
+	}
+}
