@@ -44,19 +44,42 @@ func (p *Private) Path(name string) string {
 // main worktree's and every linked one's, this one's left out. Things
 // that belong to a branch rather than to a worktree (a redo stack kept by
 // whichever worktree moved the branch) are found there.
+//
+// A name is given only where every folder from the worktree's own folder
+// down to the file is a folder, not a symlink (nor missing: then there is
+// no file to find): whoever controls the repository's files may plant one
+// under .git/worktrees, and the engine removes and writes what it gets.
 func (p *Private) InOthers(name string) []string {
 	dirs := []string{filepath.Join(p.r.CommonDir, "autocoder")}
 	wts, _ := os.ReadDir(filepath.Join(p.r.CommonDir, "worktrees"))
 	for _, w := range wts {
-		dirs = append(dirs, filepath.Join(p.r.CommonDir, "worktrees", w.Name(), "autocoder"))
-	}
-	var out []string
-	for _, d := range dirs {
-		if d != p.dir {
-			out = append(out, filepath.Join(d, filepath.FromSlash(name)))
+		if w.IsDir() { // the type ReadDir read: a symlink is not one
+			dirs = append(dirs, filepath.Join(p.r.CommonDir, "worktrees", w.Name(), "autocoder"))
 		}
 	}
+	parts := strings.Split(name, "/")
+	var out []string
+	for _, d := range dirs {
+		if d == p.dir || !realDirs(d, parts[:len(parts)-1]) {
+			continue
+		}
+		out = append(out, filepath.Join(d, filepath.FromSlash(name)))
+	}
 	return out
+}
+
+// realDirs reports whether dir, and each folder of sub inside it in turn,
+// is a folder and not a symlink.
+func realDirs(dir string, sub []string) bool {
+	for i := 0; ; i++ {
+		if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+			return false
+		}
+		if i == len(sub) {
+			return true
+		}
+		dir = filepath.Join(dir, sub[i])
+	}
 }
 
 // OpenOwn opens name, a file of autocoder's own folder (see Path), with
