@@ -68,6 +68,19 @@ func (p *Private) InOthers(name string) []string {
 	return out
 }
 
+// Everywhere is name (as in Path) in every worktree's own folder, this
+// one's first, as InOthers gives them.
+func (p *Private) Everywhere(name string) []string {
+	return append([]string{p.Path(name)}, p.InOthers(name)...)
+}
+
+// Common is name (as in Path) in the main worktree's own folder, which
+// every worktree reaches: what belongs to the repository rather than to
+// one worktree.
+func (p *Private) Common(name string) string {
+	return filepath.Join(p.r.CommonDir, "autocoder", filepath.FromSlash(name))
+}
+
 // realDirs reports whether dir, and each folder of sub inside it in turn,
 // is a folder and not a symlink.
 func realDirs(dir string, sub []string) bool {

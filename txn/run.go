@@ -145,7 +145,7 @@ func (e *Engine) run(ctx context.Context, items []step.Item, o RunOptions) (resu
 		if start.Branch != "" {
 			e.writeRedo(start.Branch, savedRedo)
 		}
-		e.restoreOtherRedo(savedOthers)
+		e.restoreOtherRedo(start.Branch, savedOthers)
 		e.resetNotes(notesStart)
 		for i := range results {
 			if results[i].Status == step.StatusApplied {

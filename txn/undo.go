@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -471,6 +472,9 @@ func (e *Engine) writeRedo(branch string, stack []string) error {
 		os.Remove(p)
 		return nil
 	}
+	if err := e.markKept(branch); err != nil {
+		return err
+	}
 	os.MkdirAll(filepath.Dir(p), 0o777)
 	f, err := gitops.OpenOwn(p, os.O_WRONLY|os.O_TRUNC)
 	if err != nil {
@@ -494,15 +498,83 @@ func (e *Engine) clearRedo(branch string) { os.Remove(e.redoFile(branch)) }
 // branch, before its journal goes (settleRedo), so that a kill anywhere
 // later, or the recovery of one past that point, leaves none behind; once
 // a run (--atomic's saves them first: see saveOtherRedo).
+//
+// Only where the branch's mark says a stack of it may be kept somewhere
+// (markKept): an apply, so every tool call of the MCP server, does not
+// visit every worktree's folder where nothing was undone.
 func (e *Engine) clearOtherRedo(branch string) {
 	if e.othersCleared == branch {
 		return
 	}
-	for _, p := range e.priv.InOthers(e.redoName(branch)) {
-		os.Remove(p)
+	mark := e.keptMark(branch)
+	if _, err := os.Lstat(mark); err != nil {
+		if _, err := os.Lstat(filepath.Dir(mark)); err == nil {
+			return
+		}
+		e.markAllKept() // stacks written before the marks were: each gets one
+	}
+	if _, err := os.Lstat(mark); err == nil {
+		for _, p := range e.priv.InOthers(e.redoName(branch)) {
+			os.Remove(p)
+		}
+		// This worktree's stack of the branch is empty too (settleRedo,
+		// or clearRedo where it did not run).
+		os.Remove(mark)
 	}
 	if e.batch {
 		e.othersCleared = branch
+	}
+}
+
+// keptMark is the branch's mark, in the folder every worktree reaches:
+// a file that stands while a redo stack of the branch may be kept in any
+// worktree's folder. writeRedo makes it before the stack, and an apply
+// that emptied them all removes it (clearOtherRedo).
+func (e *Engine) keptMark(branch string) string {
+	return e.priv.Common("redo-kept/" + path.Base(e.redoName(branch)))
+}
+
+func (e *Engine) markKept(branch string) error {
+	mark := e.keptMark(branch)
+	if _, err := os.Lstat(mark); err == nil {
+		return nil
+	}
+	os.MkdirAll(filepath.Dir(mark), 0o777)
+	f, err := gitops.OpenOwn(mark, os.O_WRONLY)
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// markAllKept makes the mark of every stack in any worktree's folder, and
+// so the marks' folder: the stacks an autocoder older than the marks wrote.
+func (e *Engine) markAllKept() {
+	dir := filepath.Dir(e.keptMark("x"))
+	if err := os.MkdirAll(filepath.Dir(dir), 0o777); err != nil {
+		return
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), "redo-kept-")
+	if err != nil {
+		return
+	}
+	for _, d := range e.priv.Everywhere("redo") {
+		if fi, err := os.Lstat(d); err != nil || !fi.IsDir() {
+			continue
+		}
+		ents, _ := os.ReadDir(d)
+		for _, en := range ents {
+			if en.Type().IsRegular() {
+				if f, err := os.Create(filepath.Join(tmp, en.Name())); err == nil {
+					f.Close()
+				}
+			}
+		}
+	}
+	// The folder appears whole or not at all: a kill in between leaves a
+	// temporary folder, and the next apply marks them all again.
+	if err := os.Rename(tmp, dir); err != nil {
+		os.RemoveAll(tmp)
 	}
 }
 
@@ -522,7 +594,10 @@ func (e *Engine) saveOtherRedo(branch string) map[string][]byte {
 	return saved
 }
 
-func (e *Engine) restoreOtherRedo(saved map[string][]byte) {
+func (e *Engine) restoreOtherRedo(branch string, saved map[string][]byte) {
+	if len(saved) > 0 {
+		e.markKept(branch)
+	}
 	for p, b := range saved {
 		if f, err := gitops.OpenOwn(p, os.O_WRONLY|os.O_TRUNC); err == nil {
 			f.Write(b)

@@ -61,3 +61,38 @@ func TestAnApplyDoesNotVisitEveryWorktree(t *testing.T) {
 		t.Fatalf("an apply with no redo stack anywhere made %d system calls on the %d worktrees' folders:\n%s", len(hits), n, strings.Join(hits[:5], "\n"))
 	}
 }
+
+// The stacks an autocoder older than the marks of clearOtherRedo wrote
+// have none: a new apply empties them all the same.
+func TestANewApplyEmptiesARedoStackWrittenWithoutItsMark(t *testing.T) {
+	t.Parallel()
+	g := crashRepo(t)
+	base := strings.TrimSpace(g.Git("symbolic-ref", "--short", "HEAD"))
+	plan := filepath.Join(t.TempDir(), "plan.md")
+	os.WriteFile(plan, []byte(crashPlan), 0o666)
+	if out, err := autocoder(t, g.Dir, nil, "apply", plan); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	work := strings.TrimSpace(g.Git("symbolic-ref", "--short", "HEAD"))
+	replaced := strings.TrimSpace(g.Git("rev-parse", "HEAD"))
+	g.Git("switch", "-q", base)
+	if out, err := autocoder(t, g.Dir, nil, "undo", "--branch", work); err != nil {
+		t.Fatalf("undo --branch: %v\n%s", err, out)
+	}
+	os.RemoveAll(filepath.Join(g.Dir, ".git", "autocoder", "redo-kept")) // as an older autocoder left it
+	other := filepath.Join(t.TempDir(), "other")
+	g.Git("worktree", "add", "-q", other, work)
+	x := filepath.Join(t.TempDir(), "x.md")
+	os.WriteFile(x, []byte("~~~~~act\nwrite_file\n~~~~~\n~~~~~path\nx.txt\n~~~~~\n~~~~~text\nx\n~~~~~\n"), 0o666)
+	if out, err := autocoder(t, other, nil, "apply", x); err != nil {
+		t.Fatalf("apply in the other worktree: %v\n%s", err, out)
+	}
+	if out, err := autocoder(t, other, nil, "undo"); err != nil {
+		t.Fatalf("undo in the other worktree: %v\n%s", err, out)
+	}
+	g.Git("worktree", "remove", "--force", other)
+	out, err := autocoder(t, g.Dir, nil, "redo", "--branch", work)
+	if got := strings.TrimSpace(g.Git("rev-parse", work)); got == replaced {
+		t.Fatalf("redo --branch put back the step the apply in the other worktree replaced (%v):\n%s", err, out)
+	}
+}
