@@ -450,7 +450,17 @@ func (e *Engine) moveBranch(kind string, about *gitops.Commit, head gitops.Head,
 	return e.execute(p, held)
 }
 
-func (e *Engine) redoFile(branch string) string { return e.priv.Path(e.redoName(branch)) }
+// redoFile is the branch's redo stack: in the folder every worktree
+// reaches (the main worktree's own), not the one of the worktree that
+// moved the branch, which goes with it (git worktree remove, a session's
+// end) while the branch stays, and which another worktree that has the
+// branch later, or the checkout's redo --branch, does not read.
+func (e *Engine) redoFile(branch string) string { return e.priv.Common(e.redoName(branch)) }
+
+// oldRedoFile is where an autocoder that kept the stack in the worktree's
+// own folder wrote it: read where the stack is missing, removed once it
+// is written (the same file in the main worktree).
+func (e *Engine) oldRedoFile(branch string) string { return e.priv.Path(e.redoName(branch)) }
 
 // redoName is the branch's stack file: '/' spelt '%', and a '%' of the
 // name '~', which no branch name has, so that feat/x and feat%x differ.
@@ -460,6 +470,9 @@ func (e *Engine) redoName(branch string) string {
 
 func (e *Engine) readRedo(branch string) []string {
 	b, err := os.ReadFile(e.redoFile(branch))
+	if errors.Is(err, os.ErrNotExist) && e.oldRedoFile(branch) != e.redoFile(branch) {
+		b, err = os.ReadFile(e.oldRedoFile(branch))
+	}
 	if err != nil {
 		return nil
 	}
@@ -468,6 +481,9 @@ func (e *Engine) readRedo(branch string) []string {
 
 func (e *Engine) writeRedo(branch string, stack []string) error {
 	p := e.redoFile(branch)
+	if old := e.oldRedoFile(branch); old != p {
+		os.Remove(old)
+	}
 	if len(stack) == 0 {
 		os.Remove(p)
 		return nil
@@ -487,14 +503,14 @@ func (e *Engine) writeRedo(branch string, stack []string) error {
 	return err
 }
 
-func (e *Engine) clearRedo(branch string) { os.Remove(e.redoFile(branch)) }
+func (e *Engine) clearRedo(branch string) { e.writeRedo(branch, nil) }
 
 // clearOtherRedo empties the branch's redo stack in the other worktrees'
-// folders, once a new apply on it stands. A stack is kept by the worktree
-// that moved the branch (undo --branch from the user's checkout keeps it
-// there, for a branch checked out nowhere), and one left there would have
-// redo put back a step the apply replaced, once the branch is back at its
-// parent. It is done past the commit point of a run's first step on the
+// folders, once a new apply on it stands: the common one (redoFile, where
+// this worktree is a linked one), and the linked worktrees' own, where an
+// older autocoder kept the stack of the worktree that moved the branch. One
+// left there would have redo put back a step the apply replaced, once the
+// branch is back at its parent. It is done past the commit point of a run's first step on the
 // branch, before its journal goes (settleRedo), so that a kill anywhere
 // later, or the recovery of one past that point, leaves none behind; once
 // a run (--atomic's saves them first: see saveOtherRedo).

@@ -68,3 +68,49 @@ func TestRedoInTheWorktreeThatLaterHasTheBranchOfUndoBranch(t *testing.T) {
 		t.Fatalf("redo --branch did not put back the step undo --branch took away (%v):\n%s", err, out)
 	}
 }
+
+// A stack that an autocoder which kept it in the linked worktree's own
+// folder wrote is still read there by redo, and a new apply empties it.
+func TestRedoReadsAStackKeptInTheLinkedWorktreesOwnFolder(t *testing.T) {
+	t.Parallel()
+	g := crashRepo(t)
+	wt := filepath.Join(t.TempDir(), "wt")
+	g.Git("worktree", "add", "-q", "-b", "autocoder/linked", wt)
+	plan := filepath.Join(t.TempDir(), "plan.md")
+	os.WriteFile(plan, []byte(crashPlan), 0o666)
+	if out, err := autocoder(t, wt, nil, "apply", plan); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	rev := func() string { return strings.TrimSpace(g.Git("rev-parse", "autocoder/linked")) }
+	tip := rev()
+	legacy := func() {
+		t.Helper()
+		common := filepath.Join(g.Dir, ".git", "autocoder", "redo", "autocoder%linked")
+		own := filepath.Join(g.Dir, ".git", "worktrees", "wt", "autocoder", "redo", "autocoder%linked")
+		os.MkdirAll(filepath.Dir(own), 0o777)
+		if err := os.Rename(common, own); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, err := autocoder(t, wt, nil, "undo"); err != nil {
+		t.Fatalf("undo: %v\n%s", err, out)
+	}
+	legacy()
+	if out, err := autocoder(t, wt, nil, "redo"); err != nil || rev() != tip {
+		t.Fatalf("redo did not put back the step of the stack in the worktree's own folder (%v):\n%s", err, out)
+	}
+	if out, err := autocoder(t, wt, nil, "undo"); err != nil {
+		t.Fatalf("undo: %v\n%s", err, out)
+	}
+	legacy()
+	parent := rev()
+	x := filepath.Join(t.TempDir(), "x.md")
+	os.WriteFile(x, []byte("~~~~~act\nwrite_file\n~~~~~\n~~~~~path\nx.txt\n~~~~~\n~~~~~text\nx\n~~~~~\n"), 0o666)
+	if out, err := autocoder(t, wt, nil, "apply", x); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	g.Git("-C", wt, "reset", "-q", "--hard", parent)
+	if out, err := autocoder(t, wt, nil, "redo"); err == nil || rev() == tip {
+		t.Fatalf("redo put back the step the apply replaced (%v):\n%s", err, out)
+	}
+}
