@@ -42,8 +42,9 @@ func (p *Private) Path(name string) string {
 
 // InOthers is name (as in Path) in the other worktrees' own folders: the
 // main worktree's and every linked one's, this one's left out. Things
-// that belong to a branch rather than to a worktree (a redo stack kept by
-// whichever worktree moved the branch) are found there.
+// that belong to a branch rather than to a worktree (a redo stack an older
+// autocoder kept in the folder of whichever worktree moved the branch) are
+// found there.
 //
 // A name is given only where every folder from the worktree's own folder
 // down to the file is a folder, not a symlink (nor missing: then there is

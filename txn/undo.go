@@ -508,12 +508,12 @@ func (e *Engine) clearRedo(branch string) { e.writeRedo(branch, nil) }
 // clearOtherRedo empties the branch's redo stack in the other worktrees'
 // folders, once a new apply on it stands: the common one (redoFile, where
 // this worktree is a linked one), and the linked worktrees' own, where an
-// older autocoder kept the stack of the worktree that moved the branch. One
-// left there would have redo put back a step the apply replaced, once the
-// branch is back at its parent. It is done past the commit point of a run's first step on the
-// branch, before its journal goes (settleRedo), so that a kill anywhere
-// later, or the recovery of one past that point, leaves none behind; once
-// a run (--atomic's saves them first: see saveOtherRedo).
+// older autocoder kept the stack of the worktree that moved the branch.
+// One left there would have redo put back a step the apply replaced, once
+// the branch is back at its parent. It runs past the commit point of the
+// first step of a run on the branch, before its journal goes (settleRedo),
+// so that a kill anywhere later, or the recovery of one past that point,
+// leaves none behind; once a run (--atomic saves them first: saveOtherRedo).
 //
 // Only where the branch's mark says a stack of it may be kept somewhere
 // (markKept): an apply, so every tool call of the MCP server, does not
