@@ -79,9 +79,6 @@ type Engine struct {
 	held  *heldIndex
 	debt  map[string]entry // path -> its entry in the index file before the run
 	batch bool             // inside Run: steps leave the index in memory
-	// othersCleared is the branch whose redo stacks in the other
-	// worktrees' folders this run emptied already (see settleRedo).
-	othersCleared string
 
 	// live are the programs that keep running between steps (live.go);
 	// liveBefore is the dirty state before the first of them started, so

@@ -59,8 +59,8 @@ func (e *Engine) run(ctx context.Context, items []step.Item, o RunOptions) (resu
 		absent := e.absentOwnFiles()
 		defer func() { e.clearTraces(absent, results) }()
 	}
-	e.batch, e.othersCleared = true, ""
-	defer func() { e.batch, e.othersCleared = false, "" }()
+	e.batch = true
+	defer func() { e.batch = false }()
 	// --atomic: a failed run must leave even the redo stack as it was,
 	// the other worktrees' stacks of the branch too (its first step
 	// empties them: see clearOtherRedo).

@@ -113,8 +113,7 @@ func (e *Engine) apply(ctx context.Context, s *step.Step) step.Result {
 		// programs do not run on those files.
 		res.Error, res.Hint = "committed, but its files are not all in place: "+err.Error(), step.HintOf(err)
 		notAttempted(&res, "the step's files are not all in place until the next autocoder command")
-		e.clearRedo(p.Ref) // settleRedo did not run: the move did not end
-		e.clearOtherRedo(p.Ref)
+		e.settleRedo(p) // execute did not: the move did not end
 	} else if err != nil {
 		return failed(&res, err, !errors.As(err, new(*unwrittenError)))
 	}

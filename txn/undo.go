@@ -503,8 +503,6 @@ func (e *Engine) writeRedo(branch string, stack []string) error {
 	return err
 }
 
-func (e *Engine) clearRedo(branch string) { e.writeRedo(branch, nil) }
-
 // clearOtherRedo empties the branch's redo stack in the other worktrees'
 // folders, once a new apply on it stands: the common one (redoFile, where
 // this worktree is a linked one), and the linked worktrees' own, where an
@@ -513,15 +511,13 @@ func (e *Engine) clearRedo(branch string) { e.writeRedo(branch, nil) }
 // the branch is back at its parent. It runs past the commit point of the
 // first step of a run on the branch, before its journal goes (settleRedo),
 // so that a kill anywhere later, or the recovery of one past that point,
-// leaves none behind; once a run (--atomic saves them first: saveOtherRedo).
+// leaves none behind (--atomic saves them first: saveOtherRedo). The
+// first step removes the mark, so the run's later steps look at it only.
 //
 // Only where the branch's mark says a stack of it may be kept somewhere
 // (markKept): an apply, so every tool call of the MCP server, does not
 // visit every worktree's folder where nothing was undone.
 func (e *Engine) clearOtherRedo(branch string) {
-	if e.othersCleared == branch {
-		return
-	}
 	mark := e.keptMark(branch)
 	if _, err := os.Lstat(mark); err != nil {
 		if _, err := os.Lstat(filepath.Dir(mark)); err == nil {
@@ -533,12 +529,8 @@ func (e *Engine) clearOtherRedo(branch string) {
 		for _, p := range e.priv.InOthers(e.redoName(branch)) {
 			os.Remove(p)
 		}
-		// This worktree's stack of the branch is empty too (settleRedo,
-		// or clearRedo where it did not run).
+		// This worktree's stack of the branch is empty too (settleRedo).
 		os.Remove(mark)
-	}
-	if e.batch {
-		e.othersCleared = branch
 	}
 }
 

@@ -66,19 +66,8 @@ func TestAnApplyDoesNotVisitEveryWorktree(t *testing.T) {
 // have none: a new apply empties them all the same.
 func TestANewApplyEmptiesARedoStackWrittenWithoutItsMark(t *testing.T) {
 	t.Parallel()
-	g := crashRepo(t)
-	base := strings.TrimSpace(g.Git("symbolic-ref", "--short", "HEAD"))
-	plan := filepath.Join(t.TempDir(), "plan.md")
-	os.WriteFile(plan, []byte(crashPlan), 0o666)
-	if out, err := autocoder(t, g.Dir, nil, "apply", plan); err != nil {
-		t.Fatalf("apply: %v\n%s", err, out)
-	}
-	work := strings.TrimSpace(g.Git("symbolic-ref", "--short", "HEAD"))
-	replaced := strings.TrimSpace(g.Git("rev-parse", "HEAD"))
-	g.Git("switch", "-q", base)
-	if out, err := autocoder(t, g.Dir, nil, "undo", "--branch", work); err != nil {
-		t.Fatalf("undo --branch: %v\n%s", err, out)
-	}
+	g := crashRepoUndoneElsewhere(t)
+	work, replaced := g.work, strings.TrimSpace(g.tip)
 	os.RemoveAll(filepath.Join(g.Dir, ".git", "autocoder", "redo-kept")) // as an older autocoder left it
 	other := filepath.Join(t.TempDir(), "other")
 	g.Git("worktree", "add", "-q", other, work)

@@ -224,3 +224,16 @@ func crashRepoApplied(t *testing.T) appliedRepo {
 	g.tip = g.Git("rev-parse", "HEAD")
 	return g
 }
+
+// crashRepoUndoneElsewhere is crashRepoApplied, then HEAD back on base and
+// the work branch's newest step taken away by `undo --branch` from there:
+// the branch is checked out nowhere, and its redo stack names the step.
+func crashRepoUndoneElsewhere(t *testing.T) appliedRepo {
+	t.Helper()
+	g := crashRepoApplied(t)
+	g.Git("switch", "-q", g.base)
+	if out, err := autocoder(t, g.Dir, nil, "undo", "--branch", g.work); err != nil {
+		t.Fatalf("undo --branch: %v\n%s", err, out)
+	}
+	return g
+}

@@ -48,19 +48,8 @@ func TestRedoBranchAfterTheSessionWorktreeOfItsUndoWasRemoved(t *testing.T) {
 // there, and neither finds the step undo took away.
 func TestRedoInTheWorktreeThatLaterHasTheBranchOfUndoBranch(t *testing.T) {
 	t.Parallel()
-	g := crashRepo(t)
-	base := strings.TrimSpace(g.Git("symbolic-ref", "--short", "HEAD"))
-	plan := filepath.Join(t.TempDir(), "plan.md")
-	os.WriteFile(plan, []byte(crashPlan), 0o666)
-	if out, err := autocoder(t, g.Dir, nil, "apply", plan); err != nil {
-		t.Fatalf("apply: %v\n%s", err, out)
-	}
-	work := strings.TrimSpace(g.Git("symbolic-ref", "--short", "HEAD"))
-	tip := strings.TrimSpace(g.Git("rev-parse", "HEAD"))
-	g.Git("switch", "-q", base)
-	if out, err := autocoder(t, g.Dir, nil, "undo", "--branch", work); err != nil {
-		t.Fatalf("undo --branch: %v\n%s", err, out)
-	}
+	g := crashRepoUndoneElsewhere(t)
+	work, tip := g.work, strings.TrimSpace(g.tip)
 	wt := filepath.Join(t.TempDir(), "wt")
 	g.Git("worktree", "add", "-q", wt, work)
 	out, err := autocoder(t, g.Dir, nil, "redo", "--branch", work)

@@ -25,19 +25,8 @@ func TestAnApplyKilledInAnotherWorktreeEmptiesTheRedoStackOfTheCheckout(t *testi
 		"~~~~~act\nwrite_file\n~~~~~\n~~~~~path\ny.txt\n~~~~~\n~~~~~text\ny\n~~~~~\n"
 	tested := 0
 	for n := 1; n < 80; n++ {
-		g := crashRepo(t)
-		base := strings.TrimSpace(g.Git("symbolic-ref", "--short", "HEAD"))
-		plan := filepath.Join(t.TempDir(), "plan.md")
-		os.WriteFile(plan, []byte(crashPlan), 0o666)
-		if out, err := autocoder(t, g.Dir, nil, "apply", plan); err != nil {
-			t.Fatalf("apply: %v\n%s", err, out)
-		}
-		work := strings.TrimSpace(g.Git("symbolic-ref", "--short", "HEAD"))
-		replaced := strings.TrimSpace(g.Git("rev-parse", "HEAD"))
-		g.Git("switch", "-q", base)
-		if out, err := autocoder(t, g.Dir, nil, "undo", "--branch", work); err != nil {
-			t.Fatalf("undo --branch: %v\n%s", err, out)
-		}
+		g := crashRepoUndoneElsewhere(t)
+		work, replaced := g.work, strings.TrimSpace(g.tip)
 		parent := strings.TrimSpace(g.Git("rev-parse", work))
 		other := filepath.Join(t.TempDir(), "other")
 		g.Git("worktree", "add", "-q", other, work)
@@ -75,19 +64,8 @@ func TestAnApplyKilledInAnotherWorktreeEmptiesTheRedoStackOfTheCheckout(t *testi
 // undo --branch took away.
 func TestAnAtomicRollbackInAnotherWorktreeKeepsTheRedoStackOfTheCheckout(t *testing.T) {
 	t.Parallel()
-	g := crashRepo(t)
-	base := strings.TrimSpace(g.Git("symbolic-ref", "--short", "HEAD"))
-	plan := filepath.Join(t.TempDir(), "plan.md")
-	os.WriteFile(plan, []byte(crashPlan), 0o666)
-	if out, err := autocoder(t, g.Dir, nil, "apply", plan); err != nil {
-		t.Fatalf("apply: %v\n%s", err, out)
-	}
-	work := strings.TrimSpace(g.Git("symbolic-ref", "--short", "HEAD"))
-	tip := strings.TrimSpace(g.Git("rev-parse", "HEAD"))
-	g.Git("switch", "-q", base)
-	if out, err := autocoder(t, g.Dir, nil, "undo", "--branch", work); err != nil {
-		t.Fatalf("undo --branch: %v\n%s", err, out)
-	}
+	g := crashRepoUndoneElsewhere(t)
+	work, tip := g.work, strings.TrimSpace(g.tip)
 	other := filepath.Join(t.TempDir(), "other")
 	g.Git("worktree", "add", "-q", other, work)
 	x := filepath.Join(t.TempDir(), "x.md")
